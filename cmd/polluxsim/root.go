@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is the release of polluxsim; outputs record it with the VCS
+// revision the binary was built from.
+const Version = "0.1.0"
+
+// versionString is Version plus the VCS revision when the build has one.
+func versionString() string {
+	v := Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+	}
+	return v
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "polluxsim",
+		Short: "Simulate a GPU cluster scheduling deep-learning jobs (Pollux, Optimus+Oracle, Tiresias)",
+		Long: `polluxsim replays a workload of deep-learning training jobs on a simulated GPU
+cluster under a scheduling policy and reports job completion times, per-round
+allocations and efficiency. It reproduces the simulator of the Pollux paper
+(OSDI'21) with exact event times, deterministic seeded search and fast runs.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(
+		newVersionCmd(),
+	)
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version of polluxsim",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "polluxsim", versionString())
+			return err
+		},
+	}
+}

@@ -1,0 +1,81 @@
+// Package profiles holds the per-application ground truth of the
+// simulator: measured step and synchronisation times per placement and
+// per-GPU batch size, gradient statistics along training, epoch boundaries
+// and the progress target, and the applications' batch-size limits.
+//
+// Profiles come either from a folder in the reference (adaptdl) format,
+// read unchanged (see Load), or from the compact model embedded in the
+// binary (see Default).
+package profiles
+
+import (
+	"sort"
+
+	"github.com/polluxsim/polluxsim/models"
+)
+
+// Truth is what the simulator knows about an application and a scheduler
+// must not: the real costs and training curve.
+type Truth interface {
+	// Step returns the time of one synchronous SGD step without gradient
+	// accumulation and the part of it spent synchronising gradients, for a
+	// placement (GPUs used on each node; order and zero entries do not
+	// matter) at per-GPU batch size local. A step with s accumulation
+	// micro-steps costs step + s·(step − sync).
+	Step(placement []int, local float64) (step, sync float64)
+	// Grad returns the gradient statistics during epoch (0-based) when
+	// training at total batch size batch.
+	Grad(batch float64, epoch int) models.GradStats
+	// Progress returns the scale-invariant progress (iterations at the
+	// initial batch size) at the end of epoch e, for e ≥ 1; Progress(0) is 0.
+	Progress(epoch int) float64
+	// Iterations returns the cumulative optimizer steps taken at total batch
+	// batch by the end of epoch e+1 (row e of the validation curve, 0-based).
+	// It is the oracle Optimus+Oracle uses for remaining work.
+	Iterations(batch float64, epoch int) float64
+}
+
+// App is one application: its limits, training length and ground truth.
+type App struct {
+	// Name is the application's name as used in workloads (e.g. "cifar10").
+	Name string
+	// Limits are the initial batch size M0, the largest total batch size
+	// and the per-GPU batch range.
+	Limits models.Limits
+	// Epochs is the number of epochs a job trains for; the job is done when
+	// its progress reaches Truth.Progress(Epochs).
+	Epochs int
+	// FixedBatch, when positive, pins the job's total batch size under
+	// adaptive policies (the reference does this for NeuMF: 32768).
+	FixedBatch int
+	// MaxGPUs, when positive, caps the GPUs a job may use under adaptive
+	// policies (the reference pins NeuMF to one GPU).
+	MaxGPUs int
+	// LRScaler names the learning-rate scaling rule (see models.LRScalerByName).
+	LRScaler string
+	// ValidatedBatches are the total batch sizes with a measured training
+	// curve, ascending.
+	ValidatedBatches []int
+	// Truth gives the real costs and training curve.
+	Truth Truth
+}
+
+// Target is the progress at which a job of this application is complete.
+func (a *App) Target() float64 { return a.Truth.Progress(a.Epochs) }
+
+// Set is a collection of applications by name.
+type Set struct {
+	// Source says where the profiles came from (a folder, or "embedded").
+	Source string
+	Apps   map[string]*App
+}
+
+// Names returns the applications' names in sorted order.
+func (s *Set) Names() []string {
+	names := make([]string, 0, len(s.Apps))
+	for n := range s.Apps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

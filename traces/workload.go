@@ -1,0 +1,28 @@
+// Package traces holds workloads, the timed job arrivals a simulation
+// replays: the workload CSV format, the Philly-derived workload generator
+// and the ingest of Microsoft's Philly cluster_job_log.
+package traces
+
+// Job is one job of a workload.
+type Job struct {
+	// Name identifies the job, e.g. "cifar10-0".
+	Name string
+	// Time is the submission time in seconds from the start of the trace.
+	Time float64
+	// App is the application's name (see package profiles).
+	App string
+	// Replicas is the number of GPUs the user asked for (used as-is by
+	// non-adaptive policies such as Tiresias).
+	Replicas int
+	// Batch is the total batch size the user asked for (used by Tiresias
+	// and Optimus+Oracle).
+	Batch int
+}
+
+// Workload is a list of jobs sorted by submission time.
+type Workload struct {
+	// Source names where the workload came from (a file path, or a
+	// description of how it was generated).
+	Source string
+	Jobs   []Job
+}
