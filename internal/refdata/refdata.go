@@ -1,0 +1,53 @@
+// Package refdata locates the reference (adaptdl) data set for tests. The
+// data is not part of this repository: tests that need it skip cleanly when
+// it is absent.
+package refdata
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// EnvVar names the environment variable that points at the reference data
+// folder (the one holding traces/, workloads/ and workloads-realistic/).
+const EnvVar = "POLLUXSIM_REFERENCE"
+
+// Find returns the reference data folder: $POLLUXSIM_REFERENCE if set, else
+// ../shared/reference/adaptdl relative to the repository root (found by
+// walking up from the working directory to go.mod). ok is false when no
+// such folder exists.
+func Find() (dir string, ok bool) {
+	if d := os.Getenv(EnvVar); d != "" {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d, true
+		}
+		return "", false
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			ref := filepath.Join(d, "..", "shared", "reference", "adaptdl")
+			if st, err := os.Stat(filepath.Join(ref, "traces")); err == nil && st.IsDir() {
+				return ref, true
+			}
+			return "", false
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+// Dir returns the reference data folder or skips the test.
+func Dir(tb testing.TB) string {
+	tb.Helper()
+	d, ok := Find()
+	if !ok {
+		tb.Skip("reference data not found (set " + EnvVar + " or place it at ../shared/reference/adaptdl)")
+	}
+	return d
+}
