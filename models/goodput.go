@@ -115,7 +115,7 @@ func (md *Model) Best(n, k int) Config {
 	var best Config
 	first := true
 	for i := 0; i < num; i++ {
-		batch := geomPoint(lo, hi, i, num)
+		batch := GeomPoint(lo, hi, i, num)
 		m, s, ok := lim.Split(k, batch)
 		if !ok {
 			if first {
@@ -133,9 +133,9 @@ func (md *Model) Best(n, k int) Config {
 	return best
 }
 
-// geomPoint is the i-th of num points geometrically spaced from lo to hi,
-// with both ends exact.
-func geomPoint(lo, hi float64, i, num int) float64 {
+// GeomPoint is the i-th (0-based) of num points geometrically spaced from
+// lo to hi, with both ends exact: the optimiser's candidate total batches.
+func GeomPoint(lo, hi float64, i, num int) float64 {
 	if i == 0 || num == 1 {
 		return lo
 	}

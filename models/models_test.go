@@ -173,7 +173,7 @@ func TestBestBeatsEveryCandidate(t *testing.T) {
 	for _, k := range []int{1, 2, 4, 8} {
 		best := md.Best(2, k)
 		for i := 0; i < DefaultCandidates; i++ {
-			b := geomPoint(math.Max(128, float64(32*k)), 4096, i, DefaultCandidates)
+			b := GeomPoint(math.Max(128, float64(32*k)), 4096, i, DefaultCandidates)
 			m, s, ok := md.Limits.Split(k, b)
 			if ok && md.Evaluate(2, k, m, s).Goodput > best.Goodput+1e-12 {
 				t.Fatalf("candidate %v beats Best at k=%d", b, k)

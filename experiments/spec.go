@@ -1,0 +1,98 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/fifo"
+	"github.com/polluxsim/polluxsim/policies/optimus"
+	"github.com/polluxsim/polluxsim/policies/tiresias"
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// RunSpec fully describes one simulation run: policy and its parameters,
+// the cluster, the engine's settings and the seed. Inputs (profiles and
+// workload) are passed to Run separately.
+type RunSpec struct {
+	Policy string `json:"policy"`
+	// P is Pollux's power-mean exponent (default −1).
+	P float64 `json:"p"`
+	// NoInterferenceAvoidance lets Pollux put several multi-node jobs on
+	// one node.
+	NoInterferenceAvoidance bool    `json:"no_interference_avoidance"`
+	Nodes                   int     `json:"nodes"`
+	GPUsPerNode             int     `json:"gpus_per_node"`
+	Interval                float64 `json:"interval_s"`
+	RestartDelay            float64 `json:"restart_delay_s"`
+	Interference            float64 `json:"interference"`
+	Step                    bool    `json:"step"`
+	Seed                    uint64  `json:"seed"`
+}
+
+// DefaultSpec is the reference setting for a policy: 16 × 4 GPUs, 60 s
+// interval, 30 s restart delay, no interference, p = −1, seed 1.
+func DefaultSpec(policy string) RunSpec {
+	return RunSpec{Policy: policy, P: -1, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
+}
+
+// Validate checks a spec's values, naming the offending setting.
+func (s RunSpec) Validate() error {
+	if _, ok := policyMakers[s.Policy]; !ok {
+		return fmt.Errorf("unknown policy %q (known: %s)", s.Policy, strings.Join(PolicyNames(), ", "))
+	}
+	switch {
+	case s.Nodes < 1:
+		return fmt.Errorf("--nodes must be at least 1, got %d", s.Nodes)
+	case s.GPUsPerNode < 1:
+		return fmt.Errorf("--gpus-per-node must be at least 1, got %d", s.GPUsPerNode)
+	case !(s.Interval > 0) || math.IsInf(s.Interval, 0):
+		return fmt.Errorf("--interval must be positive, got %v s", s.Interval)
+	case s.RestartDelay < 0 || math.IsNaN(s.RestartDelay) || math.IsInf(s.RestartDelay, 0):
+		return fmt.Errorf("--restart-delay must be non-negative, got %v s", s.RestartDelay)
+	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
+		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
+	case math.IsNaN(s.P) || math.IsInf(s.P, 0):
+		return fmt.Errorf("--p must be a finite number, got %v", s.P)
+	}
+	return nil
+}
+
+// SimConfig is the engine configuration the spec describes.
+func (s RunSpec) SimConfig() sim.Config {
+	c := sim.DefaultConfig()
+	c.Cluster = policies.Cluster{Nodes: s.Nodes, GPUsPerNode: s.GPUsPerNode}
+	c.Interval = s.Interval
+	c.RestartDelay = s.RestartDelay
+	c.Interference = s.Interference
+	c.Step = s.Step
+	return c
+}
+
+// policyMakers builds each known policy from a spec.
+var policyMakers = map[string]func(s RunSpec) policies.Policy{
+	"tiresias": func(RunSpec) policies.Policy { return tiresias.New(0) },
+	"optimus":  func(RunSpec) policies.Policy { return optimus.New() },
+	"fifo":     func(RunSpec) policies.Policy { return fifo.New() },
+}
+
+// PolicyNames lists the known policies.
+func PolicyNames() []string {
+	var names []string
+	for n := range policyMakers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewPolicy builds the policy a spec names.
+func NewPolicy(s RunSpec) (policies.Policy, error) {
+	mk, ok := policyMakers[s.Policy]
+	if !ok {
+		return nil, fmt.Errorf("unknown policy %q (known: %s)", s.Policy, strings.Join(PolicyNames(), ", "))
+	}
+	return mk(s), nil
+}

@@ -1,0 +1,126 @@
+// Package optimus implements Optimus+Oracle as in the Pollux paper's
+// evaluation: jobs keep the batch size their users asked for; each round
+// every job first gets one GPU (in arrival order, while GPUs last), then
+// GPUs are handed out one at a time to the job whose remaining run time
+// shrinks the most, (T(n) − T(n+1)) × remaining iterations, where T is the
+// true step time on a packed placement and the remaining iterations come
+// from an oracle. Jobs whose GPU count is unchanged keep their nodes; the
+// others are placed on the nodes with the most free GPUs.
+package optimus
+
+import (
+	"math"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Policy is an Optimus+Oracle scheduler. It keeps no state between rounds.
+type Policy struct{}
+
+// New returns an Optimus+Oracle policy.
+func New() *Policy { return &Policy{} }
+
+// Name implements policies.Policy.
+func (*Policy) Name() string { return "optimus" }
+
+// Traits implements policies.Policy: fixed user batch sizes, oracle access.
+func (*Policy) Traits() policies.Traits { return policies.Traits{Oracle: true} }
+
+// maxGPUs is the most GPUs a job may use: its batch split into the smallest
+// per-GPU batches, and any application cap.
+func maxGPUs(j *policies.Job) int {
+	m := j.Request.Batch / max(j.Limits.MinLocal, 1)
+	if j.MaxGPUs > 0 && j.MaxGPUs < m {
+		m = j.MaxGPUs
+	}
+	return max(m, 1)
+}
+
+// StepTime is the true time of one optimizer step of job j at its requested
+// batch on n GPUs packed onto nodes of perNode GPUs, with accumulation when
+// the per-GPU batch exceeds the memory limit (and at least one accumulation
+// step on a single GPU, as the reference does).
+func StepTime(j *policies.Job, n, perNode int) float64 {
+	const eps = 1e-8
+	lim := j.Limits
+	local := math.Ceil(float64(j.Request.Batch)/float64(n) - eps)
+	s := int(math.Ceil(local/float64(lim.MaxLocal)-eps)) - 1
+	if s < 0 {
+		s = 0
+	}
+	if n == 1 && s < 1 {
+		s = 1
+	}
+	atomic := math.Ceil(local/float64(s+1) - eps)
+	if lim.MaxBatch > 0 {
+		atomic = math.Min(atomic, math.Floor(float64(lim.MaxBatch)/float64(n*(s+1))))
+	}
+	step, sync := j.Oracle.StepTime(policies.Packed(n, perNode), atomic)
+	return step + (step-sync)*float64(s)
+}
+
+// Schedule implements policies.Policy.
+func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	left := c.TotalGPUs()
+	count := make([]int, len(jobs))
+	gain := make([]float64, len(jobs))
+	remaining := make([]float64, len(jobs))
+	marginal := func(i int) float64 {
+		j := &jobs[i]
+		if count[i]+1 > maxGPUs(j) || left < 1 {
+			return 0
+		}
+		return (StepTime(j, count[i], c.GPUsPerNode) - StepTime(j, count[i]+1, c.GPUsPerNode)) * remaining[i]
+	}
+	for i := range jobs {
+		remaining[i] = jobs[i].Oracle.RemainingIterations(jobs[i].Request.Batch)
+		if left < 1 {
+			continue
+		}
+		count[i] = 1
+		left--
+		gain[i] = marginal(i)
+	}
+	for left > 0 {
+		best := -1
+		for i := range jobs {
+			if gain[i] > 0 && (best < 0 || gain[i] > gain[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		count[best]++
+		gain[best] = marginal(best)
+		left--
+	}
+	// Keep the nodes of jobs whose GPU count did not change.
+	alloc := make([][]int, len(jobs))
+	for i := range jobs {
+		if count[i] > 0 && policies.Sum(jobs[i].Alloc) == count[i] {
+			alloc[i] = append([]int(nil), jobs[i].Alloc...)
+		}
+	}
+	// Place the others, smallest first, on the nodes with most free GPUs.
+	free := policies.FreeGPUs(c, alloc)
+	order := make([]int, len(jobs))
+	for i := range order {
+		order[i] = i
+	}
+	sortStableBy(order, func(a, b int) bool { return count[a] < count[b] })
+	for _, i := range order {
+		if count[i] > 0 && alloc[i] == nil {
+			alloc[i] = policies.PlaceMostFree(free, count[i])
+		}
+	}
+	return policies.Decision{Alloc: alloc}
+}
+
+func sortStableBy(idx []int, less func(a, b int) bool) {
+	for i := 1; i < len(idx); i++ {
+		for k := i; k > 0 && less(idx[k], idx[k-1]); k-- {
+			idx[k], idx[k-1] = idx[k-1], idx[k]
+		}
+	}
+}

@@ -1,0 +1,143 @@
+// Package policies holds cluster scheduling policies behind one Policy
+// interface: Pollux (policies/pollux), Optimus+Oracle (policies/optimus),
+// Tiresias (policies/tiresias) and FIFO (policies/fifo).
+//
+// A policy sees only what a live scheduler sees: the cluster's shape and,
+// per job, its public description, its current allocation and what its
+// agent reports (fitted throughput parameters, gradient statistics). The
+// package imports only models, so a live scheduler can import it unchanged.
+package policies
+
+import (
+	"github.com/polluxsim/polluxsim/models"
+)
+
+// Cluster describes the GPUs a policy may allocate: Nodes identical nodes of
+// GPUsPerNode GPUs each.
+type Cluster struct {
+	Nodes       int
+	GPUsPerNode int
+}
+
+// TotalGPUs is the number of GPUs in the cluster.
+func (c Cluster) TotalGPUs() int { return c.Nodes * c.GPUsPerNode }
+
+// Request is what the user asked for when submitting a job.
+type Request struct {
+	GPUs  int // number of GPUs
+	Batch int // total batch size
+}
+
+// Oracle exposes ground truth to policies that are defined with an oracle
+// (Optimus+Oracle). Other policies never receive one.
+type Oracle interface {
+	// RemainingIterations is the number of optimizer steps the job still
+	// needs at total batch size batch.
+	RemainingIterations(batch int) float64
+	// StepTime is the true time of one step without accumulation and its
+	// synchronisation part on a placement (GPUs per node) at per-GPU batch
+	// local.
+	StepTime(placement []int, local float64) (step, sync float64)
+}
+
+// Job is the observable state of one active (submitted, unfinished) job.
+type Job struct {
+	Name     string
+	App      string
+	Submit   float64 // submission time, seconds
+	Age      float64 // now − Submit
+	Restarts int     // re-allocations so far, not counting the first start
+	Attained float64 // attained service, GPU-seconds
+	// Alloc is the current allocation: GPUs on each node (length
+	// Cluster.Nodes), or nil when the job holds no GPU.
+	Alloc   []int
+	Request Request
+	Limits  models.Limits
+	// FixedBatch, when positive, is a batch size the job cannot change
+	// even under an adaptive policy.
+	FixedBatch int
+	// MaxGPUs, when positive, is an application cap on the job's GPUs.
+	MaxGPUs int
+	// MaxSeenGPUs is the largest number of GPUs the job has run on.
+	MaxSeenGPUs int
+	// Params is θ_sys as fitted by the job's agent; nil before the job has
+	// run at all.
+	Params *models.Params
+	// Grad holds the job's current gradient statistics (its PGNS).
+	Grad  models.GradStats
+	Epoch int
+	// Oracle is non-nil only for policies whose Traits ask for it.
+	Oracle Oracle
+}
+
+// GPUs is the number of GPUs in the job's current allocation.
+func (j *Job) GPUs() int { return Sum(j.Alloc) }
+
+// Decision is a policy's output for one scheduling round.
+type Decision struct {
+	// Alloc holds, for each input job in order, its GPUs on each node
+	// (length Cluster.Nodes), or nil for none.
+	Alloc [][]int
+}
+
+// Traits describe how the simulator must treat jobs under a policy.
+type Traits struct {
+	// AdaptiveBatch: jobs tune their own batch size for goodput (Pollux).
+	// Otherwise they run at the user's requested batch size.
+	AdaptiveBatch bool
+	// Oracle: the policy receives the jobs' ground truth (Job.Oracle).
+	Oracle bool
+	// UserGPUs: jobs run only on exactly the GPUs the user requested.
+	UserGPUs bool
+}
+
+// Policy decides, once per scheduling round, which GPUs each job holds.
+// A Policy may keep state between rounds (e.g. queues, a search
+// population); create one per simulation. Given the same inputs and seed,
+// a Policy must make the same decisions.
+type Policy interface {
+	// Name identifies the policy, e.g. "pollux".
+	Name() string
+	// Traits reports how jobs behave under the policy.
+	Traits() Traits
+	// Schedule returns the allocations for the active jobs at time now.
+	Schedule(now float64, cluster Cluster, jobs []Job) Decision
+}
+
+// Sum is the total of a per-node allocation.
+func Sum(alloc []int) int {
+	s := 0
+	for _, v := range alloc {
+		s += v
+	}
+	return s
+}
+
+// NodesUsed is the number of nodes with at least one GPU in alloc.
+func NodesUsed(alloc []int) int {
+	n := 0
+	for _, v := range alloc {
+		if v > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Equal reports whether two allocations hold the same GPUs (nil and all
+// zeros are equal).
+func Equal(a, b []int) bool {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y int
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}

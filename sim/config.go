@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Config holds the settings of one simulation.
+type Config struct {
+	// Cluster is the cluster's shape (default 16 nodes × 4 GPUs).
+	Cluster policies.Cluster
+	// Interval is the scheduling interval in seconds (default 60).
+	Interval float64
+	// RestartDelay is the time in seconds a job makes no progress after any
+	// change of its placement, a first start included (default 30).
+	RestartDelay float64
+	// RestartDelayByApp overrides RestartDelay per application.
+	RestartDelayByApp map[string]float64
+	// Interference is the slowdown in [0, 1) of a multi-node job that
+	// shares a node with another multi-node job.
+	Interference float64
+	// Step selects the reference simulator's fixed-interval stepping with
+	// epoch crossings rounded to whole seconds, for side-by-side checks.
+	Step bool
+	// MaxTime stops a simulation that has not finished by then (seconds;
+	// default 10^8, about three years of simulated time).
+	MaxTime float64
+	// Observer, if set, is called after every scheduling round with the
+	// simulated time and the number of finished jobs (e.g. for progress
+	// bars). It must not keep the engine busy.
+	Observer func(now float64, finished, total int)
+}
+
+// DefaultConfig returns the reference setting: 16 nodes × 4 GPUs, 60 s
+// interval, 30 s restart delay, no interference, exact event times.
+func DefaultConfig() Config {
+	return Config{
+		Cluster:      policies.Cluster{Nodes: 16, GPUsPerNode: 4},
+		Interval:     60,
+		RestartDelay: 30,
+	}
+}
+
+func (c *Config) normalise() error {
+	if c.Cluster.Nodes <= 0 {
+		return fmt.Errorf("cluster must have at least one node, got %d", c.Cluster.Nodes)
+	}
+	if c.Cluster.GPUsPerNode <= 0 {
+		return fmt.Errorf("nodes must have at least one GPU, got %d", c.Cluster.GPUsPerNode)
+	}
+	if !(c.Interval > 0) || math.IsInf(c.Interval, 0) {
+		return fmt.Errorf("scheduling interval must be positive, got %v s", c.Interval)
+	}
+	if c.Step && c.Interval != math.Trunc(c.Interval) {
+		return fmt.Errorf("step mode needs a whole-second interval, got %v s", c.Interval)
+	}
+	if c.RestartDelay < 0 || math.IsNaN(c.RestartDelay) || math.IsInf(c.RestartDelay, 0) {
+		return fmt.Errorf("restart delay must be non-negative, got %v s", c.RestartDelay)
+	}
+	for app, d := range c.RestartDelayByApp {
+		if d < 0 || math.IsNaN(d) || math.IsInf(d, 0) {
+			return fmt.Errorf("restart delay of %s must be non-negative, got %v s", app, d)
+		}
+	}
+	if c.Interference < 0 || c.Interference >= 1 || math.IsNaN(c.Interference) {
+		return fmt.Errorf("interference slowdown must be in [0, 1), got %v", c.Interference)
+	}
+	if c.MaxTime == 0 {
+		c.MaxTime = 1e8
+	}
+	return nil
+}
+
+func (c *Config) restartDelay(app string) float64 {
+	if d, ok := c.RestartDelayByApp[app]; ok {
+		return d
+	}
+	return c.RestartDelay
+}

@@ -1,0 +1,322 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// engine is the state of one simulation.
+type engine struct {
+	cfg      Config
+	policy   policies.Policy
+	traits   policies.Traits
+	jobs     []*job
+	events   scheduler
+	now      float64
+	nextTick float64
+	ticks    int
+	finished int
+	res      *Result
+}
+
+// Run simulates workload w on the applications in set under policy p.
+// The workload is validated first: unknown applications and jobs larger
+// than the cluster are errors before any simulation happens.
+func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (*Result, error) {
+	if err := cfg.normalise(); err != nil {
+		return nil, err
+	}
+	if len(w.Jobs) == 0 {
+		return nil, fmt.Errorf("workload %s has no jobs", w.Source)
+	}
+	e := &engine{cfg: cfg, policy: p, traits: p.Traits()}
+	total := cfg.Cluster.TotalGPUs()
+	for i, spec := range w.Jobs {
+		app, ok := set.Apps[spec.App]
+		if !ok {
+			return nil, fmt.Errorf("workload %s: job %s (job %d): unknown application %q (profiles from %s have %v)",
+				w.Source, spec.Name, i+1, spec.App, set.Source, set.Names())
+		}
+		if e.traits.UserGPUs && spec.Replicas > total {
+			return nil, fmt.Errorf("workload %s: job %s (job %d) asks for %d GPUs, the cluster has %d",
+				w.Source, spec.Name, i+1, spec.Replicas, total)
+		}
+		if spec.Replicas < 1 || spec.Batch < 1 {
+			return nil, fmt.Errorf("workload %s: job %s (job %d): GPUs and batch size must be positive", w.Source, spec.Name, i+1)
+		}
+		if math.IsNaN(spec.Time) || spec.Time < 0 || math.IsInf(spec.Time, 0) {
+			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
+		}
+		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
+		j.agent.fit = e.traits.AdaptiveBatch
+		e.jobs = append(e.jobs, j)
+		e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+	}
+	e.res = newResult(cfg, p.Name(), w, set)
+	e.res.adaptive = e.traits.AdaptiveBatch
+	e.nextTick = cfg.Interval
+	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
+	wall := time.Now()
+	if err := e.loop(); err != nil {
+		return nil, err
+	}
+	e.res.finish(e.jobs, time.Since(wall).Seconds())
+	return e.res, nil
+}
+
+func (e *engine) loop() error {
+	for e.finished < len(e.jobs) {
+		ev, ok := e.events.pop()
+		if !ok {
+			return fmt.Errorf("internal error: no events left with %d of %d jobs unfinished at t=%v", len(e.jobs)-e.finished, len(e.jobs), e.now)
+		}
+		if ev.time < e.now {
+			return fmt.Errorf("invariant violated: %s event at t=%v before current time %v", ev.kind, ev.time, e.now)
+		}
+		if ev.time > e.cfg.MaxTime {
+			return fmt.Errorf("simulation did not finish by t=%v s: %d of %d jobs unfinished (do they fit the cluster?)",
+				e.cfg.MaxTime, len(e.jobs)-e.finished, len(e.jobs))
+		}
+		e.now = ev.time
+		var err error
+		switch ev.kind {
+		case evArrival:
+			j := e.jobs[ev.job]
+			j.phase = phasePending
+			j.last = e.now
+		case evRestartDone:
+			j := e.jobs[ev.job]
+			if ev.version != j.version {
+				continue
+			}
+			j.advanceTo(e.now)
+			j.phase = phaseRunning
+			err = e.startSegment(j)
+		case evEpoch:
+			j := e.jobs[ev.job]
+			if ev.version != j.version {
+				continue
+			}
+			err = e.epochBoundary(j)
+		case evTick:
+			err = e.tick()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// epochBoundary handles job j reaching the end of an epoch.
+func (e *engine) epochBoundary(j *job) error {
+	j.advanceTo(e.now)
+	j.epoch++
+	j.progress = j.app.Truth.Progress(j.epoch) // exact, whatever rounding
+	if j.epoch >= j.app.Epochs {
+		j.phase = phaseDone
+		j.finish = e.now
+		j.version++
+		j.setAlloc(nil)
+		e.finished++
+		return nil
+	}
+	j.tune(e.traits.AdaptiveBatch)
+	return e.startSegment(j)
+}
+
+// startSegment starts a period of constant progress rate for running job j
+// at the current time: it measures the true step time and gradient
+// statistics of its configuration, lets the agent observe them, and
+// schedules the next epoch boundary if it falls before the next tick.
+func (e *engine) startSegment(j *job) error {
+	j.version++
+	truth := j.app.Truth
+	step, sync := truth.Step(j.placement, float64(j.local))
+	if !(step > 0) || math.IsInf(step, 0) || math.IsNaN(sync) {
+		return fmt.Errorf("profile of %s has no valid step time for placement %v at per-GPU batch %d (job %s, t=%v)",
+			j.app.Name, j.placement, j.local, j.spec.Name, e.now)
+	}
+	tIter := step + float64(j.accum)*(step-sync)
+	grad := truth.Grad(float64(j.batch), j.epoch)
+	m0 := float64(j.app.Limits.InitBatch)
+	gain := grad.Gain(m0, float64(j.batch))
+	if err := j.agent.observe(j.nodes, j.gpus, j.local, step, sync, grad); err != nil {
+		return fmt.Errorf("job %s: fitting its throughput model: %w", j.spec.Name, err)
+	}
+	j.rate = gain / tIter * (1 - j.slowdown)
+	j.eff = gain * m0 / float64(j.batch)
+	j.goodput = float64(j.batch) / tIter * j.eff * (1 - j.slowdown)
+	if !(j.rate > 0) || math.IsInf(j.rate, 0) {
+		return fmt.Errorf("job %s: non-positive progress rate %v at t=%v (placement %v, batch %d)", j.spec.Name, j.rate, e.now, j.placement, j.batch)
+	}
+	next := truth.Progress(j.epoch + 1)
+	if j.progress > j.target()*(1+1e-9)+1e-9 {
+		return fmt.Errorf("invariant violated: job %s progress %v beyond its target %v at t=%v", j.spec.Name, j.progress, j.target(), e.now)
+	}
+	left := e.nextTick - e.now
+	d := (next - j.progress) / j.rate
+	if d < 0 {
+		d = 0
+	}
+	if e.cfg.Step {
+		// The reference crosses an epoch only if it happens within the
+		// interval, and then rounds the crossing time (half to even).
+		if j.progress+j.rate*left < next {
+			return nil
+		}
+		d = math.RoundToEven(d)
+	} else if d > left {
+		return nil
+	}
+	e.events.push(event{time: e.now + d, kind: evEpoch, job: j.idx, version: j.version})
+	return nil
+}
+
+// tick runs one scheduling round.
+func (e *engine) tick() error {
+	e.ticks++
+	e.nextTick = e.cfg.Interval * float64(e.ticks+1)
+	// Bring every job up to date; running jobs re-tune their batch, as the
+	// agent does at the end of every interval.
+	var active []*job
+	for _, j := range e.jobs {
+		if j.phase == phaseFuture || j.phase == phaseDone {
+			continue
+		}
+		j.advanceTo(e.now)
+		if j.phase == phaseRunning {
+			j.tune(e.traits.AdaptiveBatch)
+		}
+		active = append(active, j)
+	}
+	if len(active) > 0 {
+		if err := e.schedule(active); err != nil {
+			return err
+		}
+	}
+	if e.cfg.Observer != nil {
+		e.cfg.Observer(e.now, e.finished, len(e.jobs))
+	}
+	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
+	return nil
+}
+
+// schedule calls the policy for the active jobs and applies its decision.
+func (e *engine) schedule(active []*job) error {
+	views := make([]policies.Job, len(active))
+	for i, j := range active {
+		views[i] = j.view(e.now, e.traits.Oracle)
+	}
+	start := time.Now()
+	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)
+	wall := time.Since(start).Seconds()
+	if err := e.checkDecision(active, dec); err != nil {
+		return err
+	}
+	for i, j := range active {
+		alloc := dec.Alloc[i]
+		if policies.Sum(alloc) == 0 {
+			alloc = nil
+		}
+		if policies.Equal(alloc, j.alloc) {
+			continue
+		}
+		j.version++
+		if alloc == nil {
+			j.setAlloc(nil)
+			j.phase = phasePending
+			j.tune(e.traits.AdaptiveBatch)
+			continue
+		}
+		j.setAlloc(append([]int(nil), alloc...))
+		j.restarts++
+		if j.restarts == 0 {
+			j.firstStart = e.now
+		}
+		j.tune(e.traits.AdaptiveBatch)
+		j.phase = phaseRestarting
+		e.events.push(event{time: e.now + e.cfg.restartDelay(j.spec.App), kind: evRestartDone, job: j.idx, version: j.version})
+	}
+	e.applyInterference(active)
+	for _, j := range active {
+		if j.phase == phaseRunning {
+			if err := e.startSegment(j); err != nil {
+				return err
+			}
+		}
+	}
+	e.res.addRound(e.now, wall, active)
+	return nil
+}
+
+// applyInterference sets each job's slowdown: a multi-node job that shares
+// a node with another multi-node job runs at (1 − Interference).
+func (e *engine) applyInterference(active []*job) {
+	if e.cfg.Interference == 0 {
+		return
+	}
+	distributed := make([]int, e.cfg.Cluster.Nodes)
+	for _, j := range active {
+		if j.nodes > 1 {
+			for n, v := range j.alloc {
+				if v > 0 {
+					distributed[n]++
+				}
+			}
+		}
+	}
+	for _, j := range active {
+		j.slowdown = 0
+		if j.nodes > 1 {
+			for n, v := range j.alloc {
+				if v > 0 && distributed[n] > 1 {
+					j.slowdown = e.cfg.Interference
+					break
+				}
+			}
+		}
+	}
+}
+
+// checkDecision validates a policy's output before it is applied.
+func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
+	c := e.cfg.Cluster
+	if len(dec.Alloc) != len(active) {
+		return fmt.Errorf("policy %s returned %d allocations for %d jobs at t=%v", e.policy.Name(), len(dec.Alloc), len(active), e.now)
+	}
+	used := make([]int, c.Nodes)
+	for i, a := range dec.Alloc {
+		if a == nil {
+			continue
+		}
+		if len(a) != c.Nodes {
+			return fmt.Errorf("policy %s gave job %s an allocation over %d nodes, the cluster has %d (t=%v)",
+				e.policy.Name(), active[i].spec.Name, len(a), c.Nodes, e.now)
+		}
+		k := 0
+		for n, v := range a {
+			if v < 0 {
+				return fmt.Errorf("policy %s gave job %s %d GPUs on node %d (t=%v)", e.policy.Name(), active[i].spec.Name, v, n, e.now)
+			}
+			used[n] += v
+			k += v
+		}
+		if e.traits.UserGPUs && k != 0 && k != active[i].spec.Replicas {
+			return fmt.Errorf("policy %s gave job %s %d GPUs, it asked for exactly %d (t=%v)",
+				e.policy.Name(), active[i].spec.Name, k, active[i].spec.Replicas, e.now)
+		}
+	}
+	for n, u := range used {
+		if u > c.GPUsPerNode {
+			return fmt.Errorf("invariant violated: policy %s put %d GPUs on node %d, which has %d (t=%v)",
+				e.policy.Name(), u, n, c.GPUsPerNode, e.now)
+		}
+	}
+	return nil
+}

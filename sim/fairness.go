@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// exclusiveJCT is the finish-time-fairness baseline of Themis: how long the
+// job would take alone on a 1/N share of the cluster, N = contention (the
+// average number of active jobs over its life). The share is
+// floor(total GPUs / N) GPUs (at least 1, at most what the job can use),
+// packed onto the fewest nodes, with no restarts and no queueing. Under an
+// adaptive policy the job uses, in each epoch, the batch size that
+// maximises its true goodput on that share; otherwise its requested batch.
+func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention float64, adaptive bool) float64 {
+	lim := app.Limits
+	k := int(math.Floor(float64(cfg.Cluster.TotalGPUs()) / math.Max(contention, 1)))
+	maxK := lim.MaxBatch / max(lim.MinLocal, 1)
+	if !adaptive {
+		maxK = spec.Batch / max(lim.MinLocal, 1)
+	}
+	if app.MaxGPUs > 0 {
+		maxK = min(maxK, app.MaxGPUs)
+	}
+	k = max(1, min(k, maxK))
+	placement := policies.Packed(k, cfg.Cluster.GPUsPerNode)
+	truth := app.Truth
+	m0 := float64(lim.InitBatch)
+
+	type cand struct {
+		batch float64
+		tIter float64
+	}
+	var cands []cand
+	add := func(batch float64) {
+		m, s, ok := lim.Split(k, batch)
+		if !ok && len(cands) > 0 {
+			return
+		}
+		m = max(m, 1)
+		step, sync := truth.Step(placement, float64(m))
+		cands = append(cands, cand{float64(k * m * (s + 1)), step + float64(s)*(step-sync)})
+	}
+	fixed := spec.Batch
+	if adaptive {
+		fixed = app.FixedBatch
+	}
+	if fixed > 0 {
+		add(float64(fixed))
+	} else {
+		lo := math.Max(m0, float64(k*lim.MinLocal))
+		for i := 0; i < models.DefaultCandidates; i++ {
+			add(models.GeomPoint(lo, float64(lim.MaxBatch), i, models.DefaultCandidates))
+		}
+	}
+	total := 0.0
+	for e := 0; e < app.Epochs; e++ {
+		work := truth.Progress(e+1) - truth.Progress(e)
+		best := 0.0
+		for _, c := range cands {
+			if !(c.tIter > 0) {
+				continue
+			}
+			r := truth.Grad(c.batch, e).Gain(m0, c.batch) / c.tIter
+			best = math.Max(best, r)
+		}
+		if best <= 0 {
+			return 0
+		}
+		total += work / best
+	}
+	return total
+}

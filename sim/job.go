@@ -1,0 +1,185 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// phase is a job's state machine: future → pending ⇄ (restarting → running)
+// → done. A pending job holds no GPUs; a restarting one holds GPUs but
+// makes no progress until its restart delay has passed.
+type phase int
+
+const (
+	phaseFuture phase = iota // not yet submitted
+	phasePending
+	phaseRestarting
+	phaseRunning
+	phaseDone
+)
+
+func (p phase) String() string {
+	return [...]string{"future", "pending", "restarting", "running", "done"}[p]
+}
+
+type job struct {
+	idx  int
+	spec traces.Job
+	app  *profiles.App
+	// line is the job's 1-based position in the workload, for messages.
+	line int
+
+	phase     phase
+	alloc     []int // GPUs per node; nil when none
+	placement []int // the non-zero entries of alloc, in node order
+	nodes     int
+	gpus      int
+	local     int // per-GPU batch m
+	accum     int // accumulation steps s
+	batch     int // total batch M
+
+	progress float64
+	epoch    int
+	last     float64 // time up to which progress and counters are accounted
+	rate     float64 // progress per second while running
+	slowdown float64 // interference slowdown applied to rate
+	version  int     // bumped whenever pending events become stale
+
+	restarts   int // -1 before the first start
+	attained   float64
+	firstStart float64
+	finish     float64
+
+	// time-weighted sums over running time, for mean batch and efficiency
+	runTime, batchSum, effSum float64
+	// the current segment's true efficiency and goodput (samples/s)
+	eff, goodput float64
+
+	agent agent
+}
+
+func (j *job) target() float64 { return j.app.Target() }
+
+// advanceTo brings progress and counters up to time t.
+func (j *job) advanceTo(t float64) {
+	dt := t - j.last
+	if dt <= 0 {
+		j.last = math.Max(j.last, t)
+		return
+	}
+	if j.gpus > 0 && (j.phase == phaseRunning || j.phase == phaseRestarting) {
+		j.attained += float64(j.gpus) * dt
+	}
+	if j.phase == phaseRunning {
+		j.progress += j.rate * dt
+		j.runTime += dt
+		j.batchSum += float64(j.batch) * dt
+		j.effSum += j.eff * dt
+	}
+	j.last = t
+}
+
+// setAlloc installs a new allocation (nil for none).
+func (j *job) setAlloc(alloc []int) {
+	j.alloc = alloc
+	j.placement = j.placement[:0]
+	j.nodes, j.gpus = 0, 0
+	for _, v := range alloc {
+		if v > 0 {
+			j.placement = append(j.placement, v)
+			j.nodes++
+			j.gpus += v
+		}
+	}
+	if j.gpus == 0 {
+		j.alloc = nil
+	}
+}
+
+// tune picks the per-GPU batch and accumulation steps for the current
+// allocation, as the job's agent would: the user's batch under
+// non-adaptive policies or for fixed-batch applications, the
+// goodput-optimal configuration from the fitted model otherwise (before any
+// observation: M0, or the smallest batch the GPUs can hold).
+func (j *job) tune(adaptive bool) {
+	if j.gpus == 0 {
+		j.local, j.accum, j.batch = 0, 0, 0
+		return
+	}
+	lim := j.app.Limits
+	fixed := 0
+	switch {
+	case !adaptive:
+		fixed = j.spec.Batch
+	case j.app.FixedBatch > 0:
+		fixed = j.app.FixedBatch
+	case j.agent.params == nil:
+		fixed = max(lim.InitBatch, lim.MinLocal*j.gpus)
+	}
+	var m, s int
+	if fixed > 0 {
+		m, s, _ = lim.Split(j.gpus, float64(fixed))
+	} else {
+		md := models.Model{Params: *j.agent.params, Grad: j.agent.grad, Limits: lim}
+		c := md.Best(j.nodes, j.gpus)
+		m, s = c.Local, c.Accum
+	}
+	if m < 1 {
+		m = 1
+	}
+	j.local, j.accum, j.batch = m, s, j.gpus*m*(s+1)
+}
+
+// view is the policy's view of the job.
+func (j *job) view(now float64, oracle bool) policies.Job {
+	v := policies.Job{
+		Name:        j.spec.Name,
+		App:         j.spec.App,
+		Submit:      j.spec.Time,
+		Age:         now - j.spec.Time,
+		Restarts:    max(j.restarts, 0),
+		Attained:    j.attained,
+		Request:     policies.Request{GPUs: j.spec.Replicas, Batch: j.spec.Batch},
+		Limits:      j.app.Limits,
+		FixedBatch:  j.app.FixedBatch,
+		MaxGPUs:     j.app.MaxGPUs,
+		MaxSeenGPUs: j.agent.maxGPUs,
+		Params:      j.agent.params,
+		Grad:        j.agent.grad,
+		Epoch:       j.epoch,
+	}
+	if j.alloc != nil {
+		v.Alloc = append([]int(nil), j.alloc...)
+	}
+	if oracle {
+		v.Oracle = jobOracle{app: j.app, epoch: j.epoch}
+	}
+	return v
+}
+
+// jobOracle gives Optimus+Oracle the truth about one job.
+type jobOracle struct {
+	app   *profiles.App
+	epoch int
+}
+
+// RemainingIterations follows the reference: iterations at the end of the
+// last epoch minus iterations at the end of the current epoch index, which
+// leaves out the epoch in progress (the reference's off-by-one; it only
+// scales the priorities of jobs in their first epoch).
+func (o jobOracle) RemainingIterations(batch int) float64 {
+	last := o.app.Epochs - 1
+	if o.epoch >= last {
+		return 1
+	}
+	t := o.app.Truth
+	return t.Iterations(float64(batch), last) - t.Iterations(float64(batch), o.epoch)
+}
+
+func (o jobOracle) StepTime(placement []int, local float64) (float64, float64) {
+	return o.app.Truth.Step(placement, local)
+}

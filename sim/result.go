@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"math"
+	"sort"
+
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// JobResult holds the metrics of one job.
+type JobResult struct {
+	Name           string  `json:"name"`
+	App            string  `json:"application"`
+	RequestGPUs    int     `json:"request_gpus"`
+	RequestBatch   int     `json:"request_batch"`
+	Submit         float64 `json:"submit_s"`
+	FirstStart     float64 `json:"first_start_s"` // NaN if it never started
+	Finish         float64 `json:"finish_s"`
+	JCT            float64 `json:"jct_s"`
+	Queueing       float64 `json:"queueing_s"` // first start − submit
+	Restarts       int     `json:"restarts"`   // re-allocations after the first start
+	GPUSeconds     float64 `json:"gpu_seconds"`
+	MeanBatch      float64 `json:"mean_batch"`      // time-weighted over running time
+	MeanEfficiency float64 `json:"mean_efficiency"` // time-weighted over running time
+	Epochs         int     `json:"epochs"`
+	// Contention is the average number of active jobs over the job's life.
+	Contention float64 `json:"contention"`
+	// ExclusiveJCT is the job's run time alone on a 1/Contention share of
+	// the cluster (see Fairness).
+	ExclusiveJCT float64 `json:"exclusive_jct_s"`
+	// Fairness is the finish-time fairness ρ = JCT / ExclusiveJCT.
+	Fairness float64 `json:"fairness_rho"`
+}
+
+// RoundRecord is one job's state after one scheduling round.
+type RoundRecord struct {
+	Time       float64
+	Job        string
+	App        string
+	Phase      string // pending, restarting or running
+	GPUs       int
+	Nodes      int
+	Local      int // per-GPU batch
+	Accum      int // accumulation steps
+	Batch      int // total batch
+	PGNS       float64
+	Efficiency float64 // true statistical efficiency at Batch
+	Goodput    float64 // true goodput, samples/s (0 when pending)
+	Progress   float64 // fraction of the target reached
+	// PolicySeconds is the wall time the policy took for the whole round.
+	PolicySeconds float64
+}
+
+// Summary holds the run's aggregate metrics.
+type Summary struct {
+	Policy           string  `json:"policy"`
+	Jobs             int     `json:"jobs"`
+	AvgJCT           float64 `json:"avg_jct_s"`
+	P50JCT           float64 `json:"p50_jct_s"`
+	P99JCT           float64 `json:"p99_jct_s"`
+	MaxJCT           float64 `json:"max_jct_s"`
+	AvgQueueing      float64 `json:"avg_queueing_s"`
+	Makespan         float64 `json:"makespan_s"`
+	Restarts         int     `json:"restarts"`
+	GPUHours         float64 `json:"gpu_hours"`
+	Utilisation      float64 `json:"utilisation"`
+	AvgFairness      float64 `json:"avg_fairness_rho"`
+	P99Fairness      float64 `json:"p99_fairness_rho"`
+	FracUnfair       float64 `json:"frac_rho_above_1"`
+	Rounds           int     `json:"rounds"`
+	AgentFits        int     `json:"agent_fits"`
+	PolicyRoundP50   float64 `json:"policy_round_p50_s"`
+	PolicyRoundP99   float64 `json:"policy_round_p99_s"`
+	PolicyRoundTotal float64 `json:"policy_total_s"`
+	Wall             float64 `json:"wall_s"`
+}
+
+// Result is everything a simulation produces.
+type Result struct {
+	Config   Config
+	Workload string
+	Profiles string
+	Jobs     []JobResult
+	Rounds   []RoundRecord
+	Summary  Summary
+
+	adaptive   bool
+	policyWall []float64
+	// active counts per round, for contention
+	roundTimes  []float64
+	roundActive []int
+}
+
+func newResult(cfg Config, policy string, w *traces.Workload, set *profiles.Set) *Result {
+	return &Result{Config: cfg, Workload: w.Source, Profiles: set.Source, Summary: Summary{Policy: policy}}
+}
+
+func (r *Result) addRound(now, wall float64, active []*job) {
+	r.policyWall = append(r.policyWall, wall)
+	r.roundTimes = append(r.roundTimes, now)
+	r.roundActive = append(r.roundActive, len(active))
+	for _, j := range active {
+		rec := RoundRecord{
+			Time: now, Job: j.spec.Name, App: j.spec.App, Phase: "pending",
+			GPUs: j.gpus, Nodes: j.nodes, Local: j.local, Accum: j.accum, Batch: j.batch,
+			PGNS:          j.agent.grad.PGNS(float64(j.app.Limits.InitBatch)),
+			Progress:      j.progress / j.target(),
+			PolicySeconds: wall,
+		}
+		if j.gpus > 0 {
+			rec.Phase = j.phase.String()
+			eff, good, _ := trueRates(j)
+			rec.Efficiency, rec.Goodput = eff, good
+		}
+		r.Rounds = append(r.Rounds, rec)
+	}
+}
+
+// trueRates returns the true efficiency, goodput (samples/s) and progress
+// rate of job j in its current configuration.
+func trueRates(j *job) (eff, goodput, rate float64) {
+	if j.gpus == 0 || j.batch == 0 {
+		return 0, 0, 0
+	}
+	truth := j.app.Truth
+	step, sync := truth.Step(j.placement, float64(j.local))
+	tIter := step + float64(j.accum)*(step-sync)
+	m0 := float64(j.app.Limits.InitBatch)
+	gain := truth.Grad(float64(j.batch), j.epoch).Gain(m0, float64(j.batch))
+	eff = gain * m0 / float64(j.batch)
+	slow := 1 - j.slowdown
+	return eff, float64(j.batch) / tIter * eff * slow, gain / tIter * slow
+}
+
+// finish computes the per-job results and the summary.
+func (r *Result) finish(jobs []*job, wall float64) {
+	s := &r.Summary
+	s.Jobs = len(jobs)
+	var jcts, rhos []float64
+	var gpuSec, queue float64
+	first, last := math.Inf(1), 0.0
+	for _, j := range jobs {
+		jr := JobResult{
+			Name: j.spec.Name, App: j.spec.App, RequestGPUs: j.spec.Replicas, RequestBatch: j.spec.Batch,
+			Submit: j.spec.Time, FirstStart: j.firstStart, Finish: j.finish,
+			JCT: j.finish - j.spec.Time, Queueing: j.firstStart - j.spec.Time,
+			Restarts: max(j.restarts, 0), GPUSeconds: j.attained, Epochs: j.epoch,
+		}
+		if j.runTime > 0 {
+			jr.MeanBatch = j.batchSum / j.runTime
+			jr.MeanEfficiency = j.effSum / j.runTime
+		}
+		jr.Contention = r.contention(j.spec.Time, j.finish)
+		jr.ExclusiveJCT = exclusiveJCT(j.app, j.spec, r.Config, jr.Contention, r.adaptive)
+		if jr.ExclusiveJCT > 0 {
+			jr.Fairness = jr.JCT / jr.ExclusiveJCT
+		}
+		r.Jobs = append(r.Jobs, jr)
+		jcts = append(jcts, jr.JCT)
+		rhos = append(rhos, jr.Fairness)
+		gpuSec += j.attained
+		queue += jr.Queueing
+		s.Restarts += jr.Restarts
+		s.AgentFits += j.agent.fits
+		first = math.Min(first, j.spec.Time)
+		last = math.Max(last, j.finish)
+	}
+	s.AvgJCT = mean(jcts)
+	s.P50JCT = Percentile(jcts, 50)
+	s.P99JCT = Percentile(jcts, 99)
+	s.MaxJCT = Percentile(jcts, 100)
+	s.AvgQueueing = queue / float64(len(jobs))
+	s.Makespan = last
+	s.GPUHours = gpuSec / 3600
+	if span := last - first; span > 0 {
+		s.Utilisation = gpuSec / (float64(r.Config.Cluster.TotalGPUs()) * span)
+	}
+	s.AvgFairness = mean(rhos)
+	s.P99Fairness = Percentile(rhos, 99)
+	unfair := 0
+	for _, v := range rhos {
+		if v > 1 {
+			unfair++
+		}
+	}
+	s.FracUnfair = float64(unfair) / float64(len(rhos))
+	s.Rounds = len(r.policyWall)
+	s.PolicyRoundP50 = Percentile(r.policyWall, 50)
+	s.PolicyRoundP99 = Percentile(r.policyWall, 99)
+	for _, w := range r.policyWall {
+		s.PolicyRoundTotal += w
+	}
+	s.Wall = wall
+}
+
+// contention is the average number of active jobs over the rounds in
+// [from, to]; at least 1.
+func (r *Result) contention(from, to float64) float64 {
+	lo := sort.SearchFloat64s(r.roundTimes, from)
+	sum, n := 0, 0
+	for i := lo; i < len(r.roundTimes) && r.roundTimes[i] <= to; i++ {
+		sum += r.roundActive[i]
+		n++
+	}
+	if n == 0 || sum < n {
+		return 1
+	}
+	return float64(sum) / float64(n)
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// Percentile returns the q-th percentile (0..100) of v with linear
+// interpolation between order statistics (numpy's default); 0 for no data.
+func Percentile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	pos := q / 100 * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := int(math.Ceil(pos))
+	if hi >= len(s) {
+		hi = len(s) - 1
+	}
+	frac := pos - float64(lo)
+	return s[lo]*(1-frac) + s[hi]*frac
+}
