@@ -9,6 +9,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/policies/optimus"
+	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/policies/tiresias"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -76,6 +77,14 @@ var policyMakers = map[string]func(s RunSpec) policies.Policy{
 	"tiresias": func(RunSpec) policies.Policy { return tiresias.New(0) },
 	"optimus":  func(RunSpec) policies.Policy { return optimus.New() },
 	"fifo":     func(RunSpec) policies.Policy { return fifo.New() },
+	"pollux": func(s RunSpec) policies.Policy {
+		o := pollux.DefaultOptions()
+		o.P = s.P
+		o.RestartDelay = s.RestartDelay
+		o.NoInterferenceAvoidance = s.NoInterferenceAvoidance
+		o.Seed = s.Seed
+		return pollux.New(o)
+	},
 }
 
 // PolicyNames lists the known policies.

@@ -1,0 +1,166 @@
+package pollux
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Options configure the Pollux policy. The zero value is not useful; start
+// from DefaultOptions.
+type Options struct {
+	// P is the power-mean exponent of the fitness: 1 is the arithmetic
+	// mean (throughput), −1 (default) the harmonic mean, more negative is
+	// fairer; 0 is the geometric mean.
+	P float64
+	// RestartDelay δ in seconds, used by the re-allocation factor.
+	RestartDelay float64
+	// NoInterferenceAvoidance allows several multi-node jobs per node.
+	NoInterferenceAvoidance bool
+	// MaxGPUsPerJob caps any job's GPUs (the reference: 64); 0 = no cap.
+	MaxGPUsPerJob int
+	// MaxNodesPerJob caps the nodes any job spans (the reference: 16).
+	MaxNodesPerJob int
+	// Population and Generations size the genetic algorithm (100 and 100).
+	Population, Generations int
+	// CrossoverProb is the probability that two parents are crossed (0.9).
+	CrossoverProb float64
+	// LocalSearch enables the greedy single-GPU improvement of the best
+	// individual after the genetic algorithm.
+	LocalSearch bool
+	// Seed seeds the search; the same seed gives the same decisions.
+	Seed uint64
+}
+
+// DefaultOptions are the reference settings.
+func DefaultOptions() Options {
+	return Options{
+		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
+		Population: 100, Generations: 100, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
+	}
+}
+
+// Policy is the Pollux scheduler. It keeps the last round's population to
+// seed the next round's search. Create one per simulation with New.
+type Policy struct {
+	opt      Options
+	rng      *rand.Rand
+	prevJobs []string
+	prevPop  [][]int // final population of the last round, prevJobs × nodes
+	prevN    int
+	// LastFitness is the fitness of the allocation chosen in the last round.
+	LastFitness float64
+}
+
+// New returns a Pollux policy.
+func New(opt Options) *Policy {
+	if opt.Population <= 0 {
+		opt.Population = 100
+	}
+	if opt.Generations < 0 {
+		opt.Generations = 0
+	}
+	return &Policy{
+		opt: opt,
+		rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
+	}
+}
+
+// Name implements policies.Policy.
+func (*Policy) Name() string { return "pollux" }
+
+// Traits implements policies.Policy: jobs adapt their batch sizes.
+func (*Policy) Traits() policies.Traits { return policies.Traits{AdaptiveBatch: true} }
+
+// order returns job indices sorted by (attained service, submission time):
+// the priority in which repair resolves conflicts.
+func order(jobs []policies.Job) []int {
+	idx := make([]int, len(jobs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(jobs[a].Attained, jobs[b].Attained); c != 0 {
+			return c
+		}
+		return cmp.Compare(jobs[a].Submit, jobs[b].Submit)
+	})
+	return idx
+}
+
+// Schedule implements policies.Policy.
+func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	dec := policies.Decision{Alloc: make([][]int, len(jobs))}
+	if len(jobs) == 0 {
+		return dec
+	}
+	idx := order(jobs)
+	sorted := make([]policies.Job, len(jobs))
+	for k, i := range idx {
+		sorted[k] = jobs[i]
+	}
+	pr := newProblem(c, sorted, p.opt)
+	best, pop := p.search(pr, sorted, c.Nodes)
+	N := c.Nodes
+	for k, i := range idx {
+		row := best[k*N : (k+1)*N]
+		if nodesOf(row) > 0 {
+			dec.Alloc[i] = slices.Clone(row)
+		}
+	}
+	// Remember the population for the next round.
+	p.prevJobs = p.prevJobs[:0]
+	for _, j := range sorted {
+		p.prevJobs = append(p.prevJobs, j.Name)
+	}
+	p.prevPop = pop
+	p.prevN = N
+	return dec
+}
+
+// search runs the genetic algorithm (and local search) on pr and returns
+// the best state and the final population.
+func (p *Policy) search(pr *problem, jobs []policies.Job, N int) ([]int, [][]int) {
+	s := &searcher{pr: pr, rng: p.rng, opt: p.opt,
+		perm: make([]int, N), used: make([]int, N), multi: make([]int, N)}
+	initial := [][]int{slices.Clone(pr.base)}
+	initial = append(initial, p.adapt(jobs, N)...)
+	pop := s.run(initial)
+	best := slices.Clone(pop[0].state)
+	fit := pop[0].fit
+	if p.opt.LocalSearch {
+		fit = s.localSearch(best, fit)
+	}
+	p.LastFitness = fit
+	states := make([][]int, 0, len(pop)+1)
+	states = append(states, best)
+	for _, ind := range pop {
+		states = append(states, ind.state)
+	}
+	return best, states
+}
+
+// adapt maps the previous round's final population onto the current jobs:
+// rows of jobs still active are carried over, new jobs start with none.
+func (p *Policy) adapt(jobs []policies.Job, N int) [][]int {
+	if len(p.prevPop) == 0 || p.prevN != N {
+		return nil
+	}
+	prevRow := make(map[string]int, len(p.prevJobs))
+	for r, name := range p.prevJobs {
+		prevRow[name] = r
+	}
+	out := make([][]int, 0, len(p.prevPop))
+	for _, old := range p.prevPop {
+		st := make([]int, len(jobs)*N)
+		for i, j := range jobs {
+			if r, ok := prevRow[j.Name]; ok {
+				copy(st[i*N:(i+1)*N], old[r*N:(r+1)*N])
+			}
+		}
+		out = append(out, st)
+	}
+	return out
+}
