@@ -23,14 +23,19 @@ type RunSpec struct {
 	P float64 `json:"p"`
 	// NoInterferenceAvoidance lets Pollux put several multi-node jobs on
 	// one node.
-	NoInterferenceAvoidance bool    `json:"no_interference_avoidance"`
-	Nodes                   int     `json:"nodes"`
-	GPUsPerNode             int     `json:"gpus_per_node"`
-	Interval                float64 `json:"interval_s"`
-	RestartDelay            float64 `json:"restart_delay_s"`
-	Interference            float64 `json:"interference"`
-	Step                    bool    `json:"step"`
-	Seed                    uint64  `json:"seed"`
+	NoInterferenceAvoidance bool `json:"no_interference_avoidance"`
+	// Population and Generations size Pollux's genetic algorithm (0 =
+	// the policy's default); NoLocalSearch turns off its local search.
+	Population    int     `json:"population,omitempty"`
+	Generations   int     `json:"generations,omitempty"`
+	NoLocalSearch bool    `json:"no_local_search,omitempty"`
+	Nodes         int     `json:"nodes"`
+	GPUsPerNode   int     `json:"gpus_per_node"`
+	Interval      float64 `json:"interval_s"`
+	RestartDelay  float64 `json:"restart_delay_s"`
+	Interference  float64 `json:"interference"`
+	Step          bool    `json:"step"`
+	Seed          uint64  `json:"seed"`
 }
 
 // DefaultSpec is the reference setting for a policy: 16 × 4 GPUs, 60 s
@@ -83,6 +88,13 @@ var policyMakers = map[string]func(s RunSpec) policies.Policy{
 		o.RestartDelay = s.RestartDelay
 		o.NoInterferenceAvoidance = s.NoInterferenceAvoidance
 		o.Seed = s.Seed
+		if s.Population > 0 {
+			o.Population = s.Population
+		}
+		if s.Generations > 0 {
+			o.Generations = s.Generations
+		}
+		o.LocalSearch = !s.NoLocalSearch
 		return pollux.New(o)
 	},
 }

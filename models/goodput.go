@@ -114,8 +114,19 @@ func (md *Model) Best(n, k int) Config {
 	}
 	var best Config
 	first := true
+	logLo := math.Log(lo)
+	logStep := 0.0
+	if num > 1 {
+		logStep = (math.Log(hi) - logLo) / float64(num-1)
+	}
 	for i := 0; i < num; i++ {
-		batch := GeomPoint(lo, hi, i, num)
+		batch := lo
+		switch {
+		case i == num-1:
+			batch = hi
+		case i > 0:
+			batch = math.Exp(logLo + logStep*float64(i))
+		}
 		m, s, ok := lim.Split(k, batch)
 		if !ok {
 			if first {

@@ -71,6 +71,12 @@ func overlap(a, b, gamma float64) float64 {
 	if gamma == 1 {
 		return a + b
 	}
-	c := math.Max(a, b)
-	return c * math.Pow(math.Pow(a/c, gamma)+math.Pow(b/c, gamma), 1/gamma)
+	// With hi = max(a, b) and lo = min(a, b):
+	// (a^γ + b^γ)^(1/γ) = hi·(1 + (lo/hi)^γ)^(1/γ).
+	hi, lo := a, b
+	if lo > hi {
+		hi, lo = lo, hi
+	}
+	t := math.Exp(gamma * math.Log(lo/hi))
+	return hi * math.Exp(math.Log1p(t)/gamma)
 }

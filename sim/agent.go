@@ -43,7 +43,7 @@ func (a *agent) observe(n, k, m int, step, sync float64, g models.GradStats) err
 	if !a.fit {
 		return nil
 	}
-	p, err := models.Fit(a.obs, models.FitOptions{})
+	p, err := models.Fit(a.obs, models.FitOptions{Start: a.params})
 	if err != nil {
 		return err
 	}

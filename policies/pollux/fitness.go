@@ -23,6 +23,7 @@ type problem struct {
 	base          []int     // current allocation, nJobs × nNodes
 	factor        []float64 // re-allocation factor per job
 	speed         []speedupFn
+	tables        []termTable
 }
 
 // speedupFn returns a job's speedup on k GPUs over n nodes, memoised.
@@ -62,6 +63,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options) *problem {
 		base:     make([]int, J*N),
 		factor:   make([]float64, J),
 		speed:    make([]speedupFn, J),
+		tables:   make([]termTable, J),
 	}
 	fairNodes, fairGPUs := models.FairShare(total, J)
 	for i := range jobs {
@@ -80,6 +82,11 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options) *problem {
 			sf.sp = models.NewSpeedup(md, fairNodes, fairGPUs)
 		}
 		pr.speed[i] = sf
+		maxN := N
+		if opt.MaxNodesPerJob > 0 {
+			maxN = min(N, opt.MaxNodesPerJob)
+		}
+		pr.tables[i] = newTermTable(min(maxN, pr.maxGPUs[i]), pr.maxGPUs[i])
 	}
 	return pr
 }
@@ -102,7 +109,8 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 }
 
 // rowTerm is job i's contribution (scaled speedup + ε)^p to the power sum
-// for allocation row (length nNodes).
+// for allocation row (length nNodes). Terms are memoised per (nodes, GPUs,
+// changed) in a dense table.
 func (pr *problem) rowTerm(i int, row []int) float64 {
 	k, n := 0, 0
 	changed := false
@@ -116,6 +124,23 @@ func (pr *problem) rowTerm(i int, row []int) float64 {
 			changed = true
 		}
 	}
+	t := &pr.tables[i]
+	if n > t.maxN || k > t.maxK {
+		return pr.computeTerm(i, n, k, changed)
+	}
+	idx := (n*(t.maxK+1) + k) * 2
+	if changed {
+		idx++
+	}
+	v := t.terms[idx]
+	if math.IsNaN(v) {
+		v = pr.computeTerm(i, n, k, changed)
+		t.terms[idx] = v
+	}
+	return v
+}
+
+func (pr *problem) computeTerm(i, n, k int, changed bool) float64 {
 	s := pr.speed[i].at(n, k) * pr.weight
 	if changed {
 		s *= pr.factor[i]
@@ -123,9 +148,28 @@ func (pr *problem) rowTerm(i int, row []int) float64 {
 	return pr.term(s)
 }
 
+// termTable memoises one job's rowTerm values.
+type termTable struct {
+	maxN, maxK int
+	terms      []float64
+}
+
+func newTermTable(maxN, maxK int) termTable {
+	t := termTable{maxN: maxN, maxK: maxK, terms: make([]float64, 2*(maxN+1)*(maxK+1))}
+	for i := range t.terms {
+		t.terms[i] = math.NaN()
+	}
+	return t
+}
+
 func (pr *problem) term(s float64) float64 {
-	if pr.p == 0 {
+	switch pr.p {
+	case 0:
 		return math.Log(math.Max(s, epsSpeedup))
+	case -1:
+		return 1 / (s + epsSpeedup)
+	case 1:
+		return s + epsSpeedup
 	}
 	return math.Pow(s+epsSpeedup, pr.p)
 }

@@ -123,15 +123,15 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 // search runs the genetic algorithm (and local search) on pr and returns
 // the best state and the final population.
 func (p *Policy) search(pr *problem, jobs []policies.Job, N int) ([]int, [][]int) {
-	s := &searcher{pr: pr, rng: p.rng, opt: p.opt,
+	s := &searcher{pr: pr, rng: p.rng, bits: bits{rng: p.rng}, opt: p.opt,
 		perm: make([]int, N), used: make([]int, N), multi: make([]int, N)}
 	initial := [][]int{slices.Clone(pr.base)}
 	initial = append(initial, p.adapt(jobs, N)...)
 	pop := s.run(initial)
-	best := slices.Clone(pop[0].state)
+	best := slices.Clone(pop[0].state) // pop states stay owned by the population
 	fit := pop[0].fit
 	if p.opt.LocalSearch {
-		fit = s.localSearch(best, fit)
+		fit = s.localSearch(best, 4*pr.nJobs*pr.nNodes*pr.capacity)
 	}
 	p.LastFitness = fit
 	states := make([][]int, 0, len(pop)+1)

@@ -1,6 +1,7 @@
 package pollux
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 )
@@ -12,29 +13,53 @@ type individual struct {
 	hash  uint64
 }
 
+// bits hands out cheap 16-bit uniforms from a 64-bit generator.
+type bits struct {
+	rng *rand.Rand
+	buf uint64
+	n   int
+}
+
+// chance is true with probability p (resolution 2⁻¹⁶).
+func (b *bits) chance(p float64) bool {
+	if b.n == 0 {
+		b.buf, b.n = b.rng.Uint64(), 4
+	}
+	v := b.buf & 0xffff
+	b.buf >>= 16
+	b.n--
+	return float64(v) < p*65536
+}
+
 // searcher runs the genetic algorithm for one round.
 type searcher struct {
 	pr    *problem
 	rng   *rand.Rand
+	bits  bits
 	opt   Options
-	perm  []int // scratch: node permutation
-	used  []int // scratch: per-node totals
-	multi []int // scratch
+	free  [][]int // recycled state buffers
+	perm  []int   // scratch: node permutation
+	used  []int   // scratch: per-node totals
+	multi []int   // scratch
 }
 
-// hash is FNV-1a over the state's entries, for duplicate elimination.
-func (s *searcher) hash(state []int) uint64 {
-	h := uint64(14695981039346656037)
-	for _, v := range state {
-		h ^= uint64(v)
-		h *= 1099511628211
+// get returns a state buffer holding a copy of src.
+func (s *searcher) get(src []int) []int {
+	var st []int
+	if n := len(s.free); n > 0 {
+		st, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		st = make([]int, len(src))
 	}
-	return h
+	copy(st, src)
+	return st
 }
+
+func (s *searcher) put(st []int) { s.free = append(s.free, st) }
 
 func (s *searcher) newIndividual(state []int) individual {
-	s.repair(state)
-	return individual{state: state, fit: s.pr.fitness(state), hash: s.hash(state)}
+	fit, hash := s.repair(state)
+	return individual{state: state, fit: fit, hash: hash}
 }
 
 // run evolves the initial states and returns the final population, best
@@ -56,7 +81,7 @@ func (s *searcher) run(initial [][]int) []individual {
 	}
 	for g := 0; g < s.opt.Generations; g++ {
 		var offspring []individual
-		for tries := 0; len(offspring) < P && tries < 4*P; tries++ {
+		for tries := 0; len(offspring) < P && tries < P; tries++ {
 			a, b := s.tournament(pop), s.tournament(pop)
 			c1, c2 := s.crossover(a.state, b.state)
 			for _, c := range [][]int{c1, c2} {
@@ -65,6 +90,8 @@ func (s *searcher) run(initial [][]int) []individual {
 				if !seen[ind.hash] {
 					seen[ind.hash] = true
 					offspring = append(offspring, ind)
+				} else {
+					s.put(c)
 				}
 			}
 		}
@@ -73,6 +100,7 @@ func (s *searcher) run(initial [][]int) []individual {
 		if len(pop) > P {
 			for _, dead := range pop[P:] {
 				delete(seen, dead.hash)
+				s.put(dead.state)
 			}
 			pop = pop[:P]
 		}
@@ -105,9 +133,9 @@ func (s *searcher) tournament(pop []individual) individual {
 // crossover is single-point crossover over job rows with probability
 // CrossoverProb; otherwise the children are copies of the parents.
 func (s *searcher) crossover(a, b []int) ([]int, []int) {
-	c1 := slices.Clone(a)
-	c2 := slices.Clone(b)
-	if s.rng.Float64() >= s.opt.CrossoverProb {
+	c1 := s.get(a)
+	c2 := s.get(b)
+	if !s.bits.chance(s.opt.CrossoverProb) {
 		return c1, c2
 	}
 	cut := s.rng.IntN(s.pr.nJobs) * s.pr.nNodes
@@ -126,12 +154,12 @@ func (s *searcher) mutate(state []int) {
 	N := pr.nNodes
 	for i := 0; i < pr.nJobs; i++ {
 		row := state[i*N : (i+1)*N]
-		if s.rng.Float64() < 0.1 {
+		if s.bits.chance(0.1) {
 			copy(row, pr.base[i*N:(i+1)*N])
 		}
-		if s.rng.Float64() < 0.1 {
+		if s.bits.chance(0.1) {
 			for c := range row {
-				if s.rng.Float64() < 0.1 {
+				if s.bits.chance(0.1) {
 					row[c] = 0
 				}
 			}
@@ -146,35 +174,52 @@ func (s *searcher) mutate(state []int) {
 			free[c] -= state[i*N+c]
 		}
 	}
-	nFree := 0
-	for _, f := range free {
+	open := s.perm[:0]
+	for c, f := range free {
 		if f >= 1 {
-			nFree++
+			open = append(open, c)
 		}
 	}
-	if nFree == 0 {
+	if len(open) == 0 {
 		return
 	}
-	p1 := 1 / float64(nFree)
+	p1 := 1 / float64(len(open))
+	logQ := math.Log1p(-p1)
+	raise := func(row []int, c int) {
+		if v := row[c]; v < pr.capacity {
+			row[c] = v + s.rng.IntN(pr.capacity-v+1)
+		}
+	}
 	for i := 0; i < pr.nJobs; i++ {
 		row := state[i*N : (i+1)*N]
+		// Each open node is raised with probability p1, and a node the
+		// job already uses also with probability 1/(its open nodes):
+		// skip-sample the first kind, flip coins for the second.
 		nOwn := 0
-		for c, v := range row {
-			if v > 0 && free[c] >= 1 {
+		for _, c := range open {
+			if row[c] > 0 {
 				nOwn++
 			}
 		}
-		for c, v := range row {
-			if free[c] < 1 {
-				continue
+		var hit [64]bool // raise marks for the first 64 open nodes
+		if p1 >= 1 {
+			hit[0] = true
+		} else {
+			for k := -1; ; {
+				k += 1 + int(math.Log(1-s.rng.Float64())/logQ)
+				if k >= len(open) || k >= len(hit) {
+					break
+				}
+				hit[k] = true
 			}
-			p := p1
-			if v > 0 {
-				p2 := 1 / float64(nOwn)
-				p = p1 + p2 - p1*p2
+		}
+		for k, c := range open {
+			h := k < len(hit) && hit[k]
+			if !h && row[c] > 0 && s.bits.chance(1/float64(nOwn)) {
+				h = true
 			}
-			if s.rng.Float64() < p && v < pr.capacity {
-				row[c] = v + s.rng.IntN(pr.capacity-v+1)
+			if h {
+				raise(row, c)
 			}
 		}
 	}
@@ -182,40 +227,40 @@ func (s *searcher) mutate(state []int) {
 
 // repair makes a state feasible, giving way in job order: interference
 // avoidance (the first multi-node job on a node keeps it), per-job GPU and
-// node caps (trimmed over the nodes in random order), node capacity.
-func (s *searcher) repair(state []int) {
+// node caps (trimmed over the nodes in random order), node capacity. It
+// returns the repaired state's fitness and hash, computed in the same pass.
+func (s *searcher) repair(state []int) (fit float64, hash uint64) {
 	pr := s.pr
 	N := pr.nNodes
-	if pr.avoid {
-		owner := s.multi[:N]
-		for c := range owner {
-			owner[c] = -1
-		}
-		for i := 0; i < pr.nJobs; i++ {
-			row := state[i*N : (i+1)*N]
-			if nodesOf(row) <= 1 {
-				continue
+	owner := s.multi[:N]
+	for c := range owner {
+		owner[c] = -1
+	}
+	perm := s.perm[:N]
+	for i := 0; i < pr.nJobs; i++ {
+		row := state[i*N : (i+1)*N]
+		k, n := 0, 0
+		for c, v := range row {
+			if v < 0 {
+				row[c], v = 0, 0
 			}
+			if v > 0 {
+				k += v
+				n++
+			}
+		}
+		if pr.avoid && n > 1 {
 			for c, v := range row {
-				if v <= 0 {
+				if v == 0 {
 					continue
 				}
 				if owner[c] < 0 {
 					owner[c] = i
 				} else {
 					row[c] = 0
+					k -= v
+					n--
 				}
-			}
-		}
-	}
-	perm := s.perm[:N]
-	for i := 0; i < pr.nJobs; i++ {
-		row := state[i*N : (i+1)*N]
-		k, n := 0, 0
-		for _, v := range row {
-			if v > 0 {
-				k += v
-				n++
 			}
 		}
 		if k <= pr.maxGPUs[i] && (pr.maxNodes <= 0 || n <= pr.maxNodes) {
@@ -245,17 +290,22 @@ func (s *searcher) repair(state []int) {
 	for c := range used {
 		used[c] = 0
 	}
+	hash = 14695981039346656037
+	sum := 0.0
 	for i := 0; i < pr.nJobs; i++ {
 		row := state[i*N : (i+1)*N]
 		for c, v := range row {
-			if v < 0 {
-				v = 0
+			if room := pr.capacity - used[c]; v > room {
+				v = room
+				row[c] = v
 			}
-			v = min(v, pr.capacity-used[c])
-			row[c] = v
 			used[c] += v
+			hash ^= uint64(v)
+			hash *= 1099511628211
 		}
+		sum += pr.rowTerm(i, row)
 	}
+	return pr.mean(sum), hash
 }
 
 func nodesOf(row []int) int {
