@@ -2,6 +2,7 @@ package pollux
 
 import (
 	"math"
+	"sync/atomic"
 
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
@@ -11,7 +12,8 @@ import (
 const epsSpeedup = 1e-3
 
 // problem is one round's search problem: jobs (in repair priority order)
-// × nodes, with per-job speedup functions and limits.
+// × nodes, with per-job speedup functions and limits. Its tables fill
+// lazily and are safe for concurrent use by the search's workers.
 type problem struct {
 	nJobs, nNodes int
 	capacity      int     // GPUs per node
@@ -26,31 +28,67 @@ type problem struct {
 	tables        []termTable
 }
 
-// speedupFn returns a job's speedup on k GPUs over n nodes, memoised.
+// speedupFn returns a job's speedup on k GPUs over n nodes.
 type speedupFn struct {
-	sp       *models.Speedup // nil: no model yet, linear in GPUs
+	md       *models.Model // nil: no model yet, speedup linear in GPUs
+	base     float64       // best goodput on the fair share
 	fairGPUs float64
-	memo     map[int32]float64
+	cache    *goodputCache // best goodput per (n, k), kept across rounds
 }
 
 func (s *speedupFn) at(n, k int) float64 {
 	if k == 0 {
 		return 0
 	}
-	if s.sp == nil {
+	if s.md == nil {
 		return float64(k) / s.fairGPUs
 	}
-	key := int32(n)<<16 | int32(k)
-	if v, ok := s.memo[key]; ok {
-		return v
+	if s.base <= 0 {
+		return 0
 	}
-	v := s.sp.At(n, k)
-	s.memo[key] = v
+	return s.cache.best(s.md, n, k) / s.base
+}
+
+// modelKey identifies everything a job's best goodput depends on.
+type modelKey struct {
+	params     models.Params
+	grad       models.GradStats
+	limits     models.Limits
+	fixedBatch int
+}
+
+// goodputCache memoises a job's best goodput per (nodes, GPUs) for as long
+// as its model is unchanged, across rounds. Entries are float64 bits, 0
+// meaning not yet computed; concurrent fills compute the same value.
+type goodputCache struct {
+	key        modelKey
+	maxN, maxK int
+	gp         []atomic.Uint64
+}
+
+func newGoodputCache(key modelKey, maxN, maxK int) *goodputCache {
+	return &goodputCache{key: key, maxN: maxN, maxK: maxK, gp: make([]atomic.Uint64, (maxN+1)*(maxK+1))}
+}
+
+func (c *goodputCache) best(md *models.Model, n, k int) float64 {
+	if n > c.maxN || k > c.maxK {
+		return md.Best(n, k).Goodput
+	}
+	e := &c.gp[n*(c.maxK+1)+k]
+	if b := e.Load(); b != 0 {
+		return math.Float64frombits(b)
+	}
+	v := md.Best(n, k).Goodput
+	if b := math.Float64bits(v); b != 0 {
+		e.Store(b)
+	}
 	return v
 }
 
 // newProblem builds the round's problem. jobs must be in priority order.
-func newProblem(c policies.Cluster, jobs []policies.Job, opt Options) *problem {
+// caches holds the jobs' goodput caches from earlier rounds by name; it is
+// updated in place.
+func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map[string]*goodputCache) *problem {
 	J, N := len(jobs), c.Nodes
 	total := c.TotalGPUs()
 	pr := &problem{
@@ -65,6 +103,10 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options) *problem {
 		speed:    make([]speedupFn, J),
 		tables:   make([]termTable, J),
 	}
+	maxN := N
+	if opt.MaxNodesPerJob > 0 {
+		maxN = min(N, opt.MaxNodesPerJob)
+	}
 	fairNodes, fairGPUs := models.FairShare(total, J)
 	for i := range jobs {
 		j := &jobs[i]
@@ -76,16 +118,21 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options) *problem {
 		pr.maxGPUs[i] = maxGPUs(j, opt, total)
 		age := j.Age
 		pr.factor[i] = math.Max(age-float64(j.Restarts)*opt.RestartDelay, 0) / (age + opt.RestartDelay)
-		sf := speedupFn{fairGPUs: float64(fairGPUs), memo: map[int32]float64{}}
+		sf := speedupFn{fairGPUs: float64(fairGPUs)}
 		if j.Params != nil {
 			md := &models.Model{Params: *j.Params, Grad: j.Grad, Limits: j.Limits, FixedBatch: j.FixedBatch}
-			sf.sp = models.NewSpeedup(md, fairNodes, fairGPUs)
+			key := modelKey{*j.Params, j.Grad, j.Limits, j.FixedBatch}
+			gc := caches[j.Name]
+			if gc == nil || gc.key != key || gc.maxN < min(maxN, pr.maxGPUs[i]) || gc.maxK < pr.maxGPUs[i] {
+				gc = newGoodputCache(key, maxN, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs))
+				if caches != nil {
+					caches[j.Name] = gc
+				}
+			}
+			sf.md, sf.cache = md, gc
+			sf.base = gc.best(md, fairNodes, fairGPUs)
 		}
 		pr.speed[i] = sf
-		maxN := N
-		if opt.MaxNodesPerJob > 0 {
-			maxN = min(N, opt.MaxNodesPerJob)
-		}
 		pr.tables[i] = newTermTable(min(maxN, pr.maxGPUs[i]), pr.maxGPUs[i])
 	}
 	return pr
@@ -132,12 +179,7 @@ func (pr *problem) rowTerm(i int, row []int) float64 {
 	if changed {
 		idx++
 	}
-	v := t.terms[idx]
-	if math.IsNaN(v) {
-		v = pr.computeTerm(i, n, k, changed)
-		t.terms[idx] = v
-	}
-	return v
+	return t.get(idx, func() float64 { return pr.computeTerm(i, n, k, changed) })
 }
 
 func (pr *problem) computeTerm(i, n, k int, changed bool) float64 {
@@ -148,18 +190,31 @@ func (pr *problem) computeTerm(i, n, k int, changed bool) float64 {
 	return pr.term(s)
 }
 
-// termTable memoises one job's rowTerm values.
+// termTable memoises one job's rowTerm values as float64 bits; the
+// all-ones pattern (a NaN no computation yields) marks an empty entry.
 type termTable struct {
 	maxN, maxK int
-	terms      []float64
+	terms      []atomic.Uint64
 }
 
+const emptyTerm = ^uint64(0)
+
 func newTermTable(maxN, maxK int) termTable {
-	t := termTable{maxN: maxN, maxK: maxK, terms: make([]float64, 2*(maxN+1)*(maxK+1))}
+	t := termTable{maxN: maxN, maxK: maxK, terms: make([]atomic.Uint64, 2*(maxN+1)*(maxK+1))}
 	for i := range t.terms {
-		t.terms[i] = math.NaN()
+		t.terms[i].Store(emptyTerm)
 	}
 	return t
+}
+
+// get returns entry idx, computing and storing it if empty.
+func (t *termTable) get(idx int, compute func() float64) float64 {
+	if b := t.terms[idx].Load(); b != emptyTerm {
+		return math.Float64frombits(b)
+	}
+	v := compute()
+	t.terms[idx].Store(math.Float64bits(v))
+	return v
 }
 
 func (pr *problem) term(s float64) float64 {

@@ -71,12 +71,7 @@ func (ls *local) term(i, n, k, diff int) float64 {
 	if diff > 0 {
 		idx++
 	}
-	v := t.terms[idx]
-	if v != v { // NaN: not yet computed
-		v = pr.computeTerm(i, n, k, diff > 0)
-		t.terms[idx] = v
-	}
-	return v
+	return t.get(idx, func() float64 { return pr.computeTerm(i, n, k, diff > 0) })
 }
 
 // delta describes the effect of changing entry (i, c) by d (±1).

@@ -3,6 +3,7 @@ package pollux
 import (
 	"cmp"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -32,6 +33,9 @@ type Options struct {
 	LocalSearch bool
 	// Seed seeds the search; the same seed gives the same decisions.
 	Seed uint64
+	// Workers is the number of goroutines that mutate and repair children
+	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
+	Workers int
 }
 
 // DefaultOptions are the reference settings.
@@ -50,6 +54,9 @@ type Policy struct {
 	prevJobs []string
 	prevPop  [][]int // final population of the last round, prevJobs × nodes
 	prevN    int
+	caches   map[string]*goodputCache
+	rounds   uint64
+	workers  []*worker
 	// LastFitness is the fitness of the allocation chosen in the last round.
 	LastFitness float64
 }
@@ -62,9 +69,13 @@ func New(opt Options) *Policy {
 	if opt.Generations < 0 {
 		opt.Generations = 0
 	}
+	if opt.Workers <= 0 {
+		opt.Workers = min(runtime.GOMAXPROCS(0), 8)
+	}
 	return &Policy{
-		opt: opt,
-		rng: rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
+		opt:    opt,
+		rng:    rand.New(rand.NewPCG(opt.Seed, 0x9e3779b97f4a7c15)),
+		caches: map[string]*goodputCache{},
 	}
 }
 
@@ -101,7 +112,17 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	for k, i := range idx {
 		sorted[k] = jobs[i]
 	}
-	pr := newProblem(c, sorted, p.opt)
+	// Drop the goodput caches of finished jobs.
+	active := make(map[string]bool, len(jobs))
+	for i := range jobs {
+		active[jobs[i].Name] = true
+	}
+	for name := range p.caches {
+		if !active[name] {
+			delete(p.caches, name)
+		}
+	}
+	pr := newProblem(c, sorted, p.opt, p.caches)
 	best, pop := p.search(pr, sorted, c.Nodes)
 	N := c.Nodes
 	for k, i := range idx {
@@ -123,8 +144,18 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 // search runs the genetic algorithm (and local search) on pr and returns
 // the best state and the final population.
 func (p *Policy) search(pr *problem, jobs []policies.Job, N int) ([]int, [][]int) {
-	s := &searcher{pr: pr, rng: p.rng, bits: bits{rng: p.rng}, opt: p.opt,
-		perm: make([]int, N), used: make([]int, N), multi: make([]int, N)}
+	p.rounds++
+	if len(p.workers) == 0 || len(p.workers[0].perm) != N {
+		p.workers = p.workers[:0]
+		for w := 0; w < p.opt.Workers; w++ {
+			p.workers = append(p.workers, newWorker(N))
+		}
+	}
+	workers := p.workers
+	if pr.nJobs*N < 64 {
+		workers = workers[:1] // not worth the goroutines
+	}
+	s := &searcher{pr: pr, rng: p.rng, opt: p.opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
 	initial := [][]int{slices.Clone(pr.base)}
 	initial = append(initial, p.adapt(jobs, N)...)
 	pop := s.run(initial)

@@ -58,7 +58,7 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 		for k, i := range order(jobs) {
 			sorted[k] = jobs[i]
 		}
-		pr := newProblem(c, sorted, opt)
+		pr := newProblem(c, sorted, opt, nil)
 		best := math.Inf(-1)
 		state := make([]int, tc.jobs*c.Nodes)
 		var enumerate func(pos int)
@@ -127,7 +127,7 @@ func TestDecisionsFeasibleAndDeterministic(t *testing.T) {
 	for k, i := range order(jobs) {
 		sorted[k] = jobs[i]
 	}
-	pr := newProblem(c, sorted, opt)
+	pr := newProblem(c, sorted, opt, nil)
 	if base := pr.fitness(pr.base); pol.LastFitness < base {
 		t.Errorf("fitness %v below the current allocation's %v", pol.LastFitness, base)
 	}
@@ -141,7 +141,7 @@ func TestFitnessClosedForm(t *testing.T) {
 		{Name: "b", Age: 30, Restarts: 0, Attained: 1, Limits: models.Limits{InitBatch: 8, MaxBatch: 512, MinLocal: 4, MaxLocal: 8}},
 	}
 	opt := DefaultOptions()
-	pr := newProblem(c, jobs, opt)
+	pr := newProblem(c, jobs, opt, nil)
 	// a: 2 GPUs on node 0 (changed, factor 90/120), b: 4 GPUs on node 1 (factor 30/60).
 	state := []int{2, 0, 0, 4}
 	sa := 2.0 / 4 * 0.25 * (90.0 / 120)
@@ -151,7 +151,7 @@ func TestFitnessClosedForm(t *testing.T) {
 		t.Errorf("fitness %v, want %v", got, want)
 	}
 	opt.P = 1
-	pr = newProblem(c, jobs, opt)
+	pr = newProblem(c, jobs, opt, nil)
 	if got, want := pr.fitness(state), (sa+sb)/2+1e-3; math.Abs(got-want) > 1e-12 {
 		t.Errorf("p=1 fitness %v, want %v", got, want)
 	}

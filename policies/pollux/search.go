@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
 // individual is one candidate allocation matrix and its fitness.
@@ -31,16 +32,39 @@ func (b *bits) chance(p float64) bool {
 	return float64(v) < p*65536
 }
 
-// searcher runs the genetic algorithm for one round.
-type searcher struct {
-	pr    *problem
+// worker holds what one goroutine of the search needs to mutate and
+// repair children: its own random stream and scratch space.
+type worker struct {
+	pcg   *rand.PCG
 	rng   *rand.Rand
 	bits  bits
-	opt   Options
-	free  [][]int // recycled state buffers
-	perm  []int   // scratch: node permutation
-	used  []int   // scratch: per-node totals
-	multi []int   // scratch
+	perm  []int // scratch: node permutation / open nodes
+	used  []int // scratch: per-node totals
+	multi []int // scratch
+}
+
+func newWorker(n int) *worker {
+	w := &worker{pcg: rand.NewPCG(0, 0), perm: make([]int, n), used: make([]int, n), multi: make([]int, n)}
+	w.rng = rand.New(w.pcg)
+	w.bits.rng = w.rng
+	return w
+}
+
+// reseed points the worker's stream at (a, b); every child gets its own
+// stream, so results do not depend on which worker made it.
+func (w *worker) reseed(a, b uint64) {
+	w.pcg.Seed(a, b)
+	w.bits.n = 0
+}
+
+// searcher runs the genetic algorithm for one round.
+type searcher struct {
+	pr      *problem
+	rng     *rand.Rand // selection and crossover, sequential
+	opt     Options
+	round   uint64 // distinguishes the child streams of successive rounds
+	workers []*worker
+	free    [][]int // recycled state buffers
 }
 
 // get returns a state buffer holding a copy of src.
@@ -57,45 +81,48 @@ func (s *searcher) get(src []int) []int {
 
 func (s *searcher) put(st []int) { s.free = append(s.free, st) }
 
-func (s *searcher) newIndividual(state []int) individual {
-	fit, hash := s.repair(state)
-	return individual{state: state, fit: fit, hash: hash}
-}
-
 // run evolves the initial states and returns the final population, best
 // first.
 func (s *searcher) run(initial [][]int) []individual {
 	P := s.opt.Population
 	seen := map[uint64]bool{}
 	var pop []individual
-	for _, st := range initial {
-		ind := s.newIndividual(st)
-		if !seen[ind.hash] {
-			seen[ind.hash] = true
-			pop = append(pop, ind)
+	w0 := s.workers[0]
+	for k, st := range initial {
+		w0.reseed(s.opt.Seed^s.round, uint64(k)<<1|1)
+		fit, h := w0.repair(s.pr, st)
+		if !seen[h] {
+			seen[h] = true
+			pop = append(pop, individual{st, fit, h})
 		}
 	}
 	sortPop(pop)
 	if len(pop) > P {
 		pop = pop[:P]
 	}
+	children := make([]individual, 2*((P+1)/2))
 	for g := 0; g < s.opt.Generations; g++ {
-		var offspring []individual
-		for tries := 0; len(offspring) < P && tries < P; tries++ {
+		// Selection and crossover in sequence, mutation and repair of
+		// each child in parallel on its own random stream, then duplicate
+		// elimination in child order: the result is independent of the
+		// number of workers.
+		for c := 0; c < len(children); c += 2 {
 			a, b := s.tournament(pop), s.tournament(pop)
-			c1, c2 := s.crossover(a.state, b.state)
-			for _, c := range [][]int{c1, c2} {
-				s.mutate(c)
-				ind := s.newIndividual(c)
-				if !seen[ind.hash] {
-					seen[ind.hash] = true
-					offspring = append(offspring, ind)
-				} else {
-					s.put(c)
-				}
-			}
+			children[c].state, children[c+1].state = s.crossover(a.state, b.state)
 		}
-		pop = append(pop, offspring...)
+		s.parallel(len(children), func(w *worker, c int) {
+			w.reseed(s.opt.Seed^s.round, uint64(g+1)<<32|uint64(c))
+			w.mutate(s.pr, children[c].state)
+			children[c].fit, children[c].hash = w.repair(s.pr, children[c].state)
+		})
+		for _, ch := range children {
+			if seen[ch.hash] {
+				s.put(ch.state)
+				continue
+			}
+			seen[ch.hash] = true
+			pop = append(pop, ch)
+		}
 		sortPop(pop)
 		if len(pop) > P {
 			for _, dead := range pop[P:] {
@@ -106,6 +133,29 @@ func (s *searcher) run(initial [][]int) []individual {
 		}
 	}
 	return pop
+}
+
+// parallel calls f(worker, i) for i in [0, n), spread over the workers.
+func (s *searcher) parallel(n int, f func(w *worker, i int)) {
+	W := len(s.workers)
+	if W == 1 || n < 2*W {
+		for i := 0; i < n; i++ {
+			f(s.workers[0], i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for k, w := range s.workers {
+		lo, hi := k*n/W, (k+1)*n/W
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				f(w, i)
+			}
+		}(w)
+	}
+	wg.Wait()
 }
 
 func sortPop(pop []individual) {
@@ -135,7 +185,7 @@ func (s *searcher) tournament(pop []individual) individual {
 func (s *searcher) crossover(a, b []int) ([]int, []int) {
 	c1 := s.get(a)
 	c2 := s.get(b)
-	if !s.bits.chance(s.opt.CrossoverProb) {
+	if s.rng.Float64() >= s.opt.CrossoverProb {
 		return c1, c2
 	}
 	cut := s.rng.IntN(s.pr.nJobs) * s.pr.nNodes
@@ -149,8 +199,7 @@ func (s *searcher) crossover(a, b []int) ([]int, []int) {
 // (each with p = 0.1, in a row chosen with p = 0.1); raise entries at
 // random towards node capacity (on average about one free node per row,
 // more likely where the job already is).
-func (s *searcher) mutate(state []int) {
-	pr := s.pr
+func (s *worker) mutate(pr *problem, state []int) {
 	N := pr.nNodes
 	for i := 0; i < pr.nJobs; i++ {
 		row := state[i*N : (i+1)*N]
@@ -229,8 +278,7 @@ func (s *searcher) mutate(state []int) {
 // avoidance (the first multi-node job on a node keeps it), per-job GPU and
 // node caps (trimmed over the nodes in random order), node capacity. It
 // returns the repaired state's fitness and hash, computed in the same pass.
-func (s *searcher) repair(state []int) (fit float64, hash uint64) {
-	pr := s.pr
+func (s *worker) repair(pr *problem, state []int) (fit float64, hash uint64) {
 	N := pr.nNodes
 	owner := s.multi[:N]
 	for c := range owner {
