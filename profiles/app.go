@@ -9,7 +9,9 @@
 package profiles
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/polluxsim/polluxsim/models"
 )
@@ -56,6 +58,9 @@ type App struct {
 	// ValidatedBatches are the total batch sizes with a measured training
 	// curve, ascending.
 	ValidatedBatches []int
+	// Tuned, when set, are precomputed TunedJobs candidates for 4-GPU
+	// nodes (see TunedConfigs); compact models carry them.
+	Tuned []TunedConfig
 	// Truth gives the real costs and training curve.
 	Truth Truth
 }
@@ -68,6 +73,15 @@ type Set struct {
 	// Source says where the profiles came from (a folder, or "embedded").
 	Source string
 	Apps   map[string]*App
+}
+
+// App returns the application called name, or an error listing the known
+// ones.
+func (s *Set) App(name string) (*App, error) {
+	if a, ok := s.Apps[name]; ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("unknown application %q in profiles %s (have %s)", name, s.Source, strings.Join(s.Names(), ", "))
 }
 
 // Names returns the applications' names in sorted order.

@@ -1,0 +1,250 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/models"
+)
+
+// File names of the reference format inside traces/<app>/.
+const (
+	PlacementsFile  = "placements.csv"
+	ScalabilityFile = "scalability.csv"
+	validationGlob  = "validation-*.csv"
+)
+
+// errNotApp marks a folder with none of an application's files.
+var errNotApp = errors.New("not an application folder")
+
+// Load reads every application of a data set in the reference (adaptdl)
+// format. dir is either the data root (holding traces/) or the traces/
+// folder itself. Each subfolder traces/<app>/ with a placements.csv and at
+// least one validation-<B>.csv becomes one App (see LoadApp); subfolders
+// with none of these files, and plain files such as philly.csv, are
+// ignored.
+func Load(dir string) (*Set, error) {
+	traces := dir
+	if st, err := os.Stat(filepath.Join(dir, "traces")); err == nil && st.IsDir() {
+		traces = filepath.Join(dir, "traces")
+	}
+	entries, err := os.ReadDir(traces)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read profiles: %w", err)
+	}
+	set := &Set{Source: dir, Apps: map[string]*App{}}
+	for _, e := range entries {
+		path := filepath.Join(traces, e.Name())
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+			continue
+		}
+		app, err := LoadApp(path)
+		if errors.Is(err, errNotApp) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		set.Apps[app.Name] = app
+	}
+	if len(set.Apps) == 0 {
+		return nil, fmt.Errorf("%s: no application folders found (want traces/<app>/ with %s and validation-<batch>.csv)", traces, PlacementsFile)
+	}
+	return set, nil
+}
+
+// LoadApp reads one application folder in the reference format: its name
+// is the folder's name. placements.csv and at least one
+// validation-<B>.csv are required; scalability.csv is optional (without it,
+// unmeasured placements are interpolated from the placement rows alone).
+//
+// The App's limits follow the reference simulator: InitBatch and MaxBatch
+// are the smallest and largest validated batch sizes, MinLocal and
+// MaxLocal the smallest and largest local_bsz of placements.csv. The six
+// reference applications get the reference's constants (see
+// ReferenceConstants); others train for as many epochs as their shortest
+// validation run has rows.
+func LoadApp(dir string) (*App, error) {
+	name := filepath.Base(dir)
+	pPath := filepath.Join(dir, PlacementsFile)
+	sPath := filepath.Join(dir, ScalabilityFile)
+	vPaths, err := filepath.Glob(filepath.Join(dir, validationGlob))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	sort.Strings(vPaths)
+	pData, pErr := os.ReadFile(pPath)
+	sData, sErr := os.ReadFile(sPath)
+	if errors.Is(pErr, fs.ErrNotExist) && errors.Is(sErr, fs.ErrNotExist) && len(vPaths) == 0 {
+		return nil, fmt.Errorf("%s: %w", dir, errNotApp)
+	}
+	if pErr != nil {
+		return nil, fileError(pPath, pErr)
+	}
+	placements, err := ParsePlacements(pPath, pData)
+	if err != nil {
+		return nil, err
+	}
+	var scalability []ScalabilityRow
+	switch {
+	case sErr == nil:
+		if scalability, err = ParseScalability(sPath, sData); err != nil {
+			return nil, err
+		}
+	case !errors.Is(sErr, fs.ErrNotExist):
+		return nil, fileError(sPath, sErr)
+	}
+	if len(vPaths) == 0 {
+		return nil, fmt.Errorf("%s: missing file: no validation-<batch>.csv (one training curve per validated total batch size is required)", dir)
+	}
+	validation := map[int][]ValidationRow{}
+	files := map[int]string{}
+	for _, path := range vPaths {
+		b, err := validatedBatch(filepath.Base(path))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if other, dup := files[b]; dup {
+			return nil, fmt.Errorf("%s: batch size %d is also validated by %s", path, b, other)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fileError(path, err)
+		}
+		rows, err := ParseValidation(path, data)
+		if err != nil {
+			return nil, err
+		}
+		files[b], validation[b] = path, rows
+	}
+	app, err := NewApp(name, placements, scalability, validation)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return app, nil
+}
+
+func fileError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: missing file", path)
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// validatedBatch reads B from a file name validation-<B>.csv.
+func validatedBatch(base string) (int, error) {
+	s := strings.TrimSuffix(strings.TrimPrefix(base, "validation-"), ".csv")
+	b, err := strconv.Atoi(s)
+	if err != nil || b <= 0 || strings.HasPrefix(s, "+") {
+		return 0, fmt.Errorf("file name must be validation-<batch size>.csv with a positive whole batch size, not %q", base)
+	}
+	return b, nil
+}
+
+// Constants are the per-application settings the reference simulator adds
+// to the measured tables.
+type Constants struct {
+	// Epochs is the number of epochs a job trains for.
+	Epochs int
+	// MaxLocal, when positive, overrides the largest per-GPU batch size.
+	MaxLocal int
+	// FixedBatch and MaxGPUs, when positive, pin the total batch size and
+	// cap the GPUs under adaptive policies.
+	FixedBatch, MaxGPUs int
+}
+
+// ReferenceConstants returns the reference simulator's constants for one
+// of its six applications (bert, cifar10, deepspeech2, imagenet, ncf,
+// yolov3), or false for any other name.
+func ReferenceConstants(name string) (Constants, bool) {
+	switch name {
+	case "bert":
+		return Constants{Epochs: 2}, true
+	case "cifar10":
+		return Constants{Epochs: 100}, true
+	case "deepspeech2":
+		return Constants{Epochs: 80}, true
+	case "imagenet":
+		return Constants{Epochs: 90}, true
+	case "ncf":
+		return Constants{Epochs: 10, FixedBatch: 32768, MaxGPUs: 1}, true
+	case "yolov3":
+		return Constants{Epochs: 50, MaxLocal: 8}, true
+	}
+	return Constants{}, false
+}
+
+// NewApp builds an App from parsed tables, with the limits and constants
+// described on LoadApp. The epochs are capped to the rows of the shortest
+// validation run.
+func NewApp(name string, placements []PlacementRow, scalability []ScalabilityRow, validation map[int][]ValidationRow) (*App, error) {
+	if len(placements) == 0 {
+		return nil, errors.New("no placement rows")
+	}
+	if len(validation) == 0 {
+		return nil, errors.New("no validation runs")
+	}
+	batches := sortedKeys(validation)
+	minRows := math.MaxInt
+	for _, b := range batches {
+		if len(validation[b]) == 0 {
+			return nil, fmt.Errorf("validation run at batch size %d has no rows", b)
+		}
+		minRows = min(minRows, len(validation[b]))
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, row := range placements {
+		lo, hi = math.Min(lo, row.Local), math.Max(hi, row.Local)
+	}
+	lim := models.Limits{
+		InitBatch: batches[0],
+		MaxBatch:  batches[len(batches)-1],
+		MinLocal:  int(math.Ceil(lo)),
+		MaxLocal:  int(math.Floor(hi)),
+	}
+	app := &App{
+		Name:             name,
+		Epochs:           minRows,
+		LRScaler:         "adascale",
+		ValidatedBatches: batches,
+	}
+	if c, ok := ReferenceConstants(name); ok {
+		app.Epochs = min(c.Epochs, minRows)
+		app.FixedBatch, app.MaxGPUs = c.FixedBatch, c.MaxGPUs
+		if c.MaxLocal > 0 {
+			lim.MaxLocal = c.MaxLocal
+		}
+	}
+	if lim.MaxLocal < lim.MinLocal || lim.MinLocal < 1 {
+		return nil, fmt.Errorf("per-GPU batch range %d..%d is empty (local_bsz from %v to %v)", lim.MinLocal, lim.MaxLocal, lo, hi)
+	}
+	if lim.MaxBatch < lim.MinLocal {
+		return nil, fmt.Errorf("largest validated batch size %d is below the smallest local_bsz %d", lim.MaxBatch, lim.MinLocal)
+	}
+	app.Limits = lim
+	app.Truth = NewTableTruth(placements, scalability, validation)
+	return app, nil
+}
+
+func sortedKeys[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	return keys
+}
