@@ -82,21 +82,24 @@ var policyMakers = map[string]func(s RunSpec) policies.Policy{
 	"tiresias": func(RunSpec) policies.Policy { return tiresias.New(0) },
 	"optimus":  func(RunSpec) policies.Policy { return optimus.New() },
 	"fifo":     func(RunSpec) policies.Policy { return fifo.New() },
-	"pollux": func(s RunSpec) policies.Policy {
-		o := pollux.DefaultOptions()
-		o.P = s.P
-		o.RestartDelay = s.RestartDelay
-		o.NoInterferenceAvoidance = s.NoInterferenceAvoidance
-		o.Seed = s.Seed
-		if s.Population > 0 {
-			o.Population = s.Population
-		}
-		if s.Generations > 0 {
-			o.Generations = s.Generations
-		}
-		o.LocalSearch = !s.NoLocalSearch
-		return pollux.New(o)
-	},
+	"pollux":   func(s RunSpec) policies.Policy { return pollux.New(polluxOptions(s)) },
+}
+
+// polluxOptions are the Pollux options a spec describes.
+func polluxOptions(s RunSpec) pollux.Options {
+	o := pollux.DefaultOptions()
+	o.P = s.P
+	o.RestartDelay = s.RestartDelay
+	o.NoInterferenceAvoidance = s.NoInterferenceAvoidance
+	o.Seed = s.Seed
+	if s.Population > 0 {
+		o.Population = s.Population
+	}
+	if s.Generations > 0 {
+		o.Generations = s.Generations
+	}
+	o.LocalSearch = !s.NoLocalSearch
+	return o
 }
 
 // PolicyNames lists the known policies.

@@ -17,6 +17,9 @@ type Job struct {
 	// Batch is the total batch size the user asked for (used by Tiresias
 	// and Optimus+Oracle).
 	Batch int
+	// Line is the job's 1-based line in the file it was read from, or 0
+	// when it was not read from a file. Error messages use it.
+	Line int
 }
 
 // Workload is a list of jobs sorted by submission time.

@@ -37,6 +37,9 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 	}
 	root.AddCommand(
 		newVersionCmd(),
+		newRunCmd(),
+		newProfilesCmd(),
+		newWorkloadCmd(),
 	)
 	return root
 }

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/polluxsim/polluxsim/profiles"
+)
+
+// loadProfileSet loads application profiles for the commands that take
+// --profiles: "" is the embedded default, a file is a compact profile file
+// (as written by `profiles derive`), a folder is data in the reference
+// (adaptdl) format, either the data root or its traces/ folder.
+func loadProfileSet(dir string) (*profiles.Set, error) {
+	if dir == "" {
+		return profiles.Default(), nil
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("profiles %s: no such file or folder", dir)
+		}
+		return nil, fmt.Errorf("profiles: %w", err)
+	}
+	if !st.IsDir() {
+		return profiles.LoadCompact(dir)
+	}
+	return profiles.Load(dir)
+}
+
+const profilesFlagHelp = "profiles: a folder in the reference (adaptdl) format or a compact profile file; empty = embedded default"
+
+func newProfilesCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "profiles",
+		Short: "List, inspect and derive application profiles (the simulator's ground truth)",
+		Long: `Application profiles are the simulator's ground truth for each model: step times
+per placement and per-GPU batch size, gradient noise along training, batch limits
+and training length. They come from a folder in the reference (adaptdl) format,
+from a compact profile file written by "profiles derive", or, by default, from
+the compact profiles embedded in the binary.`,
+	}
+	cmd.AddCommand(newProfilesListCmd(), newProfilesShowCmd(), newProfilesDeriveCmd())
+	return cmd
+}
+
+func newProfilesListCmd() *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the applications of a profile set with their limits",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			set, err := loadProfileSet(dir)
+			if err != nil {
+				return err
+			}
+			return writeProfileList(cmd.OutOrStdout(), set)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
+	return cmd
+}
+
+func writeProfileList(w io.Writer, set *profiles.Set) error {
+	fmt.Fprintf(w, "profiles: %s\n", set.Source)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "name\tB0\tmax batch\tper-GPU batch\tepochs\ttarget\tfixed batch\tmax GPUs\t")
+	for _, name := range set.Names() {
+		a := set.Apps[name]
+		l := a.Limits
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d..%d\t%d\t%.6g\t%s\t%s\t\n", name, l.InitBatch, l.MaxBatch,
+			l.MinLocal, l.MaxLocal, a.Epochs, a.Target(), orDash(a.FixedBatch), orDash(a.MaxGPUs))
+	}
+	return tw.Flush()
+}
+
+func orDash(v int) string {
+	if v <= 0 {
+		return "-"
+	}
+	return fmt.Sprint(v)
+}
+
+func newProfilesShowCmd() *cobra.Command {
+	var dir string
+	var perNode int
+	cmd := &cobra.Command{
+		Use:   "show MODEL",
+		Short: "Show what the simulator believes about one application",
+		Long: `Show prints an application's limits, training length and progress target, its
+TunedJobs configurations, and tables of throughput (samples/s on packed
+placements) and statistical efficiency (relative to the initial batch size)
+at a few GPU counts, batch sizes and points of training.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			set, err := loadProfileSet(dir)
+			if err != nil {
+				return err
+			}
+			app, err := set.App(args[0])
+			if err != nil {
+				return err
+			}
+			if perNode < 1 {
+				return fmt.Errorf("--gpus-per-node must be at least 1, not %d", perNode)
+			}
+			return writeProfile(cmd.OutOrStdout(), set, app, perNode)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
+	cmd.Flags().IntVar(&perNode, "gpus-per-node", 4, "GPUs per node of the packed placements in the throughput table")
+	return cmd
+}
+
+func writeProfile(w io.Writer, set *profiles.Set, app *profiles.App, perNode int) error {
+	l := app.Limits
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\t(profiles: %s)\n", app.Name, set.Source)
+	fmt.Fprintf(tw, "initial batch B0\t%d\n", l.InitBatch)
+	fmt.Fprintf(tw, "max batch\t%d\n", l.MaxBatch)
+	fmt.Fprintf(tw, "per-GPU batch\t%d..%d\n", l.MinLocal, l.MaxLocal)
+	fmt.Fprintf(tw, "epochs\t%d\n", app.Epochs)
+	fmt.Fprintf(tw, "target progress\t%.6g (iterations at B0)\n", app.Target())
+	fmt.Fprintf(tw, "LR scaler\t%s\n", app.LRScaler)
+	fmt.Fprintf(tw, "fixed batch\t%s\n", orDash(app.FixedBatch))
+	fmt.Fprintf(tw, "max GPUs\t%s\n", orDash(app.MaxGPUs))
+	fmt.Fprintf(tw, "validated batches\t%s\n", joinInts(app.ValidatedBatches))
+	var tuned []string
+	for _, c := range profiles.TunedConfigs(app, perNode) {
+		tuned = append(tuned, fmt.Sprintf("%d GPU × %d (%.2f h)", c.Replicas, c.Batch, c.JCT/3600))
+	}
+	fmt.Fprintf(tw, "TunedJobs configs\t%s\n", strings.Join(tuned, ", "))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	batches := showBatches(app)
+	fmt.Fprintf(w, "\nThroughput (samples/s) on packed placements of %d GPUs per node; total batch B split into\n"+
+		"per-GPU batch and accumulation steps as the simulator does (one GPU above B0 accumulates at least once):\n", perNode)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "GPUs\t")
+	for _, b := range batches {
+		fmt.Fprintf(tw, "B=%d\t", b)
+	}
+	fmt.Fprintln(tw)
+	for _, k := range []int{1, 2, 4, 8, 16, 32, 64} {
+		if k*l.MinLocal > l.MaxBatch {
+			break
+		}
+		fmt.Fprintf(tw, "%d\t", k)
+		for _, b := range batches {
+			fmt.Fprintf(tw, "%s\t", throughputCell(app, k, perNode, b))
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	fmt.Fprintln(w, "\nStatistical efficiency (relative to B0) along training:")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "epoch\t")
+	for _, b := range batches {
+		fmt.Fprintf(tw, "B=%d\t", b)
+	}
+	fmt.Fprintln(tw)
+	for _, e := range showEpochs(app.Epochs) {
+		fmt.Fprintf(tw, "%d\t", e+1)
+		for _, b := range batches {
+			fb := float64(b)
+			fmt.Fprintf(tw, "%.3f\t", app.Truth.Grad(fb, e).Efficiency(float64(l.InitBatch), fb))
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+// throughputCell is the samples/s of k GPUs (packed) at total batch b, or
+// "-" when the batch cannot be split within the per-GPU limits.
+func throughputCell(app *profiles.App, k, perNode, b int) string {
+	m, s, ok := app.Limits.Split(k, float64(b))
+	if !ok {
+		return "-"
+	}
+	step, sync := app.Truth.Step(profiles.PackedPlacement(k, perNode), float64(m))
+	t := step + float64(s)*(step-sync)
+	if !(t > 0) {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(k*m*(s+1))/t)
+}
+
+// showBatches picks at most 7 validated batch sizes, spread over the range.
+func showBatches(app *profiles.App) []int {
+	vb := app.ValidatedBatches
+	if len(vb) <= 7 {
+		return vb
+	}
+	out := make([]int, 0, 7)
+	for i := 0; i < 7; i++ {
+		out = append(out, vb[i*(len(vb)-1)/6])
+	}
+	return out
+}
+
+// showEpochs picks the first, last and a few middle epochs (0-based).
+func showEpochs(epochs int) []int {
+	var out []int
+	for _, f := range []float64{0, 0.1, 0.25, 0.5, 0.75, 1} {
+		e := int(f * float64(epochs-1))
+		if len(out) == 0 || e > out[len(out)-1] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprint(x)
+	}
+	return strings.Join(s, " ")
+}
+
+func newProfilesDeriveCmd() *cobra.Command {
+	var from, out, source, license string
+	cmd := &cobra.Command{
+		Use:   "derive --from DIR --out FILE",
+		Short: "Derive a compact profile file from data in the reference format",
+		Long: `Derive fits a compact model of every application of a reference-format data
+set (see "profiles show" for what the simulator reads from it): a throughput
+model θ_sys with a small correction surface, the gradient noise along training,
+limits and training length. The file holds a few dozen numbers per application
+and the provenance given by --source and --license; it does not contain the
+measurements. It prints how far the compact model is from the data.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if from == "" || out == "" {
+				return errors.New("derive needs --from DIR and --out FILE")
+			}
+			set, err := profiles.Load(from)
+			if err != nil {
+				return err
+			}
+			if source == "" {
+				source = "reference-format data from folder " + filepath.Base(filepath.Clean(from))
+			}
+			f, err := profiles.Derive(set, profiles.Provenance{
+				Source:    source,
+				License:   license,
+				DerivedBy: "polluxsim profiles derive (polluxsim " + Version + ")",
+			})
+			if err != nil {
+				return err
+			}
+			if err := f.WriteFile(out); err != nil {
+				return err
+			}
+			return writeDeriveSummary(cmd.OutOrStdout(), set, f.Set(out), out)
+		},
+	}
+	cmd.Flags().StringVar(&from, "from", "", "data in the reference format (data root or its traces/ folder)")
+	cmd.Flags().StringVar(&out, "out", "", "compact profile file to write (JSON)")
+	cmd.Flags().StringVar(&source, "source", "", "provenance of the data, recorded in the file (repository, commit, folder)")
+	cmd.Flags().StringVar(&license, "license", "", "license of the data, recorded in the file")
+	return cmd
+}
+
+func writeDeriveSummary(w io.Writer, real, compact *profiles.Set, out string) error {
+	fmt.Fprintf(w, "wrote %s: %d applications\n", out, len(compact.Apps))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "app\tstep time err mean\tp90\tefficiency err mean\tp90\titerations err mean\t")
+	for _, name := range real.Names() {
+		c, err := profiles.Compare(real.Apps[name], compact.Apps[name])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t\n", name, 100*c.Step.Mean, 100*c.Step.P90,
+			100*c.Efficiency.Mean, 100*c.Efficiency.P90, 100*c.Iterations.Mean)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// runFlags are the settings of `polluxsim run`.
+type runFlags struct {
+	spec         experiments.RunSpec
+	workload     string
+	profiles     string
+	config       string
+	jobs         int
+	workloadSeed uint64
+	out          string
+	noTiming     bool
+	quiet        bool
+}
+
+func newRunCmd() *cobra.Command {
+	rf := runFlags{spec: experiments.DefaultSpec("pollux")}
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Simulate one workload under one scheduling policy",
+		Long: `run replays a workload on the simulated cluster under one policy, prints a short
+summary and writes DIR/summary.json, DIR/jobs.parquet and DIR/rounds.parquet.
+
+Without --workload it generates the default workload: 160 jobs sampled from the
+embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
+others). Without --profiles it uses the embedded compact profiles; point
+--profiles at a folder in the reference (adaptdl) format for the real tables.`,
+		Example: `  polluxsim run --out out/pollux
+  polluxsim run --policy tiresias --workload workload-1.csv --profiles ref/ --step --out out/t1
+  polluxsim run --policy pollux --p -10 --interference 0.5 --no-interference-avoidance --out out/p`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runOnce(cmd, &rf)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(experiments.PolicyNames(), ", "))
+	f.StringVar(&rf.workload, "workload", "", "workload CSV (default: generated from the embedded Philly summary)")
+	f.StringVar(&rf.profiles, "profiles", "", profilesFlagHelp)
+	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
+	f.IntVar(&rf.jobs, "jobs", 160, "jobs in the generated workload (160 = 1.0x load)")
+	f.Uint64Var(&rf.workloadSeed, "workload-seed", 1, "seed of the generated workload")
+	f.IntVar(&rf.spec.Nodes, "nodes", 16, "nodes in the cluster")
+	f.IntVar(&rf.spec.GPUsPerNode, "gpus-per-node", 4, "GPUs per node")
+	f.Var(newSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
+	f.Var(newSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
+	f.Float64Var(&rf.spec.Interference, "interference", 0, "slowdown in [0,1) of multi-node jobs sharing a node")
+	f.Float64Var(&rf.spec.P, "p", -1, "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer)")
+	f.BoolVar(&rf.spec.NoInterferenceAvoidance, "no-interference-avoidance", false, "Pollux: allow several multi-node jobs per node")
+	f.IntVar(&rf.spec.Population, "population", 0, "Pollux: genetic algorithm population (0 = default)")
+	f.IntVar(&rf.spec.Generations, "generations", 0, "Pollux: genetic algorithm generations (0 = default)")
+	f.BoolVar(&rf.spec.NoLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm")
+	f.Uint64Var(&rf.spec.Seed, "seed", 1, "seed of the policy's search")
+	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
+	f.StringVar(&rf.out, "out", "out/run", "output folder")
+	f.BoolVar(&rf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns are byte-identical")
+	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
+	return cmd
+}
+
+func runOnce(cmd *cobra.Command, rf *runFlags) error {
+	if err := rf.spec.Validate(); err != nil {
+		return err
+	}
+	if rf.workload != "" && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("workload-seed") || cmd.Flags().Changed("config")) {
+		return errors.New("--jobs, --workload-seed and --config describe the generated workload; they cannot be used with --workload")
+	}
+	if rf.jobs < 1 {
+		return fmt.Errorf("--jobs must be at least 1, got %d", rf.jobs)
+	}
+	if err := checkOutDir(rf.out); err != nil {
+		return err
+	}
+	set, err := loadProfileSet(rf.profiles)
+	if err != nil {
+		return err
+	}
+	w, err := loadOrGenerateWorkload(rf, set)
+	if err != nil {
+		return err
+	}
+	if err := traces.Validate(w, set.Names(), rf.spec.Nodes*rf.spec.GPUsPerNode); err != nil {
+		return err
+	}
+	policy, err := experiments.NewPolicy(rf.spec)
+	if err != nil {
+		return err
+	}
+	cfg := rf.spec.SimConfig()
+	prog := newProgress(cmd.ErrOrStderr(), len(w.Jobs), "simulating "+rf.spec.Policy, rf.quiet)
+	cfg.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
+	res, err := sim.Run(cfg, set, w, policy)
+	prog.finish()
+	if err != nil {
+		return err
+	}
+	meta, err := runMeta(rf, set, w)
+	if err != nil {
+		return err
+	}
+	if err := experiments.WriteRun(rf.out, res, rf.spec, meta, experiments.OutputOptions{NoTiming: rf.noTiming}); err != nil {
+		return err
+	}
+	return printSummary(cmd.OutOrStdout(), res, rf.out)
+}
+
+// checkOutDir fails early if the output folder cannot be created or
+// written, so no simulation time is wasted.
+func checkOutDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: cannot create the folder: %w", dir, unwrapPathErr(err))
+	}
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		return fmt.Errorf("--out %s: folder is not writable: %w", dir, unwrapPathErr(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, error) {
+	if rf.workload != "" {
+		w, warnings, err := traces.ReadFile(rf.workload, traces.ReadOptions{Apps: set.Names()})
+		if err != nil {
+			return nil, err
+		}
+		for _, msg := range warnings {
+			fmt.Fprintln(os.Stderr, "warning:", msg)
+		}
+		return w, nil
+	}
+	return experiments.GenerateWorkload(nil, set, rf.jobs, rf.workloadSeed, rf.config, rf.spec.GPUsPerNode)
+}
+
+// runMeta identifies the run's inputs: the workload as simulated and the
+// profiles' files (or the embedded set, which the version identifies).
+func runMeta(rf *runFlags, set *profiles.Set, w *traces.Workload) (experiments.RunMeta, error) {
+	var wl bytes.Buffer
+	if err := traces.Write(&wl, w); err != nil {
+		return experiments.RunMeta{}, err
+	}
+	prof, err := profilesDigest(rf.profiles)
+	if err != nil {
+		return experiments.RunMeta{}, err
+	}
+	return experiments.RunMeta{
+		Version:    versionString(),
+		Seed:       rf.spec.Seed,
+		InputsHash: experiments.HashInputs(wl.Bytes(), prof, []byte(Version)),
+		Workload:   w.Source,
+		Profiles:   set.Source,
+	}, nil
+}
+
+// profilesDigest hashes the files a profile set is read from.
+func profilesDigest(path string) ([]byte, error) {
+	if path == "" {
+		return []byte("embedded"), nil
+	}
+	var files []string
+	err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".json")) &&
+			!strings.Contains(p, "workload") && filepath.Base(p) != "philly.csv" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("profiles %s: %w", path, err)
+	}
+	sort.Strings(files)
+	var parts [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("profiles: %w", err)
+		}
+		rel, _ := filepath.Rel(path, f)
+		parts = append(parts, []byte(filepath.ToSlash(rel)), data)
+	}
+	return []byte(experiments.HashInputs(parts...)), nil
+}
+
+func printSummary(w io.Writer, res *sim.Result, out string) error {
+	s := res.Summary
+	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %d x %d GPUs
+  avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
+  makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
+  avg finish-time fairness rho %.2f   agent fits %d
+  wall %.2f s (policy %.2f s over %d rounds)
+wrote %s
+`, s.Policy, s.Jobs, res.Config.Cluster.Nodes, res.Config.Cluster.GPUsPerNode,
+		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
+		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
+		s.AvgFairness, s.AgentFits,
+		s.Wall, s.PolicyRoundTotal, s.Rounds,
+		strings.Join([]string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet"), filepath.Join(out, "rounds.parquet")}, ", "))
+	return err
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// referenceJobs is the number of jobs of the reference's 1.0× load.
+const referenceJobs = 160
+
+func newWorkloadCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "workload",
+		Short: "Generate workloads from the Philly trace, ingest Philly's job log",
+		Long: `Workloads are CSV files (name,time,application,num_replicas,batch_size), one job
+per line, in the format of the reference simulator (petuum/adaptdl).
+
+  generate          sample a workload from the Philly trace (or its embedded summary)
+  philly            reduce Philly's cluster_job_log to the table generate samples
+  summarize-philly  make the compact summary generate uses without --philly`,
+	}
+	cmd.AddCommand(newWorkloadGenerateCmd(), newWorkloadPhillyCmd(), newWorkloadSummarizeCmd())
+	return cmd
+}
+
+func newWorkloadGenerateCmd() *cobra.Command {
+	var (
+		jobs, gpusPerNode, maxReplicas int
+		load                           float64
+		seed                           uint64
+		phillyPath, summaryPath        string
+		config, profilesDir, out       string
+	)
+	cmd := &cobra.Command{
+		Use:   "generate --out FILE",
+		Short: "Sample a workload from the Philly trace",
+		Long: `generate samples a workload the way the reference generator does: Philly jobs
+that ran at least 60 s with less than 1000 GPU-hours, submitted between 02:00
+and 10:00 (any day), sampled without replacement; arrival = time since 02:00;
+application by GPU time (< 1 GPU-h: cifar10 or ncf; 1-10: deepspeech2 or bert;
+10-100: yolov3; >= 100: imagenet). --config tuned gives each job a random tuned
+(GPUs, batch) pair of its application (computed from the profiles); realistic
+gives it the Philly job's GPU count and batch B0 x GPUs.
+
+Without --philly the embedded summary of the reference's philly.csv is sampled
+(same application mix and arrival-time distribution, not the same jobs). The
+same seed and inputs always give the same file.`,
+		Example: `  polluxsim workload generate --seed 1 --out workload-1.csv
+  polluxsim workload generate --jobs 320 --seed 3 --philly traces/philly.csv --out w.csv
+  polluxsim workload generate --load 1.5 --config realistic --profiles ref/ --out w.csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return errors.New("--out FILE is required (- for standard output)")
+			}
+			if cmd.Flags().Changed("load") {
+				if cmd.Flags().Changed("jobs") {
+					return errors.New("give --jobs or --load, not both")
+				}
+				if !(load > 0) || load > 1e6 {
+					return fmt.Errorf("--load %v must be a positive multiple of the 160-job load", load)
+				}
+				jobs = int(math.Round(load * referenceJobs))
+			}
+			if phillyPath != "" && summaryPath != "" {
+				return errors.New("give --philly or --summary, not both")
+			}
+			src, err := workloadSource(phillyPath, summaryPath, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			set, err := loadProfileSet(profilesDir)
+			if err != nil {
+				return err
+			}
+			w, err := traces.Generate(src, traces.GenerateOptions{
+				Jobs:        jobs,
+				Seed:        seed,
+				Config:      config,
+				Apps:        experiments.AppConfigs(set, gpusPerNode),
+				MaxReplicas: maxReplicas,
+			})
+			if err != nil {
+				return err
+			}
+			if out == "-" {
+				return traces.Write(cmd.OutOrStdout(), w)
+			}
+			if err := traces.WriteFile(out, w); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %s\n  mix: %s\n", out, w.Source, formatMix(w))
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&jobs, "jobs", referenceJobs, "number of jobs (160 is the reference's 1.0x load)")
+	f.Float64Var(&load, "load", 1, "load multiplier instead of --jobs: jobs = 160 x load")
+	f.Uint64Var(&seed, "seed", 1, "random seed")
+	f.StringVar(&phillyPath, "philly", "", "reduced Philly table to sample (default: the embedded summary)")
+	f.StringVar(&summaryPath, "summary", "", "Philly summary file to sample instead of the embedded one")
+	f.StringVar(&config, "config", traces.ConfigTuned, "job configurations: tuned or realistic")
+	f.StringVar(&profilesDir, "profiles", "", "profiles the tuned pairs and B0 come from: a reference-format folder or a compact profile file (default: embedded)")
+	f.IntVar(&gpusPerNode, "gpus-per-node", 4, "GPUs per node when computing tuned configurations")
+	f.IntVar(&maxReplicas, "max-replicas", 0, "cap realistic GPU counts at this many (0: no cap, like the reference)")
+	f.StringVar(&out, "out", "", "output workload CSV (- for standard output)")
+	return cmd
+}
+
+// workloadSource opens what generate samples: a reduced Philly table, a
+// summary file, or the embedded summary.
+func workloadSource(phillyPath, summaryPath string, warn io.Writer) (traces.Source, error) {
+	switch {
+	case phillyPath != "":
+		t, warnings, err := traces.ReadPhilly(phillyPath)
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range warnings {
+			fmt.Fprintln(warn, "warning:", w)
+		}
+		return t, nil
+	case summaryPath != "":
+		return traces.ReadSummary(summaryPath)
+	default:
+		return traces.DefaultSummary()
+	}
+}
+
+// formatMix lists a workload's jobs per application, by name.
+func formatMix(w *traces.Workload) string {
+	mix := w.Mix()
+	names := make([]string, 0, len(mix))
+	for n := range mix {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %d", n, mix[n])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func newWorkloadPhillyCmd() *cobra.Command {
+	var logPath, out string
+	cmd := &cobra.Command{
+		Use:   "philly --log cluster_job_log --out FILE",
+		Short: "Reduce Philly's cluster_job_log to a table of jobs",
+		Long: `philly decodes Philly's cluster_job_log (msr-fiddle/philly-traces; one JSON
+array of jobs, several GB) as a stream and writes the reduced table
+timestamp,duration,num_gpus,gpu_time,cluster that generate --philly samples:
+timestamp = submitted_time, duration = end of the last attempt - start of the
+first, num_gpus = GPUs of the first attempt, gpu_time = duration x num_gpus,
+cluster = vc. Jobs without attempts, with "None" times, zero GPUs or a negative
+duration are dropped; the report counts them by reason.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if logPath == "" || out == "" {
+				return errors.New("--log FILE and --out FILE are required")
+			}
+			rep, err := traces.ConvertPhillyLog(logPath, out)
+			if rep != nil {
+				fmt.Fprint(cmd.OutOrStdout(), rep.String())
+			}
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d jobs\n", out, rep.Kept)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&logPath, "log", "", "Philly cluster_job_log (JSON)")
+	cmd.Flags().StringVar(&out, "out", "", "output table (CSV)")
+	return cmd
+}
+
+func newWorkloadSummarizeCmd() *cobra.Command {
+	var phillyPath, out string
+	var bucket int
+	cmd := &cobra.Command{
+		Use:   "summarize-philly --philly FILE --out FILE",
+		Short: "Summarise a Philly table into the compact distribution generate samples",
+		Long: `summarize-philly reads a reduced Philly table and writes its summary: for the
+jobs the generator's filter keeps, per GPU-time class, the job count, the
+arrivals per bucket of the 8-hour window, the GPU-count histogram and that of
+the jobs that ran at most a day. Counts only, no trace row. The embedded
+summary (traces/default/philly-summary.json) is this command's output for the
+reference's traces/philly.csv.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if phillyPath == "" || out == "" {
+				return errors.New("--philly FILE and --out FILE are required")
+			}
+			data, err := os.ReadFile(phillyPath)
+			if err != nil {
+				return err
+			}
+			t, warnings, err := traces.ParsePhilly(bytes.NewReader(data), phillyPath)
+			if err != nil {
+				return err
+			}
+			for _, w := range warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			}
+			s, err := traces.Summarize(t, traces.PhillyFilter{}, bucket)
+			if err != nil {
+				return err
+			}
+			sum := sha256.Sum256(data)
+			s.SourceFile = filepath.Base(phillyPath)
+			s.SourceSHA256 = hex.EncodeToString(sum[:])
+			if err := traces.WriteSummary(out, s); err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d of %d jobs kept, %d-s arrival buckets\n",
+				out, s.Kept, s.Rows, s.BucketSeconds)
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&phillyPath, "philly", "", "reduced Philly table (CSV)")
+	cmd.Flags().StringVar(&out, "out", "", "output summary (JSON)")
+	cmd.Flags().IntVar(&bucket, "bucket", traces.DefaultBucketSeconds, "arrival histogram bucket, seconds (must divide the window)")
+	return cmd
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/internal/refdata"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// runCLI runs polluxsim with args and returns what it printed.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetOut(&out)
+	root.SetErr(&out)
+	err := root.Execute()
+	return out.String(), err
+}
+
+func TestWorkloadPhillyCmd(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "philly.csv")
+	log := filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json")
+	printed, err := runCLI(t, "workload", "philly", "--log", log, "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	for _, want := range []string{"12 jobs read, 3 kept, 9 dropped", "no attempts:", "wrote " + out + ": 3 jobs"} {
+		if !strings.Contains(printed, want) {
+			t.Errorf("output lacks %q:\n%s", want, printed)
+		}
+	}
+	tab, _, err := traces.ReadPhilly(out)
+	if err != nil || len(tab.Jobs) != 3 {
+		t.Fatalf("table: %v", err)
+	}
+	if _, err := runCLI(t, "workload", "philly", "--log", log); err == nil {
+		t.Error("no error without --out")
+	}
+}
+
+func TestWorkloadGenerateCmd(t *testing.T) {
+	ref := refdata.Dir(t)
+	dir := t.TempDir()
+	philly := filepath.Join(ref, "traces", "philly.csv")
+	gen := func(name string, args ...string) []byte {
+		t.Helper()
+		out := filepath.Join(dir, name)
+		printed, err := runCLI(t, append([]string{"workload", "generate", "--profiles", ref, "--out", out}, args...)...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, printed)
+		}
+		if !strings.Contains(printed, "mix: ") {
+			t.Errorf("no mix printed:\n%s", printed)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	a := gen("a.csv", "--seed", "1", "--philly", philly)
+	b := gen("b.csv", "--seed", "1", "--philly", philly)
+	if !bytes.Equal(a, b) {
+		t.Error("same seed, different files")
+	}
+	w, _, err := traces.Parse(bytes.NewReader(a), "a.csv", traces.ReadOptions{Apps: traces.GeneratedApps()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 160 {
+		t.Errorf("%d jobs, want 160", len(w.Jobs))
+	}
+	// The tuned pairs come from the profiles: they are the reference's.
+	tuned := map[string]string{
+		"bert": "6x384 8x384 12x384 16x384", "cifar10": "6x2048 8x2048 12x4096 16x4096",
+		"deepspeech2": "6x320 8x320 12x640", "imagenet": "24x3200 32x6400 48x6400",
+		"ncf": "1x32768", "yolov3": "4x64",
+	}
+	for _, j := range w.Jobs {
+		pair := strconv.Itoa(j.Replicas) + "x" + strconv.Itoa(j.Batch)
+		if !strings.Contains(" "+tuned[j.App]+" ", " "+pair+" ") {
+			t.Errorf("job %s: %s is not a tuned pair of %s (%s)", j.Name, pair, j.App, tuned[j.App])
+		}
+	}
+	half := gen("half.csv", "--load", "0.5", "--seed", "2", "--config", "realistic")
+	if n := bytes.Count(half, []byte("\n")); n != 81 {
+		t.Errorf("--load 0.5 gave %d lines, want 81", n)
+	}
+	// Standard output.
+	printed, err := runCLI(t, "workload", "generate", "--profiles", ref, "--jobs", "3", "--out", "-")
+	if err != nil || !strings.HasPrefix(printed, "name,time,application,num_replicas,batch_size\n") || strings.Count(printed, "\n") != 4 {
+		t.Errorf("--out -: %v\n%s", err, printed)
+	}
+}
+
+// TestWorkloadGenerateEmbedded needs no data at all: the embedded Philly
+// summary and the embedded profiles.
+func TestWorkloadGenerateEmbedded(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "w.csv")
+	printed, err := runCLI(t, "workload", "generate", "--seed", "4", "--jobs", "240", "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "embedded Philly summary: 240 jobs, seed 4, tuned configs") {
+		t.Errorf("output:\n%s", printed)
+	}
+	w, _, err := traces.ReadFile(out, traces.ReadOptions{Apps: traces.GeneratedApps()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := traces.Validate(w, traces.GeneratedApps(), 64); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 240 {
+		t.Errorf("%d jobs, want 240", len(w.Jobs))
+	}
+}
+
+func TestWorkloadSummarizeCmd(t *testing.T) {
+	dir := t.TempDir()
+	table := filepath.Join(dir, "philly.csv")
+	if err := os.WriteFile(table, []byte("timestamp,duration,num_gpus,gpu_time,cluster\n"+
+		"2017-10-09 03:01:55,66.0,1,66.0,a\n2017-10-09 04:00:00,7200.0,4,28800.0,b\n"+
+		"2017-10-09 23:00:00,7200.0,4,28800.0,b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "summary.json")
+	printed, err := runCLI(t, "workload", "summarize-philly", "--philly", table, "--out", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "2 of 3 jobs kept") {
+		t.Errorf("output: %s", printed)
+	}
+	s, err := traces.ReadSummary(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SourceFile != "philly.csv" || len(s.SourceSHA256) != 64 || strings.Contains(string(mustRead(t, out)), dir) {
+		t.Errorf("provenance: file %q, sha %q (and no machine path in the file)", s.SourceFile, s.SourceSHA256)
+	}
+}
+
+func TestWorkloadGenerateFlagErrors(t *testing.T) {
+	cases := map[string][]string{
+		"--out FILE is required":  {"workload", "generate"},
+		"not both":                {"workload", "generate", "--jobs", "5", "--load", "2", "--out", "x.csv"},
+		"--philly or --summary":   {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
+		"no such file or folder":  {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
+		"positive multiple":       {"workload", "generate", "--load", "-1", "--out", "x.csv"},
+		"--philly FILE and --out": {"workload", "summarize-philly"},
+	}
+	for want, args := range cases {
+		if _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: error %v, want one containing %q", args, err, want)
+		}
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
