@@ -156,8 +156,7 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 }
 
 // rowTerm is job i's contribution (scaled speedup + ε)^p to the power sum
-// for allocation row (length nNodes). Terms are memoised per (nodes, GPUs,
-// changed) in a dense table.
+// for allocation row (length nNodes).
 func (pr *problem) rowTerm(i int, row []int) float64 {
 	k, n := 0, 0
 	changed := false
@@ -171,6 +170,12 @@ func (pr *problem) rowTerm(i int, row []int) float64 {
 			changed = true
 		}
 	}
+	return pr.termAt(i, n, k, changed)
+}
+
+// termAt is job i's term on k GPUs over n nodes, its allocation changed or
+// not. Terms are memoised per (nodes, GPUs, changed) in a dense table.
+func (pr *problem) termAt(i, n, k int, changed bool) float64 {
 	t := &pr.tables[i]
 	if n > t.maxN || k > t.maxK {
 		return pr.computeTerm(i, n, k, changed)
@@ -179,7 +184,12 @@ func (pr *problem) rowTerm(i int, row []int) float64 {
 	if changed {
 		idx++
 	}
-	return t.get(idx, func() float64 { return pr.computeTerm(i, n, k, changed) })
+	if b := t.terms[idx].Load(); b != emptyTerm {
+		return math.Float64frombits(b)
+	}
+	v := pr.computeTerm(i, n, k, changed)
+	t.terms[idx].Store(math.Float64bits(v))
+	return v
 }
 
 func (pr *problem) computeTerm(i, n, k int, changed bool) float64 {
@@ -205,16 +215,6 @@ func newTermTable(maxN, maxK int) termTable {
 		t.terms[i].Store(emptyTerm)
 	}
 	return t
-}
-
-// get returns entry idx, computing and storing it if empty.
-func (t *termTable) get(idx int, compute func() float64) float64 {
-	if b := t.terms[idx].Load(); b != emptyTerm {
-		return math.Float64frombits(b)
-	}
-	v := compute()
-	t.terms[idx].Store(math.Float64bits(v))
-	return v
 }
 
 func (pr *problem) term(s float64) float64 {

@@ -61,18 +61,7 @@ func newLocal(pr *problem, state []int) *local {
 }
 
 // term looks up the row term for (nodes, GPUs, changed).
-func (ls *local) term(i, n, k, diff int) float64 {
-	pr := ls.pr
-	t := &pr.tables[i]
-	if n > t.maxN || k > t.maxK {
-		return pr.computeTerm(i, n, k, diff > 0)
-	}
-	idx := (n*(t.maxK+1) + k) * 2
-	if diff > 0 {
-		idx++
-	}
-	return t.get(idx, func() float64 { return pr.computeTerm(i, n, k, diff > 0) })
-}
+func (ls *local) term(i, n, k, diff int) float64 { return ls.pr.termAt(i, n, k, diff > 0) }
 
 // delta describes the effect of changing entry (i, c) by d (±1).
 type delta struct {

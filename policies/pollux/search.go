@@ -342,16 +342,22 @@ func (s *worker) repair(pr *problem, state []int) (fit float64, hash uint64) {
 	sum := 0.0
 	for i := 0; i < pr.nJobs; i++ {
 		row := state[i*N : (i+1)*N]
+		base := pr.base[i*N : (i+1)*N]
+		k, n, changed := 0, 0, false
 		for c, v := range row {
 			if room := pr.capacity - used[c]; v > room {
 				v = room
 				row[c] = v
 			}
 			used[c] += v
-			hash ^= uint64(v)
-			hash *= 1099511628211
+			if v > 0 {
+				k += v
+				n++
+			}
+			changed = changed || v != base[c]
+			hash = (hash ^ uint64(v)) * 1099511628211
 		}
-		sum += pr.rowTerm(i, row)
+		sum += pr.termAt(i, n, k, changed)
 	}
 	return pr.mean(sum), hash
 }
