@@ -22,7 +22,7 @@ type problem struct {
 	avoid         bool
 	maxNodes      int
 	maxGPUs       []int     // per job
-	base          []int     // current allocation, nJobs × nNodes
+	base          state     // current allocation
 	factor        []float64 // re-allocation factor per job
 	speed         []speedupFn
 	tables        []termTable
@@ -98,7 +98,6 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 		avoid:    !opt.NoInterferenceAvoidance,
 		maxNodes: opt.MaxNodesPerJob,
 		maxGPUs:  make([]int, J),
-		base:     make([]int, J*N),
 		factor:   make([]float64, J),
 		speed:    make([]speedupFn, J),
 		tables:   make([]termTable, J),
@@ -108,13 +107,15 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 		maxN = min(N, opt.MaxNodesPerJob)
 	}
 	fairNodes, fairGPUs := models.FairShare(total, J)
+	pr.base.begin()
 	for i := range jobs {
 		j := &jobs[i]
 		for n, v := range j.Alloc {
-			if n < N {
-				pr.base[i*N+n] = v
+			if n < N && v > 0 {
+				pr.base.ents = append(pr.base.ents, entry{int32(n), int32(v)})
 			}
 		}
+		pr.base.endRow()
 		pr.maxGPUs[i] = maxGPUs(j, opt, total)
 		age := j.Age
 		pr.factor[i] = math.Max(age-float64(j.Restarts)*opt.RestartDelay, 0) / (age + opt.RestartDelay)
@@ -156,21 +157,10 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 }
 
 // rowTerm is job i's contribution (scaled speedup + ε)^p to the power sum
-// for allocation row (length nNodes).
-func (pr *problem) rowTerm(i int, row []int) float64 {
-	k, n := 0, 0
-	changed := false
-	base := pr.base[i*pr.nNodes : (i+1)*pr.nNodes]
-	for c, v := range row {
-		if v > 0 {
-			k += v
-			n++
-		}
-		if v != base[c] {
-			changed = true
-		}
-	}
-	return pr.termAt(i, n, k, changed)
+// for its allocation row r.
+func (pr *problem) rowTerm(i int, r []entry) float64 {
+	k, n := rowStats(r)
+	return pr.termAt(i, n, k, !equalRows(r, pr.base.row(i)))
 }
 
 // termAt is job i's term on k GPUs over n nodes, its allocation changed or
@@ -238,45 +228,36 @@ func (pr *problem) mean(sum float64) float64 {
 	return math.Pow(sum/J, 1/pr.p)
 }
 
-// fitness is the power-mean fitness of a full state (nJobs × nNodes).
-func (pr *problem) fitness(state []int) float64 {
+// fitness is the power-mean fitness of a state.
+func (pr *problem) fitness(st *state) float64 {
 	sum := 0.0
 	for i := 0; i < pr.nJobs; i++ {
-		sum += pr.rowTerm(i, state[i*pr.nNodes:(i+1)*pr.nNodes])
+		sum += pr.rowTerm(i, st.row(i))
 	}
 	return pr.mean(sum)
 }
 
-// feasible reports whether state satisfies every constraint.
-func (pr *problem) feasible(state []int) bool {
-	N := pr.nNodes
-	used := make([]int, N)
-	multi := make([]int, N)
+// feasible reports whether st satisfies every constraint.
+func (pr *problem) feasible(st *state) bool {
+	used := make([]int, pr.nNodes)
+	multi := make([]int, pr.nNodes)
 	for i := 0; i < pr.nJobs; i++ {
-		row := state[i*N : (i+1)*N]
-		k, n := 0, 0
-		for c, v := range row {
-			if v < 0 {
-				return false
-			}
-			used[c] += v
-			if v > 0 {
-				k += v
-				n++
-			}
-		}
+		r := st.row(i)
+		k, n := rowStats(r)
 		if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
 			return false
 		}
-		if n > 1 {
-			for c, v := range row {
-				if v > 0 {
-					multi[c]++
-				}
+		for x, e := range r {
+			if e.gpus <= 0 || e.node < 0 || int(e.node) >= pr.nNodes || (x > 0 && r[x-1].node >= e.node) {
+				return false
+			}
+			used[e.node] += int(e.gpus)
+			if n > 1 {
+				multi[e.node]++
 			}
 		}
 	}
-	for c := 0; c < N; c++ {
+	for c := range used {
 		if used[c] > pr.capacity || (pr.avoid && multi[c] > 1) {
 			return false
 		}

@@ -1,95 +1,130 @@
 package pollux
 
-// localSearch improves state in place by steepest descent over single-GPU
-// moves: add a GPU to a job on a node, take one away, move one of a job's
-// GPUs to another node, or transfer a GPU on a node from one job to
-// another. Each move changes at most two rows, whose terms are looked up in
-// O(1) from running per-row statistics, so an iteration over all moves is
-// cheap. It stops when no move raises the fitness (or after a bounded
-// number of iterations) and returns the final fitness.
-func (s *searcher) localSearch(state []int, maxIter int) float64 {
-	ls := newLocal(s.pr, state)
-	for iter := 0; iter < maxIter; iter++ {
-		if !ls.step() {
+import "slices"
+
+// localSearch improves st by sweeps over the jobs: for each job it takes
+// the best single-GPU move that raises the fitness — add a GPU on a node,
+// take one away, move one to another node, or transfer one on a node to
+// another job — until a sweep changes nothing (or maxSweeps). Moves are
+// evaluated in O(1) from per-row statistics. On large clusters the nodes
+// considered for a new GPU are the job's current and previous nodes and
+// the free nodes with the most room (nodes are identical, so which free
+// node does not matter beyond room and interference), and transfers go to
+// the jobs that gain most from one more GPU. It returns the improved state
+// and its fitness.
+func (s *searcher) localSearch(st *state, maxSweeps int) (*state, float64) {
+	ls := newLocal(s.pr, st)
+	for sweep := 0; sweep < maxSweeps; sweep++ {
+		if !ls.sweep() {
 			break
 		}
 	}
-	return ls.pr.mean(ls.sum)
+	out := &state{}
+	out.begin()
+	for _, r := range ls.rows {
+		out.ents = append(out.ents, r...)
+		out.endRow()
+	}
+	return out, ls.pr.mean(ls.sum)
 }
 
-// local holds the running statistics of a state under local search.
+// local holds a state under local search with its running statistics.
 type local struct {
-	pr    *problem
-	state []int
-	k, n  []int // GPUs and nodes per row
-	diff  []int // entries differing from the base per row
-	terms []float64
-	sum   float64
-	used  []int // GPUs per node
-	multi []int // multi-node jobs per node
+	pr     *problem
+	rows   [][]entry
+	k, n   []int
+	diff   []int // nodes where the row differs from the current allocation
+	terms  []float64
+	sum    float64
+	used   []int32 // GPUs per node
+	multi  []int32 // multi-node jobs per node
+	marked []bool  // whether row i's nodes are counted in multi
+	sign   float64 // +1: a larger power sum is better; −1: smaller
+	recv   []int   // transfer receivers of the current sweep
 }
 
-func newLocal(pr *problem, state []int) *local {
-	N, J := pr.nNodes, pr.nJobs
-	ls := &local{pr: pr, state: state, k: make([]int, J), n: make([]int, J), diff: make([]int, J),
-		terms: make([]float64, J), used: make([]int, N), multi: make([]int, N)}
-	for i := 0; i < J; i++ {
-		row := state[i*N : (i+1)*N]
-		for c, v := range row {
-			if v > 0 {
-				ls.k[i] += v
-				ls.n[i]++
-			}
-			if v != pr.base[i*N+c] {
-				ls.diff[i]++
-			}
-			ls.used[c] += v
-		}
-		ls.terms[i] = ls.term(i, ls.n[i], ls.k[i], ls.diff[i])
-		ls.sum += ls.terms[i]
+// manyNodes and manyJobs bound exhaustive candidate lists.
+const (
+	manyNodes     = 64
+	manyJobs      = 64
+	nReceivers    = 8
+	nFreeNodeCand = 2
+)
+
+func newLocal(pr *problem, st *state) *local {
+	J := pr.nJobs
+	ls := &local{pr: pr, rows: make([][]entry, J), k: make([]int, J), n: make([]int, J), diff: make([]int, J),
+		terms: make([]float64, J), used: make([]int32, pr.nNodes), multi: make([]int32, pr.nNodes),
+		marked: make([]bool, J), sign: 1}
+	if pr.p < 0 {
+		ls.sign = -1
 	}
 	for i := 0; i < J; i++ {
-		if ls.n[i] > 1 {
-			for c, v := range state[i*N : (i+1)*N] {
-				if v > 0 {
-					ls.multi[c]++
-				}
-			}
+		ls.rows[i] = slices.Clone(st.row(i))
+		for _, e := range ls.rows[i] {
+			ls.used[e.node] += e.gpus
 		}
+		ls.refresh(i)
+		ls.sum += ls.terms[i]
+		ls.mark(i, +1)
 	}
 	return ls
 }
 
-// term looks up the row term for (nodes, GPUs, changed).
-func (ls *local) term(i, n, k, diff int) float64 { return ls.pr.termAt(i, n, k, diff > 0) }
-
-// delta describes the effect of changing entry (i, c) by d (±1).
-type delta struct {
-	n, k, diff int
+// refresh recomputes row i's statistics and term (not the sum).
+func (ls *local) refresh(i int) {
+	r := ls.rows[i]
+	ls.k[i], ls.n[i] = rowStats(r)
+	base := ls.pr.base.row(i)
+	d := 0
+	for _, e := range r {
+		if gpusOn(base, e.node) != e.gpus {
+			d++
+		}
+	}
+	for _, b := range base {
+		if gpusOn(r, b.node) == 0 {
+			d++
+		}
+	}
+	ls.diff[i] = d
+	ls.terms[i] = ls.pr.termAt(i, ls.n[i], ls.k[i], d > 0)
 }
 
-func (ls *local) change(i, c, d int) delta {
-	pr := ls.pr
-	v := ls.state[i*pr.nNodes+c]
-	b := pr.base[i*pr.nNodes+c]
+// mark adds (+1) or removes (−1) row i's multi-node marks.
+func (ls *local) mark(i int, d int32) {
+	if d > 0 && (ls.marked[i] || ls.n[i] <= 1) || d < 0 && !ls.marked[i] {
+		return
+	}
+	for _, e := range ls.rows[i] {
+		ls.multi[e.node] += d
+	}
+	ls.marked[i] = d > 0
+}
+
+// change is the effect on row i of adding d (±1) GPUs on node c.
+func (ls *local) change(i int, c int32, d int32) (n, k, diff int) {
+	v := gpusOn(ls.rows[i], c)
+	b := gpusOn(ls.pr.base.row(i), c)
 	nv := v + d
-	out := delta{n: ls.n[i], k: ls.k[i] + d, diff: ls.diff[i]}
+	n, k, diff = ls.n[i], ls.k[i]+int(d), ls.diff[i]
 	if v == 0 && nv > 0 {
-		out.n++
+		n++
 	} else if v > 0 && nv == 0 {
-		out.n--
+		n--
 	}
 	if v == b && nv != b {
-		out.diff++
+		diff++
 	} else if v != b && nv == b {
-		out.diff--
+		diff--
 	}
-	return out
+	return n, k, diff
 }
 
-// rowAllowed checks job i's own limits and interference avoidance for a
-// row with n nodes, given which nodes it will occupy.
-func (ls *local) rowAllowed(i int, n, k int, occupies func(c int) bool) bool {
+// allowed checks job i's caps and interference avoidance for a row with
+// n nodes and k GPUs that occupies its current nodes, minus node gone if
+// its last GPU leaves (−1: none), plus node added (−1: none).
+func (ls *local) allowed(i, n, k int, gone, added int32) bool {
 	pr := ls.pr
 	if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
 		return false
@@ -97,115 +132,234 @@ func (ls *local) rowAllowed(i int, n, k int, occupies func(c int) bool) bool {
 	if !pr.avoid || n <= 1 {
 		return true
 	}
-	wasMulti := ls.n[i] > 1
-	row := ls.state[i*pr.nNodes : (i+1)*pr.nNodes]
-	for c := 0; c < pr.nNodes; c++ {
-		if !occupies(c) {
-			continue
-		}
-		others := ls.multi[c]
-		if wasMulti && row[c] > 0 {
-			others--
-		}
-		if others > 0 {
+	self := int32(0)
+	if ls.marked[i] {
+		self = 1
+	}
+	for _, e := range ls.rows[i] {
+		if e.node != gone && ls.multi[e.node]-self > 0 {
 			return false
 		}
 	}
+	if added >= 0 && gpusOn(ls.rows[i], added) == 0 && ls.multi[added] > 0 {
+		return false
+	}
 	return true
 }
 
-func (ls *local) better(newSum, oldSum float64) bool {
-	if ls.pr.p < 0 {
-		return newSum < oldSum-1e-12*abs(oldSum)
-	}
-	return newSum > oldSum+1e-12*abs(oldSum)
+// delta is the change of the power sum, signed so that positive is better.
+func (ls *local) gain(oldTerms, newTerms float64) float64 {
+	return ls.sign * (newTerms - oldTerms)
 }
 
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// move is a candidate: job from gives up a GPU on node a, job to gains one
-// on node b (from = -1: a pure add; to = -1: a pure removal).
+// move is a candidate: job from gives up a GPU on node a (from < 0: none),
+// job to gains one on node b (to < 0: none).
 type move struct {
-	from, a, to, b int
+	from int
+	a    int32
+	to   int
+	b    int32
 }
 
-// step applies the best improving move; false if there is none.
-func (ls *local) step() bool {
+// candidates lists the nodes where job i might gain a GPU: every node with
+// room on small clusters; on large ones the job's current and previous
+// nodes and the free nodes with the most room.
+func (ls *local) candidates(i int, buf []int32) []int32 {
 	pr := ls.pr
-	N, J := pr.nNodes, pr.nJobs
-	best := move{-1, -1, -1, -1}
-	bestSum := ls.sum
-	consider := func(m move, newSum float64) {
-		if ls.better(newSum, bestSum) {
-			best, bestSum = m, newSum
+	cap32 := int32(pr.capacity)
+	buf = buf[:0]
+	if pr.nNodes <= manyNodes {
+		for c := 0; c < pr.nNodes; c++ {
+			if ls.used[c] < cap32 {
+				buf = append(buf, int32(c))
+			}
+		}
+		return buf
+	}
+	for _, e := range ls.rows[i] {
+		if ls.used[e.node] < cap32 {
+			buf = append(buf, e.node)
 		}
 	}
-	for i := 0; i < J; i++ {
-		row := ls.state[i*N : (i+1)*N]
-		for a := 0; a < N; a++ {
-			v := row[a]
-			// Add a GPU on node a.
-			if ls.used[a] < pr.capacity {
-				d := ls.change(i, a, +1)
-				if ls.rowAllowed(i, d.n, d.k, func(c int) bool { return row[c] > 0 || c == a }) {
-					consider(move{-1, -1, i, a}, ls.sum-ls.terms[i]+ls.term(i, d.n, d.k, d.diff))
+	for _, e := range pr.base.row(i) {
+		if ls.used[e.node] < cap32 && !slices.Contains(buf, e.node) {
+			buf = append(buf, e.node)
+		}
+	}
+	// The freest node, and the freest one no multi-node job uses.
+	best, bestClean := int32(-1), int32(-1)
+	for c := int32(0); c < int32(pr.nNodes); c++ {
+		u := ls.used[c]
+		if u >= cap32 {
+			continue
+		}
+		if best < 0 || u < ls.used[best] {
+			best = c
+		}
+		if ls.multi[c] == 0 && (bestClean < 0 || u < ls.used[bestClean]) {
+			bestClean = c
+		}
+	}
+	for _, c := range []int32{best, bestClean} {
+		if c >= 0 && !slices.Contains(buf, c) {
+			buf = append(buf, c)
+		}
+	}
+	return buf
+}
+
+// receivers picks the jobs transfers may go to this sweep.
+func (ls *local) receivers() []int {
+	J := ls.pr.nJobs
+	ls.recv = ls.recv[:0]
+	if J <= manyJobs {
+		for r := 0; r < J; r++ {
+			ls.recv = append(ls.recv, r)
+		}
+		return ls.recv
+	}
+	type cand struct {
+		r int
+		g float64
+	}
+	var top []cand
+	for r := 0; r < J; r++ {
+		if ls.k[r]+1 > ls.pr.maxGPUs[r] {
+			continue
+		}
+		// Gain of one more GPU on a node it already uses, or on a new one.
+		g := ls.gain(ls.terms[r], ls.pr.termAt(r, max(ls.n[r], 1), ls.k[r]+1, true))
+		if ls.n[r] < ls.pr.maxNodes || ls.pr.maxNodes <= 0 {
+			g = max(g, ls.gain(ls.terms[r], ls.pr.termAt(r, ls.n[r]+1, ls.k[r]+1, true)))
+		}
+		if len(top) < nReceivers || g > top[len(top)-1].g {
+			top = append(top, cand{r, g})
+			slices.SortStableFunc(top, func(a, b cand) int {
+				switch {
+				case a.g > b.g:
+					return -1
+				case a.g < b.g:
+					return 1
 				}
+				return 0
+			})
+			if len(top) > nReceivers {
+				top = top[:nReceivers]
 			}
-			if v == 0 {
-				continue
+		}
+	}
+	for _, c := range top {
+		ls.recv = append(ls.recv, c.r)
+	}
+	slices.Sort(ls.recv)
+	return ls.recv
+}
+
+// sweep applies, for each job in turn, its best improving move; it
+// reports whether anything changed.
+func (ls *local) sweep() bool {
+	pr := ls.pr
+	cap32 := int32(pr.capacity)
+	changed := false
+	recv := ls.receivers()
+	var cand []int32
+	for i := 0; i < pr.nJobs; i++ {
+		best, bestGain := move{-1, -1, -1, -1}, 1e-12*max(1, abs(ls.sum))
+		try := func(m move, g float64) {
+			if g > bestGain {
+				best, bestGain = m, g
 			}
-			// Remove a GPU from node a.
-			d := ls.change(i, a, -1)
-			nsRemoved := ls.sum - ls.terms[i] + ls.term(i, d.n, d.k, d.diff)
-			if ls.rowAllowed(i, d.n, d.k, func(c int) bool { return row[c] > 0 && (c != a || v > 1) }) {
-				consider(move{i, a, -1, -1}, nsRemoved)
+		}
+		cand = ls.candidates(i, cand)
+		ti := ls.terms[i]
+		// Add one GPU.
+		for _, b := range cand {
+			n, k, d := ls.change(i, b, +1)
+			if ls.allowed(i, n, k, -1, b) {
+				try(move{-1, -1, i, b}, ls.gain(ti, pr.termAt(i, n, k, d > 0)))
 			}
-			// Move it to node b.
-			for b := 0; b < N; b++ {
-				if b == a || ls.used[b] >= pr.capacity {
+		}
+		for _, e := range ls.rows[i] {
+			a := e.node
+			n, k, d := ls.change(i, a, -1)
+			gone := int32(-1)
+			if e.gpus == 1 {
+				gone = a
+			}
+			termRemoved := pr.termAt(i, n, k, d > 0)
+			// Remove it.
+			if ls.allowed(i, n, k, gone, -1) {
+				try(move{i, a, -1, -1}, ls.gain(ti, termRemoved))
+			}
+			// Move it to another node.
+			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus-1)
+			ls.n[i], ls.k[i], ls.diff[i] = n, k, d
+			for _, b := range cand {
+				if b == a || ls.used[b] >= cap32 {
 					continue
 				}
-				row[a]--
-				d2 := ls.change(i, b, +1)
-				row[a]++
-				if ls.rowAllowed(i, d2.n, d2.k, func(c int) bool {
-					return (row[c] > 0 && (c != a || v > 1)) || c == b
-				}) {
-					consider(move{i, a, i, b}, ls.sum-ls.terms[i]+ls.term(i, d2.n, d2.k, d2.diff))
+				n2, k2, d2 := ls.change(i, b, +1)
+				if ls.allowed(i, n2, k2, gone, b) {
+					try(move{i, a, i, b}, ls.gain(ti, pr.termAt(i, n2, k2, d2 > 0)))
 				}
 			}
+			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus)
+			ls.refreshStats(i)
 			// Transfer it to another job on the same node.
-			for r := 0; r < J; r++ {
+			for _, r := range recv {
 				if r == i {
 					continue
 				}
-				rrow := ls.state[r*N : (r+1)*N]
-				dr := ls.change(r, a, +1)
-				if !ls.rowAllowed(r, dr.n, dr.k, func(c int) bool { return rrow[c] > 0 || c == a }) {
+				nr, kr, dr := ls.change(r, a, +1)
+				if !ls.allowed(r, nr, kr, -1, a) {
 					continue
 				}
-				// The donor's multi-node status may change, which only
-				// relaxes interference; the receiver's check above counted
-				// the donor as still multi-node on a, which is conservative.
-				consider(move{i, a, r, a}, nsRemoved-ls.terms[r]+ls.term(r, dr.n, dr.k, dr.diff))
+				g := ls.gain(ti, termRemoved) + ls.gain(ls.terms[r], pr.termAt(r, nr, kr, dr > 0))
+				try(move{i, a, r, a}, g)
 			}
 		}
+		if best.from >= 0 || best.to >= 0 {
+			ls.apply(best)
+			changed = true
+		}
 	}
-	if best.from < 0 && best.to < 0 {
-		return false
+	return changed
+}
+
+// refreshStats restores row i's n, k and diff after a trial edit.
+func (ls *local) refreshStats(i int) {
+	t := ls.terms[i]
+	ls.refresh(i)
+	ls.terms[i] = t
+}
+
+// setGPUs returns row r with node c set to v GPUs (removed if 0), sorted.
+func setGPUs(r []entry, c, v int32) []entry {
+	for x := range r {
+		if r[x].node == c {
+			if v == 0 {
+				return append(r[:x], r[x+1:]...)
+			}
+			r[x].gpus = v
+			return r
+		}
+		if r[x].node > c {
+			if v == 0 {
+				return r
+			}
+			r = append(r, entry{})
+			copy(r[x+1:], r[x:])
+			r[x] = entry{c, v}
+			return r
+		}
 	}
-	ls.apply(best)
-	return true
+	if v == 0 {
+		return r
+	}
+	return append(r, entry{c, v})
 }
 
 func (ls *local) apply(m move) {
-	pr := ls.pr
-	N := pr.nNodes
 	touched := []int{}
 	if m.from >= 0 {
 		touched = append(touched, m.from)
@@ -213,38 +367,28 @@ func (ls *local) apply(m move) {
 	if m.to >= 0 && m.to != m.from {
 		touched = append(touched, m.to)
 	}
-	// Remove the old multi-node marks of the touched rows.
 	for _, i := range touched {
-		if ls.n[i] > 1 {
-			for c, v := range ls.state[i*N : (i+1)*N] {
-				if v > 0 {
-					ls.multi[c]--
-				}
-			}
-		}
+		ls.mark(i, -1)
+		ls.sum -= ls.terms[i]
 	}
 	if m.from >= 0 {
-		d := ls.change(m.from, m.a, -1)
-		ls.state[m.from*N+m.a]--
+		ls.rows[m.from] = setGPUs(ls.rows[m.from], m.a, gpusOn(ls.rows[m.from], m.a)-1)
 		ls.used[m.a]--
-		ls.n[m.from], ls.k[m.from], ls.diff[m.from] = d.n, d.k, d.diff
 	}
 	if m.to >= 0 {
-		d := ls.change(m.to, m.b, +1)
-		ls.state[m.to*N+m.b]++
+		ls.rows[m.to] = setGPUs(ls.rows[m.to], m.b, gpusOn(ls.rows[m.to], m.b)+1)
 		ls.used[m.b]++
-		ls.n[m.to], ls.k[m.to], ls.diff[m.to] = d.n, d.k, d.diff
 	}
 	for _, i := range touched {
-		if ls.n[i] > 1 {
-			for c, v := range ls.state[i*N : (i+1)*N] {
-				if v > 0 {
-					ls.multi[c]++
-				}
-			}
-		}
-		ls.sum -= ls.terms[i]
-		ls.terms[i] = ls.term(i, ls.n[i], ls.k[i], ls.diff[i])
+		ls.refresh(i)
 		ls.sum += ls.terms[i]
+		ls.mark(i, +1)
 	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -64,7 +64,7 @@ type Policy struct {
 	opt      Options
 	rng      *rand.Rand
 	prevJobs []string
-	prevPop  [][]int // final population of the last round, prevJobs × nodes
+	prevPop  []*state // final population of the last round, rows in prevJobs order
 	prevN    int
 	caches   map[string]*goodputCache
 	rounds   uint64
@@ -135,73 +135,80 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		}
 	}
 	pr := newProblem(c, sorted, p.opt, p.caches)
-	best, pop := p.search(pr, sorted, c.Nodes)
-	N := c.Nodes
+	best := p.search(pr, sorted, c.Nodes)
 	for k, i := range idx {
-		row := best[k*N : (k+1)*N]
-		if nodesOf(row) > 0 {
-			dec.Alloc[i] = slices.Clone(row)
-		}
+		dec.Alloc[i] = best.denseRow(k, c.Nodes)
 	}
-	// Remember the population for the next round.
-	p.prevJobs = p.prevJobs[:0]
-	for _, j := range sorted {
-		p.prevJobs = append(p.prevJobs, j.Name)
-	}
-	p.prevPop = pop
-	p.prevN = N
 	return dec
 }
 
-// search runs the genetic algorithm (and local search) on pr and returns
-// the best state and the final population.
-func (p *Policy) search(pr *problem, jobs []policies.Job, N int) ([]int, [][]int) {
+// search runs the genetic algorithm (and local search) on pr, remembers
+// the final population for the next round and returns the best state.
+func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	p.rounds++
-	if len(p.workers) == 0 || len(p.workers[0].perm) != N {
+	if len(p.workers) == 0 || len(p.workers[0].stamp) != N {
 		p.workers = p.workers[:0]
 		for w := 0; w < p.opt.Workers; w++ {
 			p.workers = append(p.workers, newWorker(N))
 		}
 	}
 	workers := p.workers
-	if pr.nJobs*N < 64 {
+	if pr.nJobs < 8 {
 		workers = workers[:1] // not worth the goroutines
 	}
 	s := &searcher{pr: pr, rng: p.rng, opt: p.opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
-	initial := [][]int{slices.Clone(pr.base)}
-	initial = append(initial, p.adapt(jobs, N)...)
+	base := &state{}
+	base.copyFrom(&pr.base)
+	initial := append([]*state{base}, p.adapt(jobs)...)
 	pop := s.run(initial)
-	best := slices.Clone(pop[0].state) // pop states stay owned by the population
-	fit := pop[0].fit
+	best, fit := pop[0].st, pop[0].fit
 	if p.opt.LocalSearch {
-		fit = s.localSearch(best, 4*pr.nJobs*pr.nNodes*pr.capacity)
+		best, fit = s.localSearch(best, 4*pr.capacity+8)
 	}
 	p.LastFitness = fit
-	states := make([][]int, 0, len(pop)+1)
-	states = append(states, best)
-	for _, ind := range pop {
-		states = append(states, ind.state)
+	// Remember the population (with the local search's result first).
+	p.prevJobs = p.prevJobs[:0]
+	for _, j := range jobs {
+		p.prevJobs = append(p.prevJobs, j.Name)
 	}
-	return best, states
+	p.prevPop = p.prevPop[:0]
+	if best != pop[0].st {
+		p.prevPop = append(p.prevPop, best)
+	}
+	for _, ind := range pop {
+		p.prevPop = append(p.prevPop, ind.st)
+	}
+	p.prevN = N
+	return best
 }
 
 // adapt maps the previous round's final population onto the current jobs:
 // rows of jobs still active are carried over, new jobs start with none.
-func (p *Policy) adapt(jobs []policies.Job, N int) [][]int {
-	if len(p.prevPop) == 0 || p.prevN != N {
+func (p *Policy) adapt(jobs []policies.Job) []*state {
+	if len(p.prevPop) == 0 || p.prevN != len(p.workers[0].stamp) {
 		return nil
 	}
 	prevRow := make(map[string]int, len(p.prevJobs))
 	for r, name := range p.prevJobs {
 		prevRow[name] = r
 	}
-	out := make([][]int, 0, len(p.prevPop))
+	rows := make([]int, len(jobs))
+	for i, j := range jobs {
+		r, ok := prevRow[j.Name]
+		if !ok {
+			r = -1
+		}
+		rows[i] = r
+	}
+	out := make([]*state, 0, len(p.prevPop))
 	for _, old := range p.prevPop {
-		st := make([]int, len(jobs)*N)
-		for i, j := range jobs {
-			if r, ok := prevRow[j.Name]; ok {
-				copy(st[i*N:(i+1)*N], old[r*N:(r+1)*N])
+		st := &state{}
+		st.begin()
+		for _, r := range rows {
+			if r >= 0 {
+				st.ents = append(st.ents, old.row(r)...)
 			}
+			st.endRow()
 		}
 		out = append(out, st)
 	}

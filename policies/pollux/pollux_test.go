@@ -64,8 +64,9 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 		var enumerate func(pos int)
 		enumerate = func(pos int) {
 			if pos == len(state) {
-				if pr.feasible(state) {
-					best = math.Max(best, pr.fitness(state))
+				st := fromDense(state, tc.jobs, c.Nodes)
+				if pr.feasible(&st) {
+					best = math.Max(best, pr.fitness(&st))
 				}
 				return
 			}
@@ -81,11 +82,12 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 			t.Errorf("%d jobs, p=%v: search fitness %.12g, optimum %.12g", tc.jobs, tc.p, pol.LastFitness, best)
 		}
 		// The decision is the state the fitness was computed for.
-		chosen := make([]int, tc.jobs*c.Nodes)
+		chosenDense := make([]int, tc.jobs*c.Nodes)
 		for k, i := range order(jobs) {
-			copy(chosen[k*c.Nodes:], dec.Alloc[i])
+			copy(chosenDense[k*c.Nodes:], dec.Alloc[i])
 		}
-		if !pr.feasible(chosen) || math.Abs(pr.fitness(chosen)-pol.LastFitness) > 1e-12 {
+		chosen := fromDense(chosenDense, tc.jobs, c.Nodes)
+		if !pr.feasible(&chosen) || math.Abs(pr.fitness(&chosen)-pol.LastFitness) > 1e-12 {
 			t.Errorf("decision infeasible or fitness mismatch: %v", dec.Alloc)
 		}
 	}
@@ -128,7 +130,7 @@ func TestDecisionsFeasibleAndDeterministic(t *testing.T) {
 		sorted[k] = jobs[i]
 	}
 	pr := newProblem(c, sorted, opt, nil)
-	if base := pr.fitness(pr.base); pol.LastFitness < base {
+	if base := pr.fitness(&pr.base); pol.LastFitness < base {
 		t.Errorf("fitness %v below the current allocation's %v", pol.LastFitness, base)
 	}
 }
@@ -143,16 +145,16 @@ func TestFitnessClosedForm(t *testing.T) {
 	opt := DefaultOptions()
 	pr := newProblem(c, jobs, opt, nil)
 	// a: 2 GPUs on node 0 (changed, factor 90/120), b: 4 GPUs on node 1 (factor 30/60).
-	state := []int{2, 0, 0, 4}
+	state := fromDense([]int{2, 0, 0, 4}, 2, 2)
 	sa := 2.0 / 4 * 0.25 * (90.0 / 120)
 	sb := 4.0 / 4 * 0.25 * (30.0 / 60)
 	want := 1 / ((1/(sa+1e-3) + 1/(sb+1e-3)) / 2)
-	if got := pr.fitness(state); math.Abs(got-want) > 1e-12 {
+	if got := pr.fitness(&state); math.Abs(got-want) > 1e-12 {
 		t.Errorf("fitness %v, want %v", got, want)
 	}
 	opt.P = 1
 	pr = newProblem(c, jobs, opt, nil)
-	if got, want := pr.fitness(state), (sa+sb)/2+1e-3; math.Abs(got-want) > 1e-12 {
+	if got, want := pr.fitness(&state), (sa+sb)/2+1e-3; math.Abs(got-want) > 1e-12 {
 		t.Errorf("p=1 fitness %v, want %v", got, want)
 	}
 }

@@ -1,17 +1,16 @@
 package pollux
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"sync"
 )
 
-// individual is one candidate allocation matrix and its fitness.
+// individual is one candidate allocation and its fitness.
 type individual struct {
-	state []int
-	fit   float64
-	hash  uint64
+	st   *state
+	fit  float64
+	hash uint64
 }
 
 // bits hands out cheap 16-bit uniforms from a 64-bit generator.
@@ -32,31 +31,6 @@ func (b *bits) chance(p float64) bool {
 	return float64(v) < p*65536
 }
 
-// worker holds what one goroutine of the search needs to mutate and
-// repair children: its own random stream and scratch space.
-type worker struct {
-	pcg   *rand.PCG
-	rng   *rand.Rand
-	bits  bits
-	perm  []int // scratch: node permutation / open nodes
-	used  []int // scratch: per-node totals
-	multi []int // scratch
-}
-
-func newWorker(n int) *worker {
-	w := &worker{pcg: rand.NewPCG(0, 0), perm: make([]int, n), used: make([]int, n), multi: make([]int, n)}
-	w.rng = rand.New(w.pcg)
-	w.bits.rng = w.rng
-	return w
-}
-
-// reseed points the worker's stream at (a, b); every child gets its own
-// stream, so results do not depend on which worker made it.
-func (w *worker) reseed(a, b uint64) {
-	w.pcg.Seed(a, b)
-	w.bits.n = 0
-}
-
 // searcher runs the genetic algorithm for one round.
 type searcher struct {
 	pr      *problem
@@ -64,60 +38,70 @@ type searcher struct {
 	opt     Options
 	round   uint64 // distinguishes the child streams of successive rounds
 	workers []*worker
-	free    [][]int // recycled state buffers
+	free    []*state // recycled states
 }
 
-// get returns a state buffer holding a copy of src.
-func (s *searcher) get(src []int) []int {
-	var st []int
+func (s *searcher) get() *state {
 	if n := len(s.free); n > 0 {
-		st, s.free = s.free[n-1], s.free[:n-1]
-	} else {
-		st = make([]int, len(src))
+		st := s.free[n-1]
+		s.free = s.free[:n-1]
+		return st
 	}
-	copy(st, src)
-	return st
+	return &state{}
 }
 
-func (s *searcher) put(st []int) { s.free = append(s.free, st) }
+func (s *searcher) put(st *state) { s.free = append(s.free, st) }
 
-// run evolves the initial states and returns the final population, best
-// first.
-func (s *searcher) run(initial [][]int) []individual {
+// run evolves the initial states (taking ownership of them) and returns
+// the final population, best first.
+func (s *searcher) run(initial []*state) []individual {
 	P := s.opt.Population
 	seen := map[uint64]bool{}
 	var pop []individual
 	w0 := s.workers[0]
 	for k, st := range initial {
 		w0.reseed(s.opt.Seed^s.round, uint64(k)<<1|1)
-		fit, h := w0.repair(s.pr, st)
-		if !seen[h] {
-			seen[h] = true
-			pop = append(pop, individual{st, fit, h})
+		out := s.get()
+		fit, h := w0.repair(s.pr, st, out)
+		s.put(st)
+		if seen[h] {
+			s.put(out)
+			continue
 		}
+		seen[h] = true
+		pop = append(pop, individual{out, fit, h})
 	}
 	sortPop(pop)
 	if len(pop) > P {
+		for _, dead := range pop[P:] {
+			delete(seen, dead.hash)
+			s.put(dead.st)
+		}
 		pop = pop[:P]
 	}
-	children := make([]individual, 2*((P+1)/2))
+	nChildren := 2 * ((P + 1) / 2)
+	children := make([]individual, nChildren)
+	crossed := make([]*state, nChildren)
 	for g := 0; g < s.opt.Generations; g++ {
 		// Selection and crossover in sequence, mutation and repair of
 		// each child in parallel on its own random stream, then duplicate
-		// elimination in child order: the result is independent of the
+		// elimination in child order: the result does not depend on the
 		// number of workers.
-		for c := 0; c < len(children); c += 2 {
+		for c := 0; c < nChildren; c += 2 {
 			a, b := s.tournament(pop), s.tournament(pop)
-			children[c].state, children[c+1].state = s.crossover(a.state, b.state)
+			crossed[c], crossed[c+1] = s.get(), s.get()
+			s.crossover(a.st, b.st, crossed[c], crossed[c+1])
+			children[c].st, children[c+1].st = s.get(), s.get()
 		}
-		s.parallel(len(children), func(w *worker, c int) {
+		s.parallel(nChildren, func(w *worker, c int) {
 			w.reseed(s.opt.Seed^s.round, uint64(g+1)<<32|uint64(c))
-			w.mutate(s.pr, children[c].state)
-			children[c].fit, children[c].hash = w.repair(s.pr, children[c].state)
+			w.mutate(s.pr, crossed[c])
+			children[c].fit, children[c].hash = w.repair(s.pr, &w.raised, children[c].st)
 		})
-		for _, ch := range children {
+		for c, ch := range children {
+			s.put(crossed[c])
 			if seen[ch.hash] {
-				s.put(ch.state)
+				s.put(ch.st)
 				continue
 			}
 			seen[ch.hash] = true
@@ -127,7 +111,7 @@ func (s *searcher) run(initial [][]int) []individual {
 		if len(pop) > P {
 			for _, dead := range pop[P:] {
 				delete(seen, dead.hash)
-				s.put(dead.state)
+				s.put(dead.st)
 			}
 			pop = pop[:P]
 		}
@@ -180,194 +164,20 @@ func (s *searcher) tournament(pop []individual) individual {
 	return a
 }
 
-// crossover is single-point crossover over job rows with probability
-// CrossoverProb; otherwise the children are copies of the parents.
-func (s *searcher) crossover(a, b []int) ([]int, []int) {
-	c1 := s.get(a)
-	c2 := s.get(b)
+// crossover writes into c1 and c2 the single-point crossover over job rows
+// of a and b with probability CrossoverProb, copies of them otherwise.
+func (s *searcher) crossover(a, b, c1, c2 *state) {
+	J := s.pr.nJobs
 	if s.rng.Float64() >= s.opt.CrossoverProb {
-		return c1, c2
-	}
-	cut := s.rng.IntN(s.pr.nJobs) * s.pr.nNodes
-	copy(c1[cut:], b[cut:])
-	copy(c2[cut:], a[cut:])
-	return c1, c2
-}
-
-// mutate applies the reference's three mutations to one state: reset a
-// row to the current allocation (p = 0.1 per row); zero entries of a row
-// (each with p = 0.1, in a row chosen with p = 0.1); raise entries at
-// random towards node capacity (on average about one free node per row,
-// more likely where the job already is).
-func (s *worker) mutate(pr *problem, state []int) {
-	N := pr.nNodes
-	for i := 0; i < pr.nJobs; i++ {
-		row := state[i*N : (i+1)*N]
-		if s.bits.chance(0.1) {
-			copy(row, pr.base[i*N:(i+1)*N])
-		}
-		if s.bits.chance(0.1) {
-			for c := range row {
-				if s.bits.chance(0.1) {
-					row[c] = 0
-				}
-			}
-		}
-	}
-	free := s.used[:N]
-	for c := range free {
-		free[c] = pr.capacity
-	}
-	for i := 0; i < pr.nJobs; i++ {
-		for c := 0; c < N; c++ {
-			free[c] -= state[i*N+c]
-		}
-	}
-	open := s.perm[:0]
-	for c, f := range free {
-		if f >= 1 {
-			open = append(open, c)
-		}
-	}
-	if len(open) == 0 {
+		c1.copyFrom(a)
+		c2.copyFrom(b)
 		return
 	}
-	p1 := 1 / float64(len(open))
-	logQ := math.Log1p(-p1)
-	raise := func(row []int, c int) {
-		if v := row[c]; v < pr.capacity {
-			row[c] = v + s.rng.IntN(pr.capacity-v+1)
-		}
-	}
-	for i := 0; i < pr.nJobs; i++ {
-		row := state[i*N : (i+1)*N]
-		// Each open node is raised with probability p1, and a node the
-		// job already uses also with probability 1/(its open nodes):
-		// skip-sample the first kind, flip coins for the second.
-		nOwn := 0
-		for _, c := range open {
-			if row[c] > 0 {
-				nOwn++
-			}
-		}
-		var hit [64]bool // raise marks for the first 64 open nodes
-		if p1 >= 1 {
-			hit[0] = true
-		} else {
-			for k := -1; ; {
-				k += 1 + int(math.Log(1-s.rng.Float64())/logQ)
-				if k >= len(open) || k >= len(hit) {
-					break
-				}
-				hit[k] = true
-			}
-		}
-		for k, c := range open {
-			h := k < len(hit) && hit[k]
-			if !h && row[c] > 0 && s.bits.chance(1/float64(nOwn)) {
-				h = true
-			}
-			if h {
-				raise(row, c)
-			}
-		}
-	}
-}
-
-// repair makes a state feasible, giving way in job order: interference
-// avoidance (the first multi-node job on a node keeps it), per-job GPU and
-// node caps (trimmed over the nodes in random order), node capacity. It
-// returns the repaired state's fitness and hash, computed in the same pass.
-func (s *worker) repair(pr *problem, state []int) (fit float64, hash uint64) {
-	N := pr.nNodes
-	owner := s.multi[:N]
-	for c := range owner {
-		owner[c] = -1
-	}
-	perm := s.perm[:N]
-	for i := 0; i < pr.nJobs; i++ {
-		row := state[i*N : (i+1)*N]
-		k, n := 0, 0
-		for c, v := range row {
-			if v < 0 {
-				row[c], v = 0, 0
-			}
-			if v > 0 {
-				k += v
-				n++
-			}
-		}
-		if pr.avoid && n > 1 {
-			for c, v := range row {
-				if v == 0 {
-					continue
-				}
-				if owner[c] < 0 {
-					owner[c] = i
-				} else {
-					row[c] = 0
-					k -= v
-					n--
-				}
-			}
-		}
-		if k <= pr.maxGPUs[i] && (pr.maxNodes <= 0 || n <= pr.maxNodes) {
-			continue
-		}
-		for c := range perm {
-			perm[c] = c
-		}
-		s.rng.Shuffle(N, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
-		left, nodes := pr.maxGPUs[i], 0
-		for _, c := range perm {
-			v := row[c]
-			if v <= 0 {
-				continue
-			}
-			if left == 0 || (pr.maxNodes > 0 && nodes >= pr.maxNodes) {
-				row[c] = 0
-				continue
-			}
-			v = min(v, left)
-			row[c] = v
-			left -= v
-			nodes++
-		}
-	}
-	used := s.used[:N]
-	for c := range used {
-		used[c] = 0
-	}
-	hash = 14695981039346656037
-	sum := 0.0
-	for i := 0; i < pr.nJobs; i++ {
-		row := state[i*N : (i+1)*N]
-		base := pr.base[i*N : (i+1)*N]
-		k, n, changed := 0, 0, false
-		for c, v := range row {
-			if room := pr.capacity - used[c]; v > room {
-				v = room
-				row[c] = v
-			}
-			used[c] += v
-			if v > 0 {
-				k += v
-				n++
-			}
-			changed = changed || v != base[c]
-			hash = (hash ^ uint64(v)) * 1099511628211
-		}
-		sum += pr.termAt(i, n, k, changed)
-	}
-	return pr.mean(sum), hash
-}
-
-func nodesOf(row []int) int {
-	n := 0
-	for _, v := range row {
-		if v > 0 {
-			n++
-		}
-	}
-	return n
+	cut := s.rng.IntN(J)
+	c1.begin()
+	c1.appendRows(a, 0, cut)
+	c1.appendRows(b, cut, J)
+	c2.begin()
+	c2.appendRows(b, 0, cut)
+	c2.appendRows(a, cut, J)
 }

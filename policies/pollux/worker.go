@@ -1,0 +1,256 @@
+package pollux
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// worker holds what one goroutine of the search needs to mutate and repair
+// children: its own random stream and scratch space. Per-node scratch is
+// stamped, so it need not be cleared between children.
+type worker struct {
+	pcg  *rand.PCG
+	rng  *rand.Rand
+	bits bits
+
+	stamp []uint32 // per node: generation the entries below belong to
+	gen   uint32
+	used  []int32 // per node: GPUs taken
+	owner []int32 // per node: multi-node job holding it, or -1
+
+	open    []int32   // scratch: nodes with a free GPU
+	row     []entry   // scratch: one row
+	perm    []int     // scratch: a permutation of a row
+	hit     []int32   // scratch: nodes chosen for raising
+	cdf     []float64 // scratch: CDF of the number of raised nodes
+	reduced state     // after the row mutations
+	raised  state     // after raising, the input of repair
+}
+
+// maxRaise bounds the open nodes one row raises (the chance of more than
+// 8 with a mean of 1 is below 10⁻⁵).
+const maxRaise = 8
+
+func newWorker(nodes int) *worker {
+	w := &worker{pcg: rand.NewPCG(0, 0), stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes)}
+	w.rng = rand.New(w.pcg)
+	w.bits.rng = w.rng
+	return w
+}
+
+// reseed points the worker's stream at (a, b); every child gets its own
+// stream, so results do not depend on which worker made it.
+func (w *worker) reseed(a, b uint64) {
+	w.pcg.Seed(a, b)
+	w.bits.n = 0
+}
+
+// next starts a new generation of the per-node scratch.
+func (w *worker) next() {
+	w.gen++
+	if w.gen == 0 { // wrapped: clear for real
+		clear(w.stamp)
+		w.gen = 1
+	}
+}
+
+func (w *worker) usedOn(c int32) int32 {
+	if w.stamp[c] != w.gen {
+		w.stamp[c], w.used[c], w.owner[c] = w.gen, 0, -1
+	}
+	return w.used[c]
+}
+
+func (w *worker) addUsed(c, v int32) {
+	w.usedOn(c)
+	w.used[c] += v
+}
+
+func (w *worker) ownerOf(c int32) int32 {
+	w.usedOn(c)
+	return w.owner[c]
+}
+
+// mutate applies the reference's three mutations to in, leaving the result
+// in w.raised: reset a row to the current allocation (p = 0.1 per row);
+// zero entries of a row (each with p = 0.1, in a row chosen with p = 0.1);
+// raise entries at random towards node capacity: every node with a free
+// GPU with probability 1/(such nodes), and a node the job already uses
+// also with probability 1/(its nodes with a free GPU).
+func (w *worker) mutate(pr *problem, in *state) {
+	J := pr.nJobs
+	w.next()
+	red := &w.reduced
+	red.begin()
+	for i := 0; i < J; i++ {
+		r := in.row(i)
+		if w.bits.chance(0.1) {
+			r = pr.base.row(i)
+		}
+		zero := w.bits.chance(0.1)
+		for _, e := range r {
+			if zero && w.bits.chance(0.1) {
+				continue
+			}
+			red.ents = append(red.ents, e)
+			w.addUsed(e.node, e.gpus)
+		}
+		red.endRow()
+	}
+	cap32 := int32(pr.capacity)
+	w.open = w.open[:0]
+	for c := 0; c < pr.nNodes; c++ {
+		if w.usedOn(int32(c)) < cap32 {
+			w.open = append(w.open, int32(c))
+		}
+	}
+	out := &w.raised
+	if len(w.open) == 0 {
+		out.copyFrom(red)
+		return
+	}
+	// The number of open nodes a row raises is Binomial(m, 1/m): draw it
+	// from its CDF, then pick that many distinct open nodes.
+	m := len(w.open)
+	p1 := 1 / float64(m)
+	w.cdf = w.cdf[:0]
+	acc, pk := 0.0, math.Pow(1-p1, float64(m))
+	for k := 0; k <= min(m, maxRaise); k++ {
+		acc += pk
+		w.cdf = append(w.cdf, acc)
+		pk *= float64(m-k) / float64(k+1) * p1 / (1 - p1 + 1e-300)
+	}
+	out.begin()
+	for i := 0; i < J; i++ {
+		r := red.row(i)
+		// Open nodes raised with probability p1 each.
+		w.hit = w.hit[:0]
+		u := w.rng.Float64()
+		count := 0
+		for count < len(w.cdf)-1 && u >= w.cdf[count] {
+			count++
+		}
+		for len(w.hit) < count {
+			c := w.open[w.rng.IntN(m)]
+			if !slices.Contains(w.hit, c) {
+				w.hit = append(w.hit, c)
+			}
+		}
+		slices.Sort(w.hit)
+		nOwn := 0
+		for _, e := range r {
+			if w.usedOn(e.node) < cap32 {
+				nOwn++
+			}
+		}
+		// Merge the row with the hit nodes, raising where chosen.
+		h := 0
+		for _, e := range r {
+			for h < len(w.hit) && w.hit[h] < e.node {
+				w.appendRaised(out, w.hit[h], 0, cap32)
+				h++
+			}
+			raise := h < len(w.hit) && w.hit[h] == e.node
+			if raise {
+				h++
+			}
+			if !raise && w.usedOn(e.node) < cap32 && w.bits.chance(1/float64(nOwn)) {
+				raise = true
+			}
+			if raise {
+				w.appendRaised(out, e.node, e.gpus, cap32)
+			} else {
+				out.ents = append(out.ents, e)
+			}
+		}
+		for ; h < len(w.hit); h++ {
+			w.appendRaised(out, w.hit[h], 0, cap32)
+		}
+		out.endRow()
+	}
+}
+
+// appendRaised appends node c raised from v to a uniform value in
+// [v, capacity], dropping it if that is 0.
+func (w *worker) appendRaised(out *state, c, v, cap32 int32) {
+	if v < cap32 {
+		v += int32(w.rng.IntN(int(cap32-v) + 1))
+	}
+	if v > 0 {
+		out.ents = append(out.ents, entry{c, v})
+	}
+}
+
+// repair writes into out a feasible version of in, giving way in job
+// order: interference avoidance (the first multi-node job on a node keeps
+// it), per-job GPU and node caps (trimmed over the job's nodes in random
+// order), node capacity. It returns the fitness and a hash of the result,
+// computed in the same pass.
+func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) {
+	J := pr.nJobs
+	cap32 := int32(pr.capacity)
+	w.next()
+	out.begin()
+	hash = 14695981039346656037
+	sum := 0.0
+	for i := 0; i < J; i++ {
+		w.row = append(w.row[:0], in.row(i)...)
+		k, n := rowStats(w.row)
+		if pr.avoid && n > 1 {
+			kept := w.row[:0]
+			for _, e := range w.row {
+				if o := w.ownerOf(e.node); o < 0 {
+					w.owner[e.node] = int32(i)
+					kept = append(kept, e)
+				} else if o == int32(i) {
+					kept = append(kept, e)
+				}
+			}
+			w.row = kept
+			k, n = rowStats(w.row)
+		}
+		if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
+			w.trim(pr, i)
+		}
+		start := len(out.ents)
+		k, n = 0, 0
+		for _, e := range w.row {
+			v := min(e.gpus, cap32-w.usedOn(e.node))
+			if v <= 0 {
+				continue
+			}
+			w.used[e.node] += v
+			out.ents = append(out.ents, entry{e.node, v})
+			k += int(v)
+			n++
+			hash = (hash ^ uint64(e.node)<<8 ^ uint64(v)) * 1099511628211
+		}
+		out.endRow()
+		hash = (hash ^ 0xff) * 1099511628211
+		sum += pr.termAt(i, n, k, !equalRows(out.ents[start:], pr.base.row(i)))
+	}
+	return pr.mean(sum), hash
+}
+
+// trim cuts w.row down to job i's GPU and node caps, visiting its nodes in
+// random order, and keeps it sorted by node.
+func (w *worker) trim(pr *problem, i int) {
+	w.perm = w.perm[:0]
+	for x := range w.row {
+		w.perm = append(w.perm, x)
+	}
+	w.rng.Shuffle(len(w.perm), func(a, b int) { w.perm[a], w.perm[b] = w.perm[b], w.perm[a] })
+	left, nodes := int32(pr.maxGPUs[i]), 0
+	for _, x := range w.perm {
+		if left == 0 || (pr.maxNodes > 0 && nodes >= pr.maxNodes) {
+			w.row[x].gpus = 0
+			continue
+		}
+		v := min(w.row[x].gpus, left)
+		w.row[x].gpus = v
+		left -= v
+		nodes++
+	}
+	w.row = slices.DeleteFunc(w.row, func(e entry) bool { return e.gpus == 0 })
+}
