@@ -47,7 +47,7 @@ type local struct {
 const (
 	manyNodes     = 64
 	manyJobs      = 64
-	nReceivers    = 8
+	nReceivers    = 64
 	nFreeNodeCand = 2
 )
 

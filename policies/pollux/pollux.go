@@ -33,6 +33,10 @@ type Options struct {
 	LocalSearch bool
 	// Seed seeds the search; the same seed gives the same decisions.
 	Seed uint64
+	// MaxRowsPerRound caps Population × Generations × jobs, the work of the
+	// genetic algorithm in one round, by lowering the generations (at
+	// least 1); 0 means no cap.
+	MaxRowsPerRound int
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
@@ -47,6 +51,7 @@ func DefaultOptions() Options {
 	return Options{
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
+		MaxRowsPerRound: 1_000_000,
 	}
 }
 
@@ -54,7 +59,7 @@ func DefaultOptions() Options {
 // 100, 100 generations, no local search.
 func ReferenceOptions() Options {
 	o := DefaultOptions()
-	o.Population, o.Generations, o.LocalSearch = 100, 100, false
+	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound = 100, 100, false, 0
 	return o
 }
 
@@ -156,14 +161,26 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if pr.nJobs < 8 {
 		workers = workers[:1] // not worth the goroutines
 	}
-	s := &searcher{pr: pr, rng: p.rng, opt: p.opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
+	opt := p.opt
+	// Cap the genetic algorithm's work at MaxRowsPerRound job rows: on
+	// very large problems the local search does the work better.
+	if opt.MaxRowsPerRound > 0 && opt.Population*opt.Generations*pr.nJobs > opt.MaxRowsPerRound {
+		opt.Generations = max(1, opt.MaxRowsPerRound/(opt.Population*pr.nJobs))
+	}
+	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
 	base := &state{}
 	base.copyFrom(&pr.base)
 	initial := append([]*state{base}, p.adapt(jobs)...)
 	pop := s.run(initial)
 	best, fit := pop[0].st, pop[0].fit
 	if p.opt.LocalSearch {
-		best, fit = s.localSearch(best, 4*pr.capacity+8)
+		// Polish the genetic algorithm's best and, independently, the
+		// current allocation; keep the better.
+		sweeps := 4*pr.capacity + 8
+		best, fit = s.localSearch(best, sweeps)
+		if alt, altFit := s.localSearch(&pr.base, sweeps); altFit > fit {
+			best, fit = alt, altFit
+		}
 	}
 	p.LastFitness = fit
 	// Remember the population (with the local search's result first).
