@@ -10,12 +10,23 @@ import (
 // statistics. Only what the agent holds is shown to policies.
 type agent struct {
 	fit     bool // whether to fit θ_sys at all (adaptive policies only)
+	seeded  bool // params came from Config.SeedParams and are kept
 	obs     []models.Observation
 	seen    map[[3]int]bool
 	params  *models.Params
 	grad    models.GradStats
 	maxGPUs int // largest GPU count observed
 	fits    int // number of refits, for statistics
+}
+
+// start prepares the agent of a new job of application app: fit says
+// whether it fits θ_sys at all (adaptive policies only); an entry of seeds
+// for app is an offline-fitted θ_sys the agent starts from and keeps.
+func (a *agent) start(fit bool, app string, seeds map[string]models.Params) {
+	a.fit = fit
+	if p, ok := seeds[app]; ok && fit {
+		a.params, a.seeded = &p, true
+	}
 }
 
 // observe records one configuration (n nodes, k GPUs, per-GPU batch m) with
@@ -40,7 +51,7 @@ func (a *agent) observe(n, k, m int, step, sync float64, g models.GradStats) err
 		tgrad = 0
 	}
 	a.obs = append(a.obs, models.Observation{Nodes: n, GPUs: k, Local: float64(m), TIter: step, TGrad: tgrad})
-	if !a.fit {
+	if !a.fit || a.seeded {
 		return nil
 	}
 	p, err := models.Fit(a.obs, models.FitOptions{Start: a.params})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 )
 
@@ -27,6 +28,13 @@ type Config struct {
 	// MaxTime stops a simulation that has not finished by then (seconds;
 	// default 10^8, about three years of simulated time).
 	MaxTime float64
+	// SeedParams, when set, holds offline-fitted throughput parameters θ_sys
+	// per application ("offline-seeded" agents, paper §5.3.2): under an
+	// adaptive policy a job of such an application starts with them, before
+	// it has run at all, and keeps them instead of refitting from its own
+	// observations (a refit would reapply the exploration priors and throw
+	// the offline knowledge away). Other applications learn online.
+	SeedParams map[string]models.Params
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.

@@ -53,7 +53,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
 		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
-		j.agent.fit = e.traits.AdaptiveBatch
+		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
 		e.jobs = append(e.jobs, j)
 		e.events.push(event{time: spec.Time, kind: evArrival, job: i})
 	}

@@ -52,6 +52,14 @@ type RoundRecord struct {
 	PolicySeconds float64
 }
 
+// RoundStat describes one scheduling round as a whole.
+type RoundStat struct {
+	Time          float64 // simulated time of the round
+	Active        int     // active (submitted, unfinished) jobs
+	GPUs          int     // GPUs allocated after the round
+	PolicySeconds float64 // wall time the policy took
+}
+
 // Summary holds the run's aggregate metrics.
 type Summary struct {
 	Policy           string  `json:"policy"`
@@ -83,13 +91,11 @@ type Result struct {
 	Profiles string
 	Jobs     []JobResult
 	Rounds   []RoundRecord
-	Summary  Summary
+	// RoundStats has one entry per scheduling round.
+	RoundStats []RoundStat
+	Summary    Summary
 
-	adaptive   bool
-	policyWall []float64
-	// active counts per round, for contention
-	roundTimes  []float64
-	roundActive []int
+	adaptive bool
 }
 
 func newResult(cfg Config, policy string, w *traces.Workload, set *profiles.Set) *Result {
@@ -97,9 +103,11 @@ func newResult(cfg Config, policy string, w *traces.Workload, set *profiles.Set)
 }
 
 func (r *Result) addRound(now, wall float64, active []*job) {
-	r.policyWall = append(r.policyWall, wall)
-	r.roundTimes = append(r.roundTimes, now)
-	r.roundActive = append(r.roundActive, len(active))
+	gpus := 0
+	for _, j := range active {
+		gpus += j.gpus
+	}
+	r.RoundStats = append(r.RoundStats, RoundStat{Time: now, Active: len(active), GPUs: gpus, PolicySeconds: wall})
 	for _, j := range active {
 		rec := RoundRecord{
 			Time: now, Job: j.spec.Name, App: j.spec.App, Phase: "pending",
@@ -185,22 +193,25 @@ func (r *Result) finish(jobs []*job, wall float64) {
 		}
 	}
 	s.FracUnfair = float64(unfair) / float64(len(rhos))
-	s.Rounds = len(r.policyWall)
-	s.PolicyRoundP50 = Percentile(r.policyWall, 50)
-	s.PolicyRoundP99 = Percentile(r.policyWall, 99)
-	for _, w := range r.policyWall {
-		s.PolicyRoundTotal += w
+	s.Rounds = len(r.RoundStats)
+	walls := make([]float64, len(r.RoundStats))
+	for i, rs := range r.RoundStats {
+		walls[i] = rs.PolicySeconds
+		s.PolicyRoundTotal += rs.PolicySeconds
 	}
+	s.PolicyRoundP50 = Percentile(walls, 50)
+	s.PolicyRoundP99 = Percentile(walls, 99)
 	s.Wall = wall
 }
 
 // contention is the average number of active jobs over the rounds in
 // [from, to]; at least 1.
 func (r *Result) contention(from, to float64) float64 {
-	lo := sort.SearchFloat64s(r.roundTimes, from)
+	rs := r.RoundStats
+	lo := sort.Search(len(rs), func(i int) bool { return rs[i].Time >= from })
 	sum, n := 0, 0
-	for i := lo; i < len(r.roundTimes) && r.roundTimes[i] <= to; i++ {
-		sum += r.roundActive[i]
+	for i := lo; i < len(rs) && rs[i].Time <= to; i++ {
+		sum += rs[i].Active
 		n++
 	}
 	if n == 0 || sum < n {
