@@ -17,6 +17,8 @@ type SearchSetting struct {
 	Population  int
 	Generations int
 	LocalSearch bool
+	// NoCap lifts the per-round work cap of the genetic algorithm.
+	NoCap bool
 }
 
 // ReferenceSearch is the reference implementation's budget: population
@@ -52,6 +54,9 @@ func SearchQuality(spec RunSpec, set *profiles.Set, w *traces.Workload, shadows 
 	for _, s := range shadows {
 		o := polluxOptions(spec)
 		o.Population, o.Generations, o.LocalSearch = s.Population, s.Generations, s.LocalSearch
+		if s.NoCap || s == ReferenceSearch {
+			o.MaxRowsPerRound = 0
+		}
 		sh.shadows = append(sh.shadows, pollux.New(o))
 	}
 	res, err := sim.Run(spec.SimConfig(), set, w, sh)

@@ -1,0 +1,156 @@
+package experiments
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"time"
+
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// ScaleSize is one point of the scaling benchmark: a cluster of Nodes
+// nodes and a generated workload of Jobs jobs.
+type ScaleSize struct {
+	Nodes int `json:"nodes"`
+	Jobs  int `json:"jobs"`
+}
+
+// ActiveBucket is the policy's round latency over rounds with a range of
+// active jobs.
+type ActiveBucket struct {
+	MinActive int     `json:"min_active"`
+	MaxActive int     `json:"max_active"`
+	Rounds    int     `json:"rounds"`
+	P50       float64 `json:"round_p50_s"`
+	P99       float64 `json:"round_p99_s"`
+}
+
+// ScaleResult is what the scaling benchmark measured at one size.
+type ScaleResult struct {
+	ScaleSize
+	GPUs        int            `json:"gpus"`
+	MaxActive   int            `json:"max_active_jobs"`
+	Rounds      int            `json:"rounds"`
+	RoundP50    float64        `json:"policy_round_p50_s"`
+	RoundP99    float64        `json:"policy_round_p99_s"`
+	PolicyTotal float64        `json:"policy_total_s"`
+	Wall        float64        `json:"wall_s"`
+	PeakRSSMB   float64        `json:"peak_rss_mb"`
+	HeapMB      float64        `json:"peak_heap_mb"`
+	AvgJCT      float64        `json:"avg_jct_s"`
+	AgentFits   int            `json:"agent_fits"`
+	ByActive    []ActiveBucket `json:"by_active_jobs"`
+	// Quality compares, on sampled rounds, the fitness of the run's search
+	// with a search of ten times the generations (no work cap) on the
+	// same round: mean and minimum of ours / longer.
+	QualityRounds   int     `json:"quality_rounds,omitempty"`
+	QualityMean     float64 `json:"quality_mean_ratio,omitempty"`
+	QualityMin      float64 `json:"quality_min_ratio,omitempty"`
+	QualityLongSecs float64 `json:"quality_long_round_s,omitempty"`
+}
+
+// ScaleOptions configure RunScale.
+type ScaleOptions struct {
+	Spec    RunSpec // policy settings; Nodes and the workload vary per size
+	Seed    uint64  // workload seed
+	Quality int     // compare with a 10× longer search every Quality-th round (0: no)
+	// Progress, if set, is told about each size as it starts.
+	Progress func(s ScaleSize)
+}
+
+// RunScale runs one simulation per size, on a workload of the size's job
+// count generated from the embedded Philly summary (load = jobs/160 over
+// nodes/16 of the reference cluster), and measures the policy's round
+// latency by number of active jobs, memory and wall time.
+func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleResult, error) {
+	var out []ScaleResult
+	for _, sz := range sizes {
+		if opt.Progress != nil {
+			opt.Progress(sz)
+		}
+		spec := opt.Spec
+		spec.Nodes = sz.Nodes
+		if err := spec.Validate(); err != nil {
+			return nil, err
+		}
+		w, err := GenerateWorkload(nil, set, sz.Jobs, opt.Seed, "tuned", spec.GPUsPerNode)
+		if err != nil {
+			return nil, err
+		}
+		runtime.GC()
+		pol, err := NewPolicy(spec)
+		if err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		res, err := sim.Run(spec.SimConfig(), set, w, pol)
+		if err != nil {
+			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
+		}
+		wall := time.Since(start).Seconds()
+		// Search quality in a second run, so that the shadow searches do
+		// not count in the latency figures.
+		var rq []RoundQuality
+		if opt.Quality > 0 && spec.Policy == "pollux" {
+			po := polluxOptions(spec)
+			long := SearchSetting{Name: "long", Population: po.Population, Generations: 10 * po.Generations,
+				LocalSearch: po.LocalSearch, NoCap: true}
+			if rq, _, err = SearchQuality(spec, set, w, []SearchSetting{long}, opt.Quality); err != nil {
+				return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
+			}
+		}
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		r := ScaleResult{
+			ScaleSize: sz, GPUs: sz.Nodes * spec.GPUsPerNode,
+			Rounds: res.Summary.Rounds, RoundP50: res.Summary.PolicyRoundP50, RoundP99: res.Summary.PolicyRoundP99,
+			PolicyTotal: res.Summary.PolicyRoundTotal, Wall: wall,
+			PeakRSSMB: PeakRSSMB(), HeapMB: float64(ms.HeapSys) / (1 << 20),
+			AvgJCT: res.Summary.AvgJCT, AgentFits: res.Summary.AgentFits,
+		}
+		for _, rs := range res.RoundStats {
+			r.MaxActive = max(r.MaxActive, rs.Active)
+		}
+		r.ByActive = bucketByActive(res.RoundStats)
+		if len(rq) > 0 {
+			r.QualityMin = 1
+			for _, q := range rq {
+				ratio := q.Fitness[0] / q.Fitness[1]
+				r.QualityMean += ratio
+				r.QualityMin = min(r.QualityMin, ratio)
+				r.QualityLongSecs += q.Seconds[1]
+			}
+			r.QualityRounds = len(rq)
+			r.QualityMean /= float64(len(rq))
+			r.QualityLongSecs /= float64(len(rq))
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// bucketByActive groups rounds by active jobs in power-of-two ranges.
+func bucketByActive(stats []sim.RoundStat) []ActiveBucket {
+	groups := map[int][]float64{}
+	for _, rs := range stats {
+		b := 0
+		for 1<<(b+1) <= rs.Active {
+			b++
+		}
+		groups[b] = append(groups[b], rs.PolicySeconds)
+	}
+	var keys []int
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	var out []ActiveBucket
+	for _, k := range keys {
+		g := groups[k]
+		out = append(out, ActiveBucket{MinActive: 1 << k, MaxActive: 1<<(k+1) - 1, Rounds: len(g),
+			P50: sim.Percentile(g, 50), P99: sim.Percentile(g, 99)})
+	}
+	return out
+}
