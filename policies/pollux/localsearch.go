@@ -1,6 +1,9 @@
 package pollux
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // localSearch improves st by sweeps over the jobs: for each job it takes
 // the best single-GPU move that raises the fitness — add a GPU on a node,
@@ -234,15 +237,7 @@ func (ls *local) receivers() []int {
 		}
 		if len(top) < nReceivers || g > top[len(top)-1].g {
 			top = append(top, cand{r, g})
-			slices.SortStableFunc(top, func(a, b cand) int {
-				switch {
-				case a.g > b.g:
-					return -1
-				case a.g < b.g:
-					return 1
-				}
-				return 0
-			})
+			slices.SortStableFunc(top, func(a, b cand) int { return cmp.Compare(b.g, a.g) })
 			if len(top) > nReceivers {
 				top = top[:nReceivers]
 			}

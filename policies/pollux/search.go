@@ -1,6 +1,7 @@
 package pollux
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -71,14 +72,7 @@ func (s *searcher) run(initial []*state) []individual {
 		seen[h] = true
 		pop = append(pop, individual{out, fit, h})
 	}
-	sortPop(pop)
-	if len(pop) > P {
-		for _, dead := range pop[P:] {
-			delete(seen, dead.hash)
-			s.put(dead.st)
-		}
-		pop = pop[:P]
-	}
+	pop = s.survive(pop, seen)
 	nChildren := 2 * ((P + 1) / 2)
 	children := make([]individual, nChildren)
 	crossed := make([]*state, nChildren)
@@ -107,14 +101,21 @@ func (s *searcher) run(initial []*state) []individual {
 			seen[ch.hash] = true
 			pop = append(pop, ch)
 		}
-		sortPop(pop)
-		if len(pop) > P {
-			for _, dead := range pop[P:] {
-				delete(seen, dead.hash)
-				s.put(dead.st)
-			}
-			pop = pop[:P]
+		pop = s.survive(pop, seen)
+	}
+	return pop
+}
+
+// survive keeps the Population fittest individuals, best first, and
+// recycles the rest.
+func (s *searcher) survive(pop []individual, seen map[uint64]bool) []individual {
+	sortPop(pop)
+	if P := s.opt.Population; len(pop) > P {
+		for _, dead := range pop[P:] {
+			delete(seen, dead.hash)
+			s.put(dead.st)
 		}
+		pop = pop[:P]
 	}
 	return pop
 }
@@ -142,16 +143,9 @@ func (s *searcher) parallel(n int, f func(w *worker, i int)) {
 	wg.Wait()
 }
 
+// sortPop orders a population by fitness, best first, stably.
 func sortPop(pop []individual) {
-	slices.SortStableFunc(pop, func(a, b individual) int {
-		switch {
-		case a.fit > b.fit:
-			return -1
-		case a.fit < b.fit:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(pop, func(a, b individual) int { return cmp.Compare(b.fit, a.fit) })
 }
 
 // tournament is binary tournament selection on fitness.
