@@ -52,6 +52,10 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		if math.IsNaN(spec.Time) || spec.Time < 0 || math.IsInf(spec.Time, 0) {
 			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
 		}
+		if spec.Time > cfg.MaxTime {
+			return nil, fmt.Errorf("workload %s: job %s (job %d) is submitted at %v s, after the simulation's time limit of %v s",
+				w.Source, spec.Name, i+1, spec.Time, cfg.MaxTime)
+		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
 		e.jobs = append(e.jobs, j)
@@ -65,6 +69,9 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if err := e.loop(); err != nil {
 		return nil, err
 	}
+	if err := e.checkFinished(); err != nil {
+		return nil, err
+	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
 	return e.res, nil
 }
@@ -75,7 +82,7 @@ func (e *engine) loop() error {
 		if !ok {
 			return fmt.Errorf("internal error: no events left with %d of %d jobs unfinished at t=%v", len(e.jobs)-e.finished, len(e.jobs), e.now)
 		}
-		if ev.time < e.now {
+		if !(ev.time >= e.now) { // also catches NaN
 			return fmt.Errorf("invariant violated: %s event at t=%v before current time %v", ev.kind, ev.time, e.now)
 		}
 		if ev.time > e.cfg.MaxTime {
@@ -113,9 +120,37 @@ func (e *engine) loop() error {
 	return nil
 }
 
+// checkFinished verifies at the end that every job ran all its epochs and
+// has consistent times.
+func (e *engine) checkFinished() error {
+	for _, j := range e.jobs {
+		if j.phase != phaseDone || j.epoch != j.app.Epochs ||
+			!(j.finish >= j.firstStart && j.firstStart >= j.spec.Time) || math.IsInf(j.finish, 0) {
+			return fmt.Errorf("invariant violated: job %s ended in phase %s after %d of %d epochs (submit %v, start %v, finish %v)",
+				j.spec.Name, j.phase, j.epoch, j.app.Epochs, j.spec.Time, j.firstStart, j.finish)
+		}
+	}
+	return nil
+}
+
+// progressSlack is the relative rounding allowed when comparing progress
+// with an epoch boundary.
+const progressSlack = 1e-9
+
 // epochBoundary handles job j reaching the end of an epoch.
 func (e *engine) epochBoundary(j *job) error {
 	j.advanceTo(e.now)
+	next := j.app.Truth.Progress(j.epoch + 1)
+	// Exact mode lands on the boundary up to rounding; step mode may round
+	// the crossing time by up to half a second either way.
+	slack := progressSlack*next + 1e-9
+	if e.cfg.Step {
+		slack += 0.5 * j.rate
+	}
+	if math.Abs(j.progress-next) > slack {
+		return fmt.Errorf("invariant violated: job %s reached its epoch %d boundary event at progress %v, boundary %v (t=%v)",
+			j.spec.Name, j.epoch+1, j.progress, next, e.now)
+	}
 	j.epoch++
 	j.progress = j.app.Truth.Progress(j.epoch) // exact, whatever rounding
 	if j.epoch >= j.app.Epochs {
@@ -190,6 +225,10 @@ func (e *engine) tick() error {
 			continue
 		}
 		j.advanceTo(e.now)
+		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+1e-9 && !e.cfg.Step {
+			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
+				j.spec.Name, j.epoch+1, j.progress, next, e.now)
+		}
 		if j.phase == phaseRunning {
 			j.tune(e.traits.AdaptiveBatch)
 		}
