@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
@@ -59,10 +62,29 @@ func NewRunSummary(res *sim.Result, spec RunSpec, meta RunMeta, opt OutputOption
 }
 
 // WriteRun writes dir/summary.json, dir/jobs.parquet and dir/rounds.parquet
-// (creating dir). Each file is written atomically.
+// (creating dir). Each file is written atomically (to a hidden temporary
+// name, then renamed), and summary.json is written last: a folder with a
+// summary.json holds a complete run. Outputs of an earlier run in dir are
+// removed first, so an interrupted run never leaves a mix of old and new
+// files that looks complete; so are temporary files a killed run left.
 func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt OutputOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create output folder: %w", err)
+	}
+	outputs := []string{"summary.json", "jobs.parquet", "rounds.parquet"} // summary.json first
+	for _, f := range outputs {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot replace the earlier output: %w", err)
+		}
+	}
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			for _, f := range outputs {
+				if strings.HasPrefix(e.Name(), "."+f+".tmp-") {
+					os.Remove(filepath.Join(dir, e.Name()))
+				}
+			}
+		}
 	}
 	kv, order := parquetMeta(spec, meta)
 	if err := WriteJobs(filepath.Join(dir, "jobs.parquet"), res, kv, order); err != nil {

@@ -36,6 +36,10 @@ type RunSpec struct {
 	Interference  float64 `json:"interference"`
 	Step          bool    `json:"step"`
 	Seed          uint64  `json:"seed"`
+	// OfflinePriors seeds every job's agent with θ_sys fitted offline on
+	// its application's full profile instead of learning it online (see
+	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
+	OfflinePriors bool `json:"offline_priors,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: 16 × 4 GPUs, 60 s
@@ -44,20 +48,34 @@ func DefaultSpec(policy string) RunSpec {
 	return RunSpec{Policy: policy, P: -1, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
 }
 
+// Bounds of a RunSpec beyond which memory, not the model, is the limit
+// (per-node and per-individual arrays are allocated every round).
+const (
+	MaxNodes       = 100000
+	MaxGPUsPerNode = 1024
+	MaxPopulation  = 100000
+)
+
 // Validate checks a spec's values, naming the offending setting.
 func (s RunSpec) Validate() error {
 	if _, ok := policyMakers[s.Policy]; !ok {
 		return fmt.Errorf("unknown policy %q (known: %s)", s.Policy, strings.Join(PolicyNames(), ", "))
 	}
 	switch {
-	case s.Nodes < 1:
-		return fmt.Errorf("--nodes must be at least 1, got %d", s.Nodes)
-	case s.GPUsPerNode < 1:
-		return fmt.Errorf("--gpus-per-node must be at least 1, got %d", s.GPUsPerNode)
+	case s.Nodes < 1 || s.Nodes > MaxNodes:
+		return fmt.Errorf("--nodes must be in [1, %d], got %d", MaxNodes, s.Nodes)
+	case s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode:
+		return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", MaxGPUsPerNode, s.GPUsPerNode)
+	case s.Population < 0 || s.Population > MaxPopulation:
+		return fmt.Errorf("--population must be in [0, %d] (0 = default), got %d", MaxPopulation, s.Population)
+	case s.Generations < 0:
+		return fmt.Errorf("--generations must not be negative (0 = default), got %d", s.Generations)
 	case !(s.Interval > 0) || math.IsInf(s.Interval, 0):
 		return fmt.Errorf("--interval must be positive, got %v s", s.Interval)
+	case s.Step && s.Interval != math.Trunc(s.Interval):
+		return fmt.Errorf("--interval must be whole seconds with --step, got %v s", s.Interval)
 	case s.RestartDelay < 0 || math.IsNaN(s.RestartDelay) || math.IsInf(s.RestartDelay, 0):
-		return fmt.Errorf("--restart-delay must be non-negative, got %v s", s.RestartDelay)
+		return fmt.Errorf("--realloc-delay must be non-negative, got %v s", s.RestartDelay)
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
 	case math.IsNaN(s.P) || math.IsInf(s.P, 0):

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +51,7 @@ type ReadOptions struct {
 // (stably, so jobs submitted at the same second keep their file order) and
 // a warning says so. The reference files are already sorted.
 func ReadFile(path string, opts ReadOptions) (*Workload, []string, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}

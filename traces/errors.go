@@ -3,6 +3,8 @@ package traces
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 )
 
@@ -85,4 +87,23 @@ func (l *errorList) err() error {
 		return errs[0]
 	}
 	return errors.Join(errs...)
+}
+
+// openInput opens an input file; a missing file, a folder or another
+// problem is an *InputError naming the path once ("x.csv: no such file or
+// directory", not "open x.csv: ...").
+func openInput(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &InputError{File: path, Err: err}
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &InputError{File: path, Err: errors.New("is a folder, not a file")}
+	}
+	return f, nil
 }

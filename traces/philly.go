@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -66,7 +65,7 @@ type PhillyTable struct {
 // the layout 2006-01-02 15:04:05, a duration or gpu_time that is negative
 // or not a finite number, a num_gpus below 1.
 func ReadPhilly(path string) (*PhillyTable, []string, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -327,7 +326,7 @@ func (s *logStream) syntaxError(err error) error {
 // IngestPhillyLog reads the cluster_job_log at path and returns the reduced
 // table and the report. See DecodePhillyLog.
 func IngestPhillyLog(path string) (*PhillyTable, *LogReport, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -348,7 +347,7 @@ func IngestPhillyLog(path string) (*PhillyTable, *LogReport, error) {
 // jobs in memory. The output is written atomically: on any error nothing
 // is left at outPath. A log from which no job is kept is an error.
 func ConvertPhillyLog(logPath, outPath string) (*LogReport, error) {
-	f, err := os.Open(logPath)
+	f, err := openInput(logPath)
 	if err != nil {
 		return nil, err
 	}

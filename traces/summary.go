@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"regexp"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
@@ -166,9 +165,14 @@ func DefaultSummary() (*Summary, error) {
 
 // ReadSummary reads a summary file written by WriteSummary.
 func ReadSummary(path string) (*Summary, error) {
-	data, err := os.ReadFile(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, &InputError{File: path, Err: err}
 	}
 	return ParseSummary(data, path)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -25,9 +26,9 @@ func loadProfileSet(dir string) (*profiles.Set, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("profiles %s: no such file or folder", dir)
+			return nil, fmt.Errorf("--profiles %s: no such file or folder", dir)
 		}
-		return nil, fmt.Errorf("profiles: %w", err)
+		return nil, fmt.Errorf("--profiles %s: %w", dir, unwrapPathErr(err))
 	}
 	if !st.IsDir() {
 		return profiles.LoadCompact(dir)
@@ -116,7 +117,7 @@ at a few GPU counts, batch sizes and points of training.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
-	cmd.Flags().IntVar(&perNode, "gpus-per-node", 4, "GPUs per node of the packed placements in the throughput table")
+	cmd.Flags().Var(flagvalue.NewInt(&perNode, 4), "gpus-per-node", "GPUs per node of the packed placements in the throughput table")
 	return cmd
 }
 

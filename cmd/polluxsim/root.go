@@ -38,8 +38,13 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 	root.AddCommand(
 		newVersionCmd(),
 		newRunCmd(),
+		newBenchCmd(),
 		newProfilesCmd(),
 		newWorkloadCmd(),
+		newSweepCmd(),
+		newMergeCmd(),
+		newPlotCmd(),
+		newRegressCmd(),
 	)
 	return root
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
@@ -32,7 +33,11 @@ type runFlags struct {
 }
 
 func newRunCmd() *cobra.Command {
-	rf := runFlags{spec: experiments.DefaultSpec("pollux")}
+	return newRunCmdFor(&runFlags{spec: experiments.DefaultSpec("pollux")})
+}
+
+// newRunCmdFor builds the run command around rf, which its flags fill.
+func newRunCmdFor(rf *runFlags) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Simulate one workload under one scheduling policy",
@@ -48,7 +53,7 @@ others). Without --profiles it uses the embedded compact profiles; point
   polluxsim run --policy pollux --p -10 --interference 0.5 --no-interference-avoidance --out out/p`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runOnce(cmd, &rf)
+			return runOnce(cmd, rf)
 		},
 	}
 	f := cmd.Flags()
@@ -56,19 +61,19 @@ others). Without --profiles it uses the embedded compact profiles; point
 	f.StringVar(&rf.workload, "workload", "", "workload CSV (default: generated from the embedded Philly summary)")
 	f.StringVar(&rf.profiles, "profiles", "", profilesFlagHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
-	f.IntVar(&rf.jobs, "jobs", 160, "jobs in the generated workload (160 = 1.0x load)")
-	f.Uint64Var(&rf.workloadSeed, "workload-seed", 1, "seed of the generated workload")
-	f.IntVar(&rf.spec.Nodes, "nodes", 16, "nodes in the cluster")
-	f.IntVar(&rf.spec.GPUsPerNode, "gpus-per-node", 4, "GPUs per node")
-	f.Var(newSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
-	f.Var(newSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
-	f.Float64Var(&rf.spec.Interference, "interference", 0, "slowdown in [0,1) of multi-node jobs sharing a node")
-	f.Float64Var(&rf.spec.P, "p", -1, "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer)")
+	f.Var(flagvalue.NewInt(&rf.jobs, 160), "jobs", "jobs in the generated workload (160 = 1.0x load)")
+	f.Var(flagvalue.NewUint(&rf.workloadSeed, 1), "workload-seed", "seed of the generated workload")
+	f.Var(flagvalue.NewInt(&rf.spec.Nodes, 16), "nodes", "nodes in the cluster")
+	f.Var(flagvalue.NewInt(&rf.spec.GPUsPerNode, 4), "gpus-per-node", "GPUs per node")
+	f.Var(flagvalue.NewSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
+	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
+	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
+	f.Var(flagvalue.NewFloat(&rf.spec.P, -1), "p", "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer)")
 	f.BoolVar(&rf.spec.NoInterferenceAvoidance, "no-interference-avoidance", false, "Pollux: allow several multi-node jobs per node")
-	f.IntVar(&rf.spec.Population, "population", 0, "Pollux: genetic algorithm population (0 = default)")
-	f.IntVar(&rf.spec.Generations, "generations", 0, "Pollux: genetic algorithm generations (0 = default)")
+	f.Var(flagvalue.NewInt(&rf.spec.Population, 0), "population", "Pollux: genetic algorithm population (0 = default)")
+	f.Var(flagvalue.NewInt(&rf.spec.Generations, 0), "generations", "Pollux: genetic algorithm generations (0 = default)")
 	f.BoolVar(&rf.spec.NoLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm")
-	f.Uint64Var(&rf.spec.Seed, "seed", 1, "seed of the policy's search")
+	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns are byte-identical")
@@ -76,7 +81,9 @@ others). Without --profiles it uses the embedded compact profiles; point
 	return cmd
 }
 
-func runOnce(cmd *cobra.Command, rf *runFlags) error {
+// check validates the flags that need no file: every problem names its
+// flag.
+func (rf *runFlags) check(cmd *cobra.Command) error {
 	if err := rf.spec.Validate(); err != nil {
 		return err
 	}
@@ -86,9 +93,22 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if rf.jobs < 1 {
 		return fmt.Errorf("--jobs must be at least 1, got %d", rf.jobs)
 	}
-	if err := checkOutDir(rf.out); err != nil {
+	if rf.config != traces.ConfigTuned && rf.config != traces.ConfigRealistic {
+		return fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, rf.config)
+	}
+	if strings.TrimSpace(rf.out) == "" {
+		return errors.New("--out must name a folder")
+	}
+	return nil
+}
+
+func runOnce(cmd *cobra.Command, rf *runFlags) error {
+	if err := rf.check(cmd); err != nil {
 		return err
 	}
+	// Inputs are read and checked before the output folder is touched, so a
+	// bad input leaves nothing behind; the folder is checked before the
+	// simulation, so no simulation time is wasted on an unwritable one.
 	set, err := loadProfileSet(rf.profiles)
 	if err != nil {
 		return err
@@ -104,12 +124,19 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
+	created, err := checkOutDir(rf.out)
+	if err != nil {
+		return err
+	}
 	cfg := rf.spec.SimConfig()
 	prog := newProgress(cmd.ErrOrStderr(), len(w.Jobs), "simulating "+rf.spec.Policy, rf.quiet)
 	cfg.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
 	res, err := sim.Run(cfg, set, w, policy)
 	prog.finish()
 	if err != nil {
+		if created {
+			os.Remove(rf.out) // only if still empty
+		}
 		return err
 	}
 	meta, err := runMeta(rf, set, w)
@@ -123,17 +150,27 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 }
 
 // checkOutDir fails early if the output folder cannot be created or
-// written, so no simulation time is wasted.
-func checkOutDir(dir string) error {
+// written, so no simulation time is wasted. The probe file has a hidden
+// name, like the temporary files outputs are written to.
+// It reports whether it created the folder.
+func checkOutDir(dir string) (created bool, err error) {
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out %s: cannot create the folder: %w", dir, unwrapPathErr(err))
+		return false, fmt.Errorf("--out %s: cannot create the folder: %w", dir, unwrapPathErr(err))
 	}
+	created = errors.Is(statErr, os.ErrNotExist)
 	probe, err := os.CreateTemp(dir, ".probe-*")
 	if err != nil {
-		return fmt.Errorf("--out %s: folder is not writable: %w", dir, unwrapPathErr(err))
+		if created {
+			os.Remove(dir)
+		}
+		return false, fmt.Errorf("--out %s: folder is not writable: %w", dir, unwrapPathErr(err))
 	}
 	probe.Close()
-	return os.Remove(probe.Name())
+	if err := os.Remove(probe.Name()); err != nil {
+		return created, fmt.Errorf("--out %s: %w", dir, unwrapPathErr(err))
+	}
+	return created, nil
 }
 
 func unwrapPathErr(err error) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -79,6 +80,12 @@ same seed and inputs always give the same file.`,
 			if phillyPath != "" && summaryPath != "" {
 				return errors.New("give --philly or --summary, not both")
 			}
+			if gpusPerNode < 1 || gpusPerNode > experiments.MaxGPUsPerNode {
+				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", experiments.MaxGPUsPerNode, gpusPerNode)
+			}
+			if maxReplicas < 0 {
+				return fmt.Errorf("--max-replicas must not be negative (0 = no cap), got %d", maxReplicas)
+			}
 			src, err := workloadSource(phillyPath, summaryPath, cmd.ErrOrStderr())
 			if err != nil {
 				return err
@@ -108,15 +115,15 @@ same seed and inputs always give the same file.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&jobs, "jobs", referenceJobs, "number of jobs (160 is the reference's 1.0x load)")
-	f.Float64Var(&load, "load", 1, "load multiplier instead of --jobs: jobs = 160 x load")
-	f.Uint64Var(&seed, "seed", 1, "random seed")
+	f.Var(flagvalue.NewInt(&jobs, referenceJobs), "jobs", "number of jobs (160 is the reference's 1.0x load)")
+	f.Var(flagvalue.NewFloat(&load, 1), "load", "load multiplier instead of --jobs: jobs = 160 x load")
+	f.Var(flagvalue.NewUint(&seed, 1), "seed", "random seed")
 	f.StringVar(&phillyPath, "philly", "", "reduced Philly table to sample (default: the embedded summary)")
 	f.StringVar(&summaryPath, "summary", "", "Philly summary file to sample instead of the embedded one")
 	f.StringVar(&config, "config", traces.ConfigTuned, "job configurations: tuned or realistic")
 	f.StringVar(&profilesDir, "profiles", "", "profiles the tuned pairs and B0 come from: a reference-format folder or a compact profile file (default: embedded)")
-	f.IntVar(&gpusPerNode, "gpus-per-node", 4, "GPUs per node when computing tuned configurations")
-	f.IntVar(&maxReplicas, "max-replicas", 0, "cap realistic GPU counts at this many (0: no cap, like the reference)")
+	f.Var(flagvalue.NewInt(&gpusPerNode, 4), "gpus-per-node", "GPUs per node when computing tuned configurations")
+	f.Var(flagvalue.NewInt(&maxReplicas, 0), "max-replicas", "cap realistic GPU counts at this many (0: no cap, like the reference)")
 	f.StringVar(&out, "out", "", "output workload CSV (- for standard output)")
 	return cmd
 }
@@ -208,7 +215,7 @@ reference's traces/philly.csv.`,
 			}
 			data, err := os.ReadFile(phillyPath)
 			if err != nil {
-				return err
+				return fmt.Errorf("%s: %w", phillyPath, unwrapPathErr(err))
 			}
 			t, warnings, err := traces.ParsePhilly(bytes.NewReader(data), phillyPath)
 			if err != nil {
@@ -234,6 +241,6 @@ reference's traces/philly.csv.`,
 	}
 	cmd.Flags().StringVar(&phillyPath, "philly", "", "reduced Philly table (CSV)")
 	cmd.Flags().StringVar(&out, "out", "", "output summary (JSON)")
-	cmd.Flags().IntVar(&bucket, "bucket", traces.DefaultBucketSeconds, "arrival histogram bucket, seconds (must divide the window)")
+	cmd.Flags().Var(flagvalue.NewInt(&bucket, traces.DefaultBucketSeconds), "bucket", "arrival histogram bucket, seconds (must divide the window)")
 	return cmd
 }

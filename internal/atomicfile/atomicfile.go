@@ -1,6 +1,8 @@
 // Package atomicfile writes files so that a reader never sees a partial
-// one: the content goes to a temporary file in the same folder, which is
-// synced and renamed over the destination only when complete.
+// one: the content goes to a temporary file in the same folder, named
+// ".<name>.tmp-<random>" (hidden, and never the destination's name), which
+// is synced and renamed over the destination only when complete. A process
+// killed mid-write leaves at most such a hidden temporary file.
 package atomicfile
 
 import (
@@ -38,6 +40,12 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	// Make the rename itself durable (a crash of the machine, not just of
+	// the process, could otherwise lose it); best effort.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
 	}
 	return nil
 }

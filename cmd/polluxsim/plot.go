@@ -1,0 +1,54 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/polluxsim/polluxsim/experiments"
+)
+
+func newPlotCmd() *cobra.Command {
+	var in, out string
+	cmd := &cobra.Command{
+		Use:   "plot --in DIR --out DIR",
+		Short: "Draw a sweep's figures (PNG and SVG)",
+		Long: `plot draws the figures an experiment lists from the runs stored in a sweep's
+output folder, each as PNG and SVG: distributions of job completion time and of
+finish-time fairness per cell (paper Fig 7), GPUs allocated and average
+statistical efficiency over time on one workload (paper Fig 5), and a metric
+against a setting with 95% confidence intervals and the reference numbers dashed
+(paper Fig 8a/b/c). Experiments without a plot list get the two distributions and
+the timeline of all their cells.`,
+		Example: `  polluxsim plot --in out/table2 --out out/table2/plots`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" || out == "" {
+				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
+			}
+			exp, runs, _, err := experiments.OpenSweep(in)
+			if err != nil {
+				return err
+			}
+			if len(runs) == 0 {
+				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
+			}
+			rep, err := experiments.Plot(exp, runs, out)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			for _, s := range rep.Skipped {
+				fmt.Fprintln(cmd.ErrOrStderr(), "skipped", s)
+			}
+			for _, f := range rep.Files {
+				fmt.Fprintln(w, "wrote", f)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&in, "in", "", "a sweep's output folder")
+	cmd.Flags().StringVar(&out, "out", "", "folder for the figures")
+	return cmd
+}

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/polluxsim/polluxsim/experiments"
+)
+
+type sweepFlags struct {
+	experiment string
+	profiles   string
+	workloads  string
+	shard      string
+	out        string
+	parallel   int
+	noTiming   bool
+	quiet      bool
+	list       bool
+}
+
+func newSweepCmd() *cobra.Command {
+	var sf sweepFlags
+	cmd := &cobra.Command{
+		Use:   "sweep --experiment NAME --out DIR",
+		Short: "Run a named experiment (the paper's Table 2, Fig 7, Fig 8a/b/c, ...) over its workloads",
+		Long: `sweep runs every cell of an experiment — a policy with its settings and a kind of
+workload — on each of the experiment's workloads (1..8 for the paper's), --parallel
+runs at a time, and writes:
+
+  DIR/cells/<cell>.w<i>.json  one file per run, written atomically when it finishes
+  DIR/results.parquet         one row per run with all its settings and metrics
+  DIR/summary.json            per cell: mean and 95% confidence interval over the
+                              workloads, the paper's numbers beside; paired ratios
+  DIR/experiment.json         the experiment spec, for merge, plot and regress
+
+An interrupted sweep (Ctrl-C, a crash, a killed job) loses no finished run: run the
+same command again and it skips every run already stored with the same inputs.
+
+Workloads are generated (the Philly-derived generator, workload i with seed i, the
+cell's load and configuration) unless --workloads names a folder laid out like the
+reference data: workloads/ (tuned, 1.0x), workloads-realistic/, workloads-0.5/,
+... each holding workload-1.csv ... workload-8.csv. Loads whose folder is missing
+are generated, from the folder's traces/philly.csv when it has one.
+
+--shard i/n runs every n-th run starting at i, so that independent processes can
+share a sweep (see experiments/k8s/); join their folders with "polluxsim merge".
+
+Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --list), or a spec file.`,
+		Example: `  polluxsim sweep --experiment fig8a --out out/fig8a
+  polluxsim sweep --experiment table2 --profiles ref/ --workloads ref/ --out out/table2
+  polluxsim sweep --experiment fig8a --shard 1/3 --out out/fig8a-1
+  polluxsim sweep --list`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if sf.list {
+				return listExperiments(cmd.OutOrStdout())
+			}
+			return runSweep(cmd, &sf)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&sf.experiment, "experiment", "", "experiment name or spec file (see --list)")
+	f.StringVar(&sf.profiles, "profiles", "", profilesFlagHelp)
+	f.StringVar(&sf.workloads, "workloads", "", "folder of workload files (reference layout); default: generate them")
+	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
+	f.StringVar(&sf.out, "out", "", "output folder (required)")
+	f.IntVar(&sf.parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
+	f.BoolVar(&sf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns give identical files")
+	f.BoolVar(&sf.quiet, "quiet", false, "print no progress")
+	f.BoolVar(&sf.list, "list", false, "list the named experiments and exit")
+	return cmd
+}
+
+func listExperiments(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tversion\tcells\truns\tdescription")
+	for _, n := range experiments.ExperimentNames() {
+		e, _, err := experiments.LoadExperiment(n)
+		if err != nil {
+			return err
+		}
+		d := e.Description
+		if i := strings.Index(d, ". "); i > 0 {
+			d = d[:i+1]
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", e.Name, e.Version, len(e.Cells), len(e.Runs()), d)
+	}
+	return tw.Flush()
+}
+
+func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
+	// Every check before anything is written.
+	if sf.experiment == "" {
+		return errors.New("--experiment NAME is required (known: " + strings.Join(experiments.ExperimentNames(), ", ") + ")")
+	}
+	if sf.out == "" {
+		return errors.New("--out DIR is required")
+	}
+	if sf.parallel < 1 {
+		return fmt.Errorf("--parallel must be at least 1, got %d", sf.parallel)
+	}
+	var shard experiments.Shard
+	if sf.shard != "" {
+		var err error
+		if shard, err = experiments.ParseShard(sf.shard); err != nil {
+			return err
+		}
+	}
+	exp, spec, err := experiments.LoadExperiment(sf.experiment)
+	if err != nil {
+		return err
+	}
+	if err := experiments.CheckSweepOut(sf.out, exp); err != nil {
+		return err
+	}
+	if sf.workloads != "" {
+		if st, err := os.Stat(sf.workloads); err != nil || !st.IsDir() {
+			return fmt.Errorf("--workloads %s: not a folder", sf.workloads)
+		}
+	}
+	set, err := loadProfileSet(sf.profiles)
+	if err != nil {
+		return err
+	}
+	profID, err := profilesDigest(sf.profiles)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	var prog *progress
+	opt := experiments.SweepOptions{
+		Profiles: set, ProfilesID: string(profID), Workloads: sf.workloads, Out: sf.out,
+		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, Version: codeVersion(), Spec: spec,
+		Note: func(msg string) {
+			if !sf.quiet {
+				fmt.Fprintln(stderr, msg)
+			}
+		},
+		Planned: func(todo, skipped int) {
+			if !sf.quiet {
+				of := ""
+				if shard.Count > 1 {
+					of = " shard " + shard.String()
+				}
+				fmt.Fprintf(stderr, "sweep %s%s: %d runs, %d already done, %d to run, %d at a time\n",
+					exp.Name, of, todo+skipped, skipped, todo, sf.parallel)
+			}
+			prog = newProgress(stderr, todo, "sweep "+exp.Name, sf.quiet)
+		},
+		Progress: func(done, _ int) { prog.set(done) },
+	}
+	ctx, stop := interruptContext(stderr)
+	defer stop()
+	rep, err := experiments.Sweep(ctx, exp, opt)
+	if prog != nil {
+		prog.finish()
+	}
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "experiment %s: %d runs (%d run now, %d already done) in %s\n",
+		exp.Name, rep.Runs, rep.Ran, rep.Skipped, rep.Wall.Round(1e7))
+	if err := writeSweepTables(out, rep.Summary); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "wrote %s, %s\n", filepath.Join(sf.out, experiments.ResultsFile), filepath.Join(sf.out, experiments.SummaryFile))
+	return err
+}
+
+// codeVersion identifies the code that simulates: the version and a digest
+// of the running binary, so that a rebuilt polluxsim redoes stored runs
+// rather than mixing results of two builds (VCS stamps alone are missing
+// from builds with -buildvcs=false and blind to uncommitted changes).
+func codeVersion() string {
+	v := versionString()
+	exe, err := os.Executable()
+	if err != nil {
+		return v
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return v
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return v
+	}
+	return v + " binary " + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// interruptContext is cancelled by the first SIGINT or SIGTERM: the sweep
+// then starts no new run and stops once the runs in progress are stored.
+// A second signal exits at once (finished runs are on disk already).
+func interruptContext(w io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return
+		}
+		fmt.Fprintln(w, "\ninterrupted: finishing the runs in progress (interrupt again to quit now; finished runs are kept)")
+		cancel()
+		if _, ok := <-sig; ok {
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sig)
+		close(sig)
+		cancel()
+	}
+}
+
+// writeSweepTables prints each cell's mean ± 95% CI of the main metrics
+// with the reference numbers, then the paired ratios.
+func writeSweepTables(w io.Writer, s *experiments.SweepSummary) error {
+	if s.Runs < s.ExpectedRuns {
+		fmt.Fprintf(w, "%d of %d runs present (missing runs of other shards? merge them with \"polluxsim merge\")\n", s.Runs, s.ExpectedRuns)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "cell\truns\tavg JCT (h)\tp99 JCT (h)\tmakespan (h)\tavg rho\treference avg JCT (h)")
+	for _, c := range s.Cells {
+		jct, ok := c.Metrics["avg_jct_s"]
+		if !ok {
+			fmt.Fprintf(tw, "%s\t0\t-\t-\t-\t-\t%s\n", c.Label, refText(c.Reference, "avg_jct_s"))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", c.Label, jct.N, hours(jct), hours(c.Metrics["p99_jct_s"]),
+			hours(c.Metrics["makespan_s"]), plain(c.Metrics["avg_rho"]), refText(c.Reference, "avg_jct_s"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.Ratios) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "paired ratio (per workload)\tn\tours (95% CI)\treference")
+	for _, r := range s.Ratios {
+		ref := "-"
+		if len(r.Reference) > 0 {
+			var parts []string
+			for _, src := range keysOf(r.Reference) {
+				parts = append(parts, fmt.Sprintf("%s %.3g", src, r.Reference[src]))
+			}
+			ref = strings.Join(parts, ", ")
+		}
+		ours := "-"
+		if r.Stat.N > 0 {
+			ours = fmt.Sprintf("%.3f", r.Stat.Mean)
+			if r.Stat.CI95 != nil {
+				ours += fmt.Sprintf(" [%.3f, %.3f]", r.Stat.CI95[0], r.Stat.CI95[1])
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Name, r.Stat.N, ours, ref)
+	}
+	return tw.Flush()
+}
+
+// hours formats a seconds statistic as "mean ± half-width" in hours.
+func hours(st experiments.Stat) string {
+	if st.N == 0 {
+		return "-"
+	}
+	if st.HalfWidth == nil {
+		return fmt.Sprintf("%.2f", st.Mean/3600)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", st.Mean/3600, *st.HalfWidth/3600)
+}
+
+func plain(st experiments.Stat) string {
+	if st.N == 0 {
+		return "-"
+	}
+	if st.HalfWidth == nil {
+		return fmt.Sprintf("%.2f", st.Mean)
+	}
+	return fmt.Sprintf("%.2f ± %.2f", st.Mean, *st.HalfWidth)
+}
+
+// refText lists a cell's reference values of metric (seconds → hours).
+func refText(ref map[string]map[string]float64, metric string) string {
+	var parts []string
+	for _, src := range keysOf(ref) {
+		if v, ok := ref[src][metric]; ok {
+			parts = append(parts, fmt.Sprintf("%s %.2f", src, v/3600))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func keysOf[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

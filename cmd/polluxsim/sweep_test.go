@@ -1,0 +1,337 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/refdata"
+)
+
+// tinySpecPath is the test-only experiment: 20 runs of a few jobs.
+func tinySpecPath(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "experiments", "testdata", "tiny.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func baselinePath(name string) string {
+	return filepath.Join("..", "..", "experiments", "baselines", name+".json")
+}
+
+// TestSweepBadInput: every bad input is one error line before anything is
+// written.
+func TestSweepBadInput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--experiment", "fig9", "--out", out}, `unknown experiment "fig9" (known: ci, ci-real, fig7, fig8a, fig8b, fig8c, priors, table2; or give a spec file path)`},
+		{[]string{"--experiment", "ci", "--out", out, "--shard", "3/3"}, `--shard "3/3": the shard index must be in 0..2`},
+		{[]string{"--experiment", "ci", "--out", out, "--shard", "1/0"}, `--shard "1/0": the number of shards must be at least 1`},
+		{[]string{"--experiment", "ci", "--out", out, "--shard", "x"}, `--shard "x": want i/n, e.g. 0/3`},
+		{[]string{"--experiment", "ci", "--out", out, "--parallel", "0"}, "--parallel must be at least 1, got 0"},
+		{[]string{"--experiment", "ci"}, "--out DIR is required"},
+		{[]string{"--out", out}, "--experiment NAME is required"},
+		{[]string{"--experiment", "ci", "--out", out, "--workloads", filepath.Join(dir, "none")}, "not a folder"},
+		{[]string{"--experiment", "ci", "--out", out, "--profiles", filepath.Join(dir, "none")}, "no such file or folder"},
+		{[]string{"--experiment", filepath.Join(dir, "none.json"), "--out", out}, "no such file"},
+	} {
+		printed, err := runCLI(t, append([]string{"sweep"}, tc.args...)...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("sweep %v: error %v, want one line containing %q", tc.args, err, tc.want)
+		}
+		if printed != "" {
+			t.Errorf("sweep %v printed %q", tc.args, printed)
+		}
+		if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("sweep %v created %s", tc.args, out)
+		}
+	}
+	// A folder holding another experiment's results is refused.
+	if err := os.WriteFile(filepath.Join(dir, experiments.ExperimentFile), []byte(`{"name": "ci"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "sweep", "--experiment", "ci-real", "--out", dir); err == nil || !strings.Contains(err.Error(), `holds the results of experiment "ci"`) {
+		t.Errorf("sweep into another experiment's folder: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("a refused sweep wrote into %s", dir)
+	}
+	printed, err := runCLI(t, "sweep", "--list")
+	if err != nil || !strings.Contains(printed, "fig8a") || !strings.Contains(printed, "96") {
+		t.Errorf("--list: %v\n%s", err, printed)
+	}
+}
+
+// buildBinary builds polluxsim into a temporary folder.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(t.TempDir(), "polluxsim")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func countRunFiles(dir string) int {
+	ents, _ := os.ReadDir(filepath.Join(dir, experiments.CellsDir))
+	n := 0
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			n++
+		}
+	}
+	return n
+}
+
+// readRunColumn returns the run column of a results.parquet.
+func readRunColumn(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rdr, err := file.NewParquetReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	idx := tbl.Schema().FieldIndices("run")
+	if len(idx) != 1 {
+		t.Fatal("results.parquet has no run column")
+	}
+	var runs []string
+	for _, ch := range tbl.Column(idx[0]).Data().Chunks() {
+		s := ch.(*array.String)
+		for i := 0; i < s.Len(); i++ {
+			runs = append(runs, s.Value(i))
+		}
+	}
+	return runs
+}
+
+// TestSweepKillResume: a sweep killed with SIGKILL halfway and run again
+// ends with every run in results.parquet exactly once, and the same
+// summary as an uninterrupted sweep.
+func TestSweepKillResume(t *testing.T) {
+	bin := buildBinary(t)
+	spec := tinySpecPath(t)
+	out := filepath.Join(t.TempDir(), "out")
+	args := []string{"sweep", "--experiment", spec, "--out", out, "--parallel", "1", "--no-timing"}
+	cmd := exec.Command(bin, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(2 * time.Minute)
+	for countRunFiles(out) < 4 {
+		select {
+		case err := <-exited:
+			t.Fatalf("sweep ended (%v) before it could be killed with %d runs done\n%s", err, countRunFiles(out), stderr.String())
+		case <-time.After(5 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no runs stored after two minutes")
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	killedAt := countRunFiles(out)
+	if killedAt >= 20 {
+		t.Skip("the sweep finished before SIGKILL arrived; nothing to resume")
+	}
+	if _, err := os.Stat(filepath.Join(out, experiments.ResultsFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a killed sweep left results.parquet (%v)", err)
+	}
+	res, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("rerun: %v\n%s", err, res)
+	}
+	if want := fmt.Sprintf("20 runs, %d already done, %d to run", killedAt, 20-killedAt); !strings.Contains(string(res), want) {
+		t.Errorf("rerun output lacks %q:\n%s", want, res)
+	}
+	runs := readRunColumn(t, filepath.Join(out, experiments.ResultsFile))
+	seen := map[string]int{}
+	for _, r := range runs {
+		seen[r]++
+	}
+	e, _, err := experiments.LoadExperiment(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range e.Runs() {
+		if seen[r.ID()] != 1 {
+			t.Errorf("run %s appears %d times in results.parquet", r.ID(), seen[r.ID()])
+		}
+	}
+	if len(runs) != 20 || countRunFiles(out) != 20 {
+		t.Errorf("%d rows, %d run files; want 20", len(runs), countRunFiles(out))
+	}
+	// Same summary as one uninterrupted sweep.
+	clean := filepath.Join(t.TempDir(), "clean")
+	if printed, err := runCLI(t, "sweep", "--experiment", spec, "--out", clean, "--no-timing", "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	a, _ := os.ReadFile(filepath.Join(out, experiments.SummaryFile))
+	b, _ := os.ReadFile(filepath.Join(clean, experiments.SummaryFile))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Error("summary.json of the killed and resumed sweep differs from an uninterrupted one")
+	}
+	// Bad input through the binary: one line on stderr, exit status 1.
+	bad := exec.Command(bin, "sweep", "--experiment", "ci", "--out", filepath.Join(out, "x"), "--shard", "3/3")
+	var berr bytes.Buffer
+	bad.Stderr = &berr
+	err = bad.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || strings.Count(berr.String(), "\n") != 1 {
+		t.Errorf("bad shard: %v, stderr %q", err, berr.String())
+	}
+}
+
+// TestCIRegression runs the ci experiment on the embedded profiles and
+// checks it against its baseline; a baseline with one number changed
+// fails, naming the cell.
+func TestCIRegression(t *testing.T) {
+	out := t.TempDir()
+	if printed, err := runCLI(t, "sweep", "--experiment", "ci", "--out", out, "--no-timing", "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	printed, err := runCLI(t, "regress", "--baseline", baselinePath("ci"), "--in", out)
+	if err != nil {
+		t.Fatalf("ci drifted from its baseline: %v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "ok: all 7 baseline numbers") {
+		t.Errorf("regress output:\n%s", printed)
+	}
+	data, err := os.ReadFile(baselinePath("ci"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := experiments.ReadBaseline(baselinePath("ci"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range b.Cells {
+		if c.Cell == "tiresias" && c.Metric == "" {
+			b.Cells[i].Expected *= 1.03 // beyond its 0.5 % tolerance
+		}
+	}
+	changed := filepath.Join(t.TempDir(), "ci.json")
+	if err := experiments.WriteBaseline(changed, b); err != nil {
+		t.Fatal(err)
+	}
+	printed, err = runCLI(t, "regress", "--baseline", changed, "--in", out)
+	if err == nil || !strings.Contains(err.Error(), "1 of 7 baseline numbers") || !strings.Contains(err.Error(), "tiresias avg_jct_s") {
+		t.Errorf("changed baseline: %v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "DRIFT") {
+		t.Errorf("regress table lacks DRIFT:\n%s", printed)
+	}
+	// --update writes the results back as expected values.
+	if _, err := runCLI(t, "regress", "--baseline", changed, "--in", out, "--update"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(t, "regress", "--baseline", changed, "--in", out); err != nil {
+		t.Errorf("after --update: %v", err)
+	}
+	if len(data) == 0 {
+		t.Error("empty baseline")
+	}
+}
+
+// TestRealDataRegression runs the ci-real experiment on the reference
+// profiles and checks its baseline.
+func TestRealDataRegression(t *testing.T) {
+	ref := refdata.Dir(t)
+	out := t.TempDir()
+	if printed, err := runCLI(t, "sweep", "--experiment", "ci-real", "--profiles", ref, "--out", out, "--no-timing", "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	printed, err := runCLI(t, "regress", "--baseline", baselinePath("ci-real"), "--in", out)
+	if err != nil {
+		t.Fatalf("ci-real drifted from its baseline: %v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "ok: all 4 baseline numbers") {
+		t.Errorf("regress output:\n%s", printed)
+	}
+}
+
+// TestShardMergePlotCLI: two shards merged give the whole sweep; plot
+// draws its figures.
+func TestShardMergePlotCLI(t *testing.T) {
+	spec := tinySpecPath(t)
+	dir := t.TempDir()
+	var shards []string
+	for i := 0; i < 2; i++ {
+		d := filepath.Join(dir, fmt.Sprintf("shard-%d", i))
+		printed, err := runCLI(t, "sweep", "--experiment", spec, "--shard", fmt.Sprintf("%d/2", i), "--out", d, "--quiet", "--no-timing")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, printed)
+		}
+		if !strings.Contains(printed, "10 of 20 runs present") {
+			t.Errorf("shard %d output:\n%s", i, printed)
+		}
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(dir, "merged")
+	printed, err := runCLI(t, append([]string{"merge", "--out", merged}, shards...)...)
+	if err != nil || !strings.Contains(printed, "merged 2 folders: 20 of 20 runs") || !strings.Contains(printed, "Pollux / Optimus") {
+		t.Fatalf("merge: %v\n%s", err, printed)
+	}
+	if _, err := runCLI(t, "merge", shards[0]); err == nil || !strings.Contains(err.Error(), "--out DIR is required") {
+		t.Errorf("merge without --out: %v", err)
+	}
+	plots := filepath.Join(dir, "plots")
+	printed, err = runCLI(t, "plot", "--in", merged, "--out", plots)
+	if err != nil || strings.Count(printed, "wrote ") != 8 {
+		t.Fatalf("plot: %v\n%s", err, printed)
+	}
+	for _, f := range []string{"jct.png", "timeline.svg", "lines.png", "rho.svg"} {
+		if st, err := os.Stat(filepath.Join(plots, f)); err != nil || st.Size() < 1000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := runCLI(t, "plot", "--in", dir, "--out", plots); err == nil || !strings.Contains(err.Error(), "not a sweep's output folder") {
+		t.Errorf("plot of a non-sweep folder: %v", err)
+	}
+}

@@ -1,0 +1,302 @@
+package experiments
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// Experiment is a named, versioned sweep read from a spec file (JSON, see
+// specs/): cells — each a policy with settings and a kind of workload —
+// every one run on workloads 1..N. A run is one cell on one workload.
+//
+// A cell's settings are DefaultSpec(policy), then the experiment's
+// settings, then the cell's own, each a JSON object with RunSpec's keys
+// (p, interval_s, interference, no_interference_avoidance, nodes, ...).
+// Its workload is the experiment's workload set with the cell's overrides:
+// jobs = round(load × jobs at 1.0 load) unless the cell gives a job count.
+type Experiment struct {
+	Name    string `json:"name"`
+	Version int    `json:"version"`
+	// Description says what the experiment measures.
+	Description string `json:"description"`
+	// Paper says what the paper reports for it, in words.
+	Paper string `json:"paper,omitempty"`
+	// Sources names where each set of reference numbers comes from (the
+	// keys of Cell.Reference and Ratio.Reference), e.g. "paper" or
+	// "simulator".
+	Sources   map[string]string `json:"sources,omitempty"`
+	Workloads WorkloadSet       `json:"workloads"`
+	// Settings are RunSpec overrides for every cell.
+	Settings json.RawMessage `json:"settings,omitempty"`
+	Cells    []Cell          `json:"cells"`
+	// Ratios are paired comparisons of two cells, per workload.
+	Ratios []Ratio `json:"ratios,omitempty"`
+	// Plots lists the figures `polluxsim plot` draws (default: JCT and ρ
+	// CDFs and the GPU/efficiency timeline of every cell).
+	Plots []PlotSpec `json:"plots,omitempty"`
+}
+
+// WorkloadSet describes the workloads every cell runs on.
+type WorkloadSet struct {
+	// Count is the number of workloads, numbered 1..Count (default 8);
+	// workload i is read from file workload-i.csv or generated with seed i.
+	Count int `json:"count,omitempty"`
+	// Jobs is the number of jobs at 1.0 load (default 160, the reference's).
+	Jobs int `json:"jobs,omitempty"`
+	// Load and Config are the defaults of the cells' workloads (1.0,
+	// "tuned").
+	Load   float64 `json:"load,omitempty"`
+	Config string  `json:"config,omitempty"`
+}
+
+// CellWorkload overrides the workload of one cell.
+type CellWorkload struct {
+	// Load multiplies the job count (and so the arrival rate: the window
+	// stays 8 hours).
+	Load float64 `json:"load,omitempty"`
+	// Config is "tuned" (TunedJobs) or "realistic" (the users' own GPU
+	// counts and batch sizes).
+	Config string `json:"config,omitempty"`
+	// Jobs, when positive, is the job count itself (generated workloads
+	// only: a workload folder is not consulted).
+	Jobs int `json:"jobs,omitempty"`
+}
+
+// Cell is one setting of an experiment.
+type Cell struct {
+	// Name identifies the cell (letters, digits, '.', '_', '-'); its runs
+	// are stored as cells/<name>.w<i>.json.
+	Name string `json:"name"`
+	// Label names the cell in plots and tables (default: Name).
+	Label    string          `json:"label,omitempty"`
+	Policy   string          `json:"policy"`
+	Settings json.RawMessage `json:"settings,omitempty"`
+	Workload *CellWorkload   `json:"workload,omitempty"`
+	// Reference holds published numbers per source (see
+	// Experiment.Sources), metric name → value, e.g. {"simulator":
+	// {"avg_jct_s": 2751.13}}.
+	Reference map[string]map[string]float64 `json:"reference,omitempty"`
+
+	spec   RunSpec
+	load   float64
+	config string
+	jobs   int
+	// fixedJobs: the job count was given, not derived from a load.
+	fixedJobs bool
+}
+
+// Ratio compares two cells on a metric: per workload num/den, then the
+// mean and confidence interval of those ratios.
+type Ratio struct {
+	Name      string             `json:"name"`
+	Num       string             `json:"num"`
+	Den       string             `json:"den"`
+	Metric    string             `json:"metric"`
+	Reference map[string]float64 `json:"reference,omitempty"`
+}
+
+// Spec returns the cell's resolved settings.
+func (c *Cell) Spec() RunSpec { return c.spec }
+
+// Title is the cell's label, or its name.
+func (c *Cell) Title() string {
+	if c.Label != "" {
+		return c.Label
+	}
+	return c.Name
+}
+
+// Load, Config and Jobs describe the cell's resolved workload.
+func (c *Cell) Load() float64  { return c.load }
+func (c *Cell) Config() string { return c.config }
+func (c *Cell) Jobs() int      { return c.jobs }
+
+// Cell returns the cell called name, or nil.
+func (e *Experiment) Cell(name string) *Cell {
+	for i := range e.Cells {
+		if e.Cells[i].Name == name {
+			return &e.Cells[i]
+		}
+	}
+	return nil
+}
+
+// Run is one cell on one workload: the unit of work of a sweep.
+type Run struct {
+	Cell     *Cell
+	Workload int // 1-based
+}
+
+// ID identifies the run: <cell>.w<workload>.
+func (r Run) ID() string { return fmt.Sprintf("%s.w%d", r.Cell.Name, r.Workload) }
+
+// Runs lists every run of the experiment, cell by cell in spec order,
+// workloads in order.
+func (e *Experiment) Runs() []Run {
+	runs := make([]Run, 0, len(e.Cells)*e.Workloads.Count)
+	for i := range e.Cells {
+		for w := 1; w <= e.Workloads.Count; w++ {
+			runs = append(runs, Run{Cell: &e.Cells[i], Workload: w})
+		}
+	}
+	return runs
+}
+
+var cellNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// ParseExperiment reads an experiment spec (JSON; unknown keys are errors)
+// and resolves and checks every cell. name is used in messages.
+func ParseExperiment(data []byte, name string) (*Experiment, error) {
+	var e Experiment
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	if err := e.resolve(); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	return &e, nil
+}
+
+func (e *Experiment) resolve() error {
+	switch {
+	case !cellNameRE.MatchString(e.Name):
+		return fmt.Errorf("name %q must be letters, digits, '.', '_' or '-'", e.Name)
+	case e.Version < 1:
+		return fmt.Errorf("version must be at least 1, got %d", e.Version)
+	case len(e.Cells) == 0:
+		return errors.New("no cells")
+	}
+	ws := &e.Workloads
+	if ws.Count == 0 {
+		ws.Count = 8
+	}
+	if ws.Jobs == 0 {
+		ws.Jobs = referenceJobs
+	}
+	if ws.Load == 0 {
+		ws.Load = 1
+	}
+	if ws.Config == "" {
+		ws.Config = traces.ConfigTuned
+	}
+	if ws.Count < 1 || ws.Count > 1000 || ws.Jobs < 1 {
+		return fmt.Errorf("workloads: count %d and jobs %d must be positive (count at most 1000)", ws.Count, ws.Jobs)
+	}
+	seen := map[string]bool{}
+	for i := range e.Cells {
+		c := &e.Cells[i]
+		if !cellNameRE.MatchString(c.Name) {
+			return fmt.Errorf("cell %d: name %q must be letters, digits, '.', '_' or '-'", i+1, c.Name)
+		}
+		if seen[c.Name] {
+			return fmt.Errorf("cell %q appears twice", c.Name)
+		}
+		seen[c.Name] = true
+		if err := c.resolve(e); err != nil {
+			return fmt.Errorf("cell %q: %w", c.Name, err)
+		}
+		for src := range c.Reference {
+			if _, ok := e.Sources[src]; !ok {
+				return fmt.Errorf("cell %q: reference source %q is not described in \"sources\"", c.Name, src)
+			}
+		}
+	}
+	for _, r := range e.Ratios {
+		if e.Cell(r.Num) == nil || e.Cell(r.Den) == nil {
+			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
+		}
+		if !knownMetric(r.Metric) {
+			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(MetricNames(), ", "))
+		}
+	}
+	for i := range e.Plots {
+		if err := e.Plots[i].check(e); err != nil {
+			return fmt.Errorf("plot %q: %w", e.Plots[i].Name, err)
+		}
+	}
+	return nil
+}
+
+// referenceJobs is the job count of the reference's 1.0× load.
+const referenceJobs = 160
+
+func (c *Cell) resolve(e *Experiment) error {
+	s := DefaultSpec(c.Policy)
+	for _, raw := range []json.RawMessage{e.Settings, c.Settings} {
+		if len(raw) == 0 {
+			continue
+		}
+		var probe map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+		if _, ok := probe["policy"]; ok {
+			return errors.New(`settings: give the policy as the cell's "policy", not in settings`)
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&s); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+	}
+	s.Policy = c.Policy
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	c.spec = s
+	c.load, c.config, c.jobs = e.Workloads.Load, e.Workloads.Config, 0
+	if w := c.Workload; w != nil {
+		if w.Load != 0 {
+			c.load = w.Load
+		}
+		if w.Config != "" {
+			c.config = w.Config
+		}
+		if w.Jobs != 0 {
+			c.jobs, c.fixedJobs = w.Jobs, true
+		}
+	}
+	if !(c.load > 0) || c.load > 100 {
+		return fmt.Errorf("workload load %v must be in (0, 100]", c.load)
+	}
+	if c.config != traces.ConfigTuned && c.config != traces.ConfigRealistic {
+		return fmt.Errorf("workload config %q must be %q or %q", c.config, traces.ConfigTuned, traces.ConfigRealistic)
+	}
+	if !c.fixedJobs {
+		c.jobs = int(math.Round(c.load * float64(e.Workloads.Jobs)))
+	}
+	if c.jobs < 1 {
+		return fmt.Errorf("workload has %d jobs", c.jobs)
+	}
+	return nil
+}
+
+// LoadExperiment returns the embedded experiment called name, or reads a
+// spec file when name is a path to one (it contains a path separator or
+// ends in .json).
+func LoadExperiment(name string) (*Experiment, []byte, error) {
+	if strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".json") {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("experiment: %w", err)
+		}
+		e, err := ParseExperiment(data, name)
+		return e, data, err
+	}
+	data, err := specFS.ReadFile("specs/" + name + ".json")
+	if err != nil {
+		return nil, nil, fmt.Errorf("unknown experiment %q (known: %s; or give a spec file path)", name, strings.Join(ExperimentNames(), ", "))
+	}
+	e, err := ParseExperiment(data, name)
+	return e, data, err
+}

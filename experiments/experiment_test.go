@@ -1,0 +1,160 @@
+package experiments
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEmbeddedExperiments: every named experiment parses and has the
+// paper's shape.
+func TestEmbeddedExperiments(t *testing.T) {
+	want := map[string]int{ // runs
+		"table2": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 16, "ci": 15, "ci-real": 9,
+	}
+	names := ExperimentNames()
+	if len(names) != len(want) {
+		t.Errorf("experiments %v, want %d of them", names, len(want))
+	}
+	for _, n := range names {
+		e, data, err := LoadExperiment(n)
+		if err != nil {
+			t.Fatalf("%s: %v", n, err)
+		}
+		if e.Name != n || len(data) == 0 || e.Description == "" {
+			t.Errorf("%s: name %q, %d bytes, description %q", n, e.Name, len(data), e.Description)
+		}
+		if got := len(e.Runs()); got != want[n] {
+			t.Errorf("%s: %d runs, want %d", n, got, want[n])
+		}
+		for _, r := range e.Runs() {
+			if !cellNameRE.MatchString(r.ID()) {
+				t.Errorf("%s: run id %q is not a safe file name", n, r.ID())
+			}
+		}
+	}
+	fig8a, _, _ := LoadExperiment("fig8a")
+	for load, jobs := range map[string]int{"0.5": 80, "1": 160, "1.5": 240, "2": 320} {
+		c := fig8a.Cell("pollux-" + map[string]string{"0.5": "0.5", "1": "1.0", "1.5": "1.5", "2": "2.0"}[load] + "x")
+		if c == nil || c.Jobs() != jobs || c.Spec().Policy != "pollux" {
+			t.Errorf("fig8a pollux at %s: %+v, want %d jobs", load, c, jobs)
+		}
+	}
+	fig8c, _, _ := LoadExperiment("fig8c")
+	if s := fig8c.Cell("noavoid-50").Spec(); !s.NoInterferenceAvoidance || s.Interference != 0.5 {
+		t.Errorf("fig8c noavoid-50 settings %+v", s)
+	}
+	fig8b, _, _ := LoadExperiment("fig8b")
+	if s := fig8b.Cell("pollux-4m").Spec(); s.Interval != 240 || s.P != -1 || s.Nodes != 16 {
+		t.Errorf("fig8b pollux-4m settings %+v", s)
+	}
+	t2, _, _ := LoadExperiment("table2")
+	if c := t2.Cell("tiresias-realistic"); c.Config() != "realistic" || c.Reference["paper"]["avg_jct_s"] != 10080 {
+		t.Errorf("table2 tiresias-realistic: config %s, reference %v", c.Config(), c.Reference)
+	}
+	priors, _, _ := LoadExperiment("priors")
+	if !priors.Cell("offline").Spec().OfflinePriors || priors.Cell("online").Spec().OfflinePriors {
+		t.Error("priors: offline_priors not set as the spec says")
+	}
+}
+
+func TestParseExperimentErrors(t *testing.T) {
+	for _, tc := range []struct{ spec, want string }{
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "extra": 1}`, `unknown field "extra"`},
+		{`{"name": "x", "version": 0, "cells": [{"name": "a", "policy": "pollux"}]}`, "version must be at least 1"},
+		{`{"name": "x y", "version": 1, "cells": [{"name": "a", "policy": "pollux"}]}`, "name"},
+		{`{"name": "x", "version": 1, "cells": []}`, "no cells"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "slurm"}]}`, `unknown policy "slurm"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}, {"name": "a", "policy": "fifo"}]}`, "appears twice"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a/b", "policy": "pollux"}]}`, "must be letters"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"intervall_s": 3}}]}`, `unknown field "intervall_s"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"policy": "fifo"}}]}`, `cell's "policy"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": -1}}]}`, "--interval must be positive"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"config": "lazy"}}]}`, `config "lazy"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"load": -2}}]}`, "load -2"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "reference": {"paper": {"avg_jct_s": 1}}}]}`, `source "paper"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "ratios": [{"name": "r", "num": "a", "den": "b", "metric": "avg_jct_s"}]}`, `"b" must both exist`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "ratios": [{"name": "r", "num": "a", "den": "a", "metric": "speed"}]}`, `unknown metric "speed"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "pie"}]}`, `unknown kind "pie"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s"}]}`, "no series"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "jct_cdf", "cells": ["z"]}]}`, `unknown cell "z"`},
+		{`not json`, "invalid character"},
+	} {
+		_, err := ParseExperiment([]byte(tc.spec), "test.json")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
+		}
+	}
+	if _, _, err := LoadExperiment("fig9"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig9\" (known: ci, ci-real, fig7") {
+		t.Errorf("unknown experiment: %v", err)
+	}
+}
+
+// TestCellSettingsLayering: a cell's settings are the policy's defaults,
+// then the experiment's settings, then its own; its workload likewise.
+func TestCellSettingsLayering(t *testing.T) {
+	e, err := ParseExperiment([]byte(`{"name": "x", "version": 2,
+		"settings": {"nodes": 4, "interval_s": 30},
+		"workloads": {"count": 2, "jobs": 10, "config": "realistic"},
+		"cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": 120, "p": 1}, "workload": {"load": 1.5}},
+		          {"name": "b", "policy": "tiresias", "workload": {"jobs": 7, "config": "tuned"}}]}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := e.Cell("a"), e.Cell("b")
+	want := DefaultSpec("pollux")
+	want.Nodes, want.Interval, want.P = 4, 120, 1
+	if a.Spec() != want || a.Jobs() != 15 || a.Config() != "realistic" || a.Load() != 1.5 {
+		t.Errorf("cell a: %+v, %d jobs, %s, load %v", a.Spec(), a.Jobs(), a.Config(), a.Load())
+	}
+	if b.Spec().Interval != 30 || b.Spec().Nodes != 4 || b.Jobs() != 7 || b.Config() != "tuned" || !b.fixedJobs {
+		t.Errorf("cell b: %+v, %d jobs, %s", b.Spec(), b.Jobs(), b.Config())
+	}
+	if ids := []string{e.Runs()[0].ID(), e.Runs()[3].ID()}; ids[0] != "a.w1" || ids[1] != "b.w2" {
+		t.Errorf("run ids %v", ids)
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for in, want := range map[string]Shard{"0/3": {0, 3}, "2/3": {2, 3}, " 0/1 ": {0, 1}} {
+		if got, err := ParseShard(in); err != nil || got != want {
+			t.Errorf("ParseShard(%q) = %v, %v", in, got, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"3/3": "index must be in 0..2", "1/0": "at least 1", "x": "want i/n", "-1/2": "index must be in 0..1",
+		"1/": "want i/n", "a/b": "want i/n", "": "want i/n",
+	} {
+		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseShard(%q): %v, want %q", in, err, want)
+		}
+	}
+	// Shards partition the runs.
+	for n := 1; n <= 4; n++ {
+		for i := 0; i < 20; i++ {
+			owners := 0
+			for s := 0; s < n; s++ {
+				if (Shard{s, n}).owns(i) {
+					owners++
+				}
+			}
+			if owners != 1 {
+				t.Errorf("run %d has %d owners among %d shards", i, owners, n)
+			}
+		}
+	}
+}
+
+func TestWorkloadFolder(t *testing.T) {
+	for _, tc := range []struct {
+		config string
+		load   float64
+		want   string
+	}{
+		{"tuned", 1, "workloads"}, {"realistic", 1, "workloads-realistic"}, {"tuned", 0.5, "workloads-0.5"},
+		{"tuned", 2, "workloads-2.0"}, {"realistic", 1.5, "workloads-realistic-1.5"}, {"tuned", 0.25, "workloads-0.25"},
+	} {
+		if got := WorkloadFolder(tc.config, tc.load); got != tc.want {
+			t.Errorf("WorkloadFolder(%s, %v) = %s, want %s", tc.config, tc.load, got, tc.want)
+		}
+	}
+}

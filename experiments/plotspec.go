@@ -1,0 +1,121 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kinds of plot (PlotSpec.Kind).
+const (
+	// PlotJCTCDF: the distribution of job completion times per cell,
+	// pooled over workloads.
+	PlotJCTCDF = "jct_cdf"
+	// PlotRhoCDF: the distribution of finish-time fairness ρ per cell
+	// (paper Fig 7).
+	PlotRhoCDF = "rho_cdf"
+	// PlotTimeline: GPUs allocated and average statistical efficiency over
+	// time on one workload (paper Fig 5).
+	PlotTimeline = "timeline"
+	// PlotLines: a metric's mean over workloads with its 95 % confidence
+	// interval against a numeric setting, one line per series (paper Fig
+	// 8), with the reference numbers dashed.
+	PlotLines = "lines"
+)
+
+// PlotSpec describes one figure of an experiment; `polluxsim plot` writes
+// it as <name>.png and <name>.svg.
+type PlotSpec struct {
+	Name  string `json:"name"`
+	Kind  string `json:"kind"`
+	Title string `json:"title,omitempty"`
+	// Cells are the cells drawn by CDF and timeline plots (default all).
+	Cells []string `json:"cells,omitempty"`
+	// Workload is the workload a timeline shows (default 1).
+	Workload int `json:"workload,omitempty"`
+
+	// Lines plots: the metric, and either a divisor for its values (Scale,
+	// e.g. 3600 for hours) or a cell that every point is divided by,
+	// workload by workload (Normalize).
+	Metric    string  `json:"metric,omitempty"`
+	Scale     float64 `json:"scale,omitempty"`
+	Normalize string  `json:"normalize,omitempty"`
+	XLabel    string  `json:"x_label,omitempty"`
+	// LogX spaces the x values logarithmically (e.g. doubling intervals).
+	LogX   bool         `json:"log_x,omitempty"`
+	YLabel string       `json:"y_label,omitempty"`
+	Series []PlotSeries `json:"series,omitempty"`
+	// Reference names the source (Experiment.Sources) whose numbers are
+	// drawn dashed beside ours.
+	Reference string `json:"reference,omitempty"`
+}
+
+// PlotSeries is one line of a lines plot.
+type PlotSeries struct {
+	Label  string      `json:"label"`
+	Points []PlotPoint `json:"points"`
+}
+
+// PlotPoint places a cell's result at X.
+type PlotPoint struct {
+	X    float64 `json:"x"`
+	Cell string  `json:"cell"`
+}
+
+func (p *PlotSpec) check(e *Experiment) error {
+	if !cellNameRE.MatchString(p.Name) {
+		return fmt.Errorf("name %q must be letters, digits, '.', '_' or '-'", p.Name)
+	}
+	for _, c := range p.Cells {
+		if e.Cell(c) == nil {
+			return fmt.Errorf("unknown cell %q", c)
+		}
+	}
+	switch p.Kind {
+	case PlotJCTCDF, PlotRhoCDF:
+	case PlotTimeline:
+		if p.Workload < 0 || p.Workload > e.Workloads.Count {
+			return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, e.Workloads.Count)
+		}
+	case PlotLines:
+		if !knownMetric(p.Metric) {
+			return fmt.Errorf("unknown metric %q", p.Metric)
+		}
+		if p.Normalize != "" && e.Cell(p.Normalize) == nil {
+			return fmt.Errorf("normalize: unknown cell %q", p.Normalize)
+		}
+		if p.Scale < 0 {
+			return errors.New("scale must be positive")
+		}
+		if p.Reference != "" {
+			if _, ok := e.Sources[p.Reference]; !ok {
+				return fmt.Errorf("reference source %q is not described in \"sources\"", p.Reference)
+			}
+		}
+		if len(p.Series) == 0 {
+			return errors.New("no series")
+		}
+		for _, s := range p.Series {
+			for _, pt := range s.Points {
+				if e.Cell(pt.Cell) == nil {
+					return fmt.Errorf("series %q: unknown cell %q", s.Label, pt.Cell)
+				}
+			}
+		}
+	default:
+		return fmt.Errorf("unknown kind %q (want %s, %s, %s or %s)", p.Kind, PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines)
+	}
+	return nil
+}
+
+// PlotsOf returns the experiment's plots, or by default a JCT CDF, a ρ
+// CDF and a timeline of all its cells.
+func PlotsOf(e *Experiment) []PlotSpec {
+	if len(e.Plots) > 0 {
+		return e.Plots
+	}
+	return []PlotSpec{
+		{Name: "jct-cdf", Kind: PlotJCTCDF, Title: e.Name + ": job completion times"},
+		{Name: "rho-cdf", Kind: PlotRhoCDF, Title: e.Name + ": finish-time fairness"},
+		{Name: "timeline", Kind: PlotTimeline, Title: e.Name + ": cluster over time, workload 1"},
+	}
+}

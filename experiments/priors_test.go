@@ -1,0 +1,77 @@
+package experiments
+
+import (
+	"math"
+	"sort"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// TestOfflineParams: the offline fit predicts the profile's own step
+// times closely, for every application.
+func TestOfflineParams(t *testing.T) {
+	set := profiles.Default()
+	params, err := OfflineParams(set, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(params) != len(set.Apps) {
+		t.Fatalf("%d fits for %d applications", len(params), len(set.Apps))
+	}
+	for name, p := range params {
+		var errs []float64
+		for _, o := range offlineObservations(set.Apps[name], 4) {
+			pred := p.TIter(o.Nodes, o.GPUs, o.Local, 0)
+			errs = append(errs, math.Abs(pred/o.TIter-1))
+		}
+		sort.Float64s(errs)
+		if med := errs[len(errs)/2]; !(med < 0.2) {
+			t.Errorf("%s: median relative error of the offline fit %.3f over %d observations", name, med, len(errs))
+		}
+	}
+}
+
+// TestOfflinePriorsRun: with offline priors, Pollux's agents never refit
+// and the run differs from one that learns online.
+func TestOfflinePriorsRun(t *testing.T) {
+	set := profiles.Default()
+	w, err := GenerateWorkload(nil, set, 12, 5, "tuned", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(offline bool) sim.Summary {
+		spec := DefaultSpec("pollux")
+		spec.Population, spec.Generations, spec.OfflinePriors = 16, 8, offline
+		cfg, err := spec.SimConfigFor(set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if offline != (cfg.SeedParams != nil) {
+			t.Fatalf("offline %v but seeds %v", offline, cfg.SeedParams)
+		}
+		p, _ := NewPolicy(spec)
+		res, err := sim.Run(cfg, set, w, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Summary
+	}
+	online, offline := run(false), run(true)
+	if online.AgentFits == 0 || offline.AgentFits != 0 {
+		t.Errorf("agent fits: online %d, offline %d (want > 0 and 0)", online.AgentFits, offline.AgentFits)
+	}
+	if online.AvgJCT == offline.AvgJCT {
+		t.Error("offline-seeded models changed nothing")
+	}
+	// Non-adaptive policies ignore the seeds.
+	spec := DefaultSpec("tiresias")
+	spec.OfflinePriors = true
+	cfg, _ := spec.SimConfigFor(set)
+	p, _ := NewPolicy(spec)
+	res, err := sim.Run(cfg, set, w, p)
+	if err != nil || res.Summary.AgentFits != 0 {
+		t.Errorf("tiresias with seeds: %v, %d fits", err, res.Summary.AgentFits)
+	}
+}

@@ -1,0 +1,458 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+const tinySpec = "testdata/tiny.json"
+
+func loadTiny(t *testing.T) (*Experiment, []byte) {
+	t.Helper()
+	e, data, err := LoadExperiment(tinySpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, data
+}
+
+func tinyOptions(t *testing.T, out string) SweepOptions {
+	_, data := loadTiny(t)
+	return SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded", Out: out, Parallel: 2,
+		NoTiming: true, Version: "test", Spec: data}
+}
+
+func sweepTiny(t *testing.T, opt SweepOptions) *SweepReport {
+	t.Helper()
+	e, _ := loadTiny(t)
+	rep, err := Sweep(context.Background(), e, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// The unsharded tiny sweep, made once and shared by the tests that only
+// read it.
+var (
+	tinyOnce sync.Once
+	tinyDir  string
+	tinyErr  error
+)
+
+func tinyFull(t *testing.T) string {
+	t.Helper()
+	tinyOnce.Do(func() {
+		tinyDir, tinyErr = os.MkdirTemp("", "polluxsim-tiny-")
+		if tinyErr != nil {
+			return
+		}
+		e, data := loadTiny(t)
+		_, tinyErr = Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded",
+			Out: tinyDir, Parallel: 2, NoTiming: true, Version: "test", Spec: data})
+	})
+	if tinyErr != nil {
+		t.Fatal(tinyErr)
+	}
+	return tinyDir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tinyDir != "" {
+		os.RemoveAll(tinyDir)
+	}
+	os.Exit(code)
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func cellFiles(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, CellsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") {
+			out[e.Name()] = readFile(t, filepath.Join(dir, CellsDir, e.Name()))
+		}
+	}
+	return out
+}
+
+// TestShardsMergeEqualUnsharded: --shard 0/3, 1/3, 2/3 then merge give the
+// same files as one unsharded sweep, byte for byte (no timing).
+func TestShardsMergeEqualUnsharded(t *testing.T) {
+	full := tinyFull(t)
+	var parts []string
+	total := 0
+	for i := 0; i < 3; i++ {
+		dir := t.TempDir()
+		opt := tinyOptions(t, dir)
+		opt.Shard, opt.Parallel = Shard{i, 3}, 1
+		rep := sweepTiny(t, opt)
+		if rep.Runs != len(cellFiles(t, dir)) || rep.Summary.Runs != rep.Runs || len(rep.Summary.Missing) != 20-rep.Runs {
+			t.Errorf("shard %d: %d runs, %d files, summary %d runs, %d missing", i, rep.Runs, len(cellFiles(t, dir)), rep.Summary.Runs, len(rep.Summary.Missing))
+		}
+		total += rep.Runs
+		parts = append(parts, dir)
+	}
+	if total != 20 {
+		t.Fatalf("shards ran %d runs in all, want 20", total)
+	}
+	merged := t.TempDir()
+	rep, err := Merge(merged, parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Runs != 20 || len(rep.Missing) != 0 {
+		t.Errorf("merge: %d runs, missing %v", rep.Runs, rep.Missing)
+	}
+	for _, f := range []string{ResultsFile, SummaryFile, ExperimentFile} {
+		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(merged, f))) {
+			t.Errorf("%s of the merged shards differs from the unsharded sweep's", f)
+		}
+	}
+	fa, fb := cellFiles(t, full), cellFiles(t, merged)
+	if len(fa) != 20 || len(fb) != 20 {
+		t.Fatalf("%d and %d run files", len(fa), len(fb))
+	}
+	for name, data := range fa {
+		if !bytes.Equal(data, fb[name]) {
+			t.Errorf("run file %s differs", name)
+		}
+	}
+	// Merging into one of the shard folders works too.
+	if _, err := Merge(parts[0], parts); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(full, ResultsFile)), readFile(t, filepath.Join(parts[0], ResultsFile))) {
+		t.Error("merging into a shard folder gives other results")
+	}
+}
+
+// TestSweepResume: a rerun skips the stored runs with the same inputs and
+// redoes those missing or made from other inputs, ending with the same
+// results.
+func TestSweepResume(t *testing.T) {
+	full := tinyFull(t)
+	dir := t.TempDir()
+	for name, data := range cellFiles(t, full) {
+		if err := os.MkdirAll(filepath.Join(dir, CellsDir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, CellsDir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// One run lost, one made from other inputs, a temporary file left by a
+	// killed writer.
+	os.Remove(filepath.Join(dir, CellsDir, "pollux.w2.json"))
+	p := filepath.Join(dir, CellsDir, "optimus.w1.json")
+	rr, err := ReadRunResult(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr.Hash = "stale"
+	if err := writeRunResult(p, rr); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, CellsDir, ".fifo.w1.json.tmp-123"), []byte("{"), 0o644)
+
+	var planned [2]int
+	opt := tinyOptions(t, dir)
+	opt.Planned = func(todo, skipped int) { planned = [2]int{todo, skipped} }
+	rep := sweepTiny(t, opt)
+	if rep.Ran != 2 || rep.Skipped != 18 || planned != [2]int{2, 18} {
+		t.Errorf("rerun ran %d and skipped %d (planned %v), want 2 and 18", rep.Ran, rep.Skipped, planned)
+	}
+	for _, f := range []string{ResultsFile, SummaryFile} {
+		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(dir, f))) {
+			t.Errorf("%s after the resumed sweep differs from an uninterrupted one", f)
+		}
+	}
+	// Nothing left to do.
+	if rep := sweepTiny(t, tinyOptions(t, dir)); rep.Ran != 0 || rep.Skipped != 20 {
+		t.Errorf("third run ran %d, skipped %d", rep.Ran, rep.Skipped)
+	}
+}
+
+// TestSweepInterrupt: cancelling stops the sweep after the runs in
+// progress; they are kept and a rerun does only the others.
+func TestSweepInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	e, _ := loadTiny(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opt := tinyOptions(t, dir)
+	opt.Parallel = 1
+	opt.Progress = func(done, _ int) {
+		if done == 3 {
+			cancel()
+		}
+	}
+	rep, err := Sweep(ctx, e, opt)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	files := len(cellFiles(t, dir))
+	if rep.Ran < 3 || rep.Ran > 4 || files != rep.Ran {
+		t.Errorf("interrupted after %d runs with %d files, want 3 (or 4 if one had started)", rep.Ran, files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ResultsFile)); err == nil {
+		t.Error("an interrupted sweep wrote results.parquet")
+	}
+	rep2 := sweepTiny(t, tinyOptions(t, dir))
+	if rep2.Skipped != rep.Ran || rep2.Ran != 20-rep.Ran {
+		t.Errorf("rerun skipped %d and ran %d, want %d and %d", rep2.Skipped, rep2.Ran, rep.Ran, 20-rep.Ran)
+	}
+}
+
+func TestSweepRejects(t *testing.T) {
+	e, _ := loadTiny(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		mod  func(o *SweepOptions)
+		want string
+	}{
+		{func(o *SweepOptions) { o.Parallel = -1 }, "--parallel must be at least 1"},
+		{func(o *SweepOptions) { o.Out = "" }, "--out DIR is required"},
+		{func(o *SweepOptions) { o.Shard = Shard{3, 3} }, "bad shard"},
+	} {
+		opt := tinyOptions(t, filepath.Join(dir, "out"))
+		tc.mod(&opt)
+		if _, err := Sweep(context.Background(), e, opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a rejected sweep created its output folder")
+	}
+	// A folder holding another experiment is refused.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, ExperimentFile), []byte(`{"name": "fig8a"}`), 0o644)
+	if _, err := Sweep(context.Background(), e, tinyOptions(t, other)); err == nil || !strings.Contains(err.Error(), `holds the results of experiment "fig8a"`) {
+		t.Errorf("sweep into another experiment's folder: %v", err)
+	}
+}
+
+func TestMergeRejects(t *testing.T) {
+	full := tinyFull(t)
+	// A run with other inputs in a second copy.
+	dup := t.TempDir()
+	os.MkdirAll(filepath.Join(dup, CellsDir), 0o755)
+	os.WriteFile(filepath.Join(dup, ExperimentFile), readFile(t, filepath.Join(full, ExperimentFile)), 0o644)
+	rr, err := ReadRunResult(filepath.Join(full, CellsDir, "fifo.w3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr.Hash = "other"
+	writeRunResult(filepath.Join(dup, CellsDir, "fifo.w3.json"), rr)
+	if _, err := Merge(t.TempDir(), []string{full, dup}); err == nil || !strings.Contains(err.Error(), "run fifo.w3 differs") {
+		t.Errorf("conflicting runs: %v", err)
+	}
+	// Another spec.
+	spec := t.TempDir()
+	os.WriteFile(filepath.Join(spec, ExperimentFile), bytes.Replace(readFile(t, filepath.Join(full, ExperimentFile)), []byte(`"version": 1`), []byte(`"version": 2`), 1), 0o644)
+	if _, err := Merge(t.TempDir(), []string{full, spec}); err == nil || !strings.Contains(err.Error(), "different experiment specs") {
+		t.Errorf("different specs: %v", err)
+	}
+	if _, err := Merge(t.TempDir(), []string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "not a sweep's output folder") {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+// TestResultsTable: results.parquet has one row per run with its settings
+// and metrics.
+func TestResultsTable(t *testing.T) {
+	full := tinyFull(t)
+	tbl := readParquet(t, filepath.Join(full, ResultsFile))
+	defer tbl.Release()
+	if tbl.NumRows() != 20 {
+		t.Fatalf("%d rows, want 20", tbl.NumRows())
+	}
+	for _, col := range []string{"run", "cell", "policy", "workload", "load", "config", "jobs", "p", "interval_s",
+		"interference", "no_interference_avoidance", "offline_priors", "avg_jct_s", "p99_jct_s", "makespan_s",
+		"avg_rho", "max_rho", "avg_jct_s_cifar10", "wall_s", "hash"} {
+		if len(tbl.Schema().FieldIndices(col)) != 1 {
+			t.Errorf("no column %s", col)
+		}
+	}
+	var runs []string
+	for _, ch := range tbl.Column(tbl.Schema().FieldIndices("run")[0]).Data().Chunks() {
+		s := ch.(*array.String)
+		for i := 0; i < s.Len(); i++ {
+			runs = append(runs, s.Value(i))
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if seen[r] {
+			t.Errorf("run %s twice", r)
+		}
+		seen[r] = true
+	}
+	if runs[0] != "pollux.w1" || runs[19] != "fifo.w4" {
+		t.Errorf("rows not in spec order: %s ... %s", runs[0], runs[19])
+	}
+	jobs := columnFloat64(t, tbl, "load")
+	if jobs[12] != 1.5 || jobs[0] != 1 {
+		t.Errorf("load column %v", jobs)
+	}
+	for _, w := range columnFloat64(t, tbl, "wall_s") {
+		if w != 0 {
+			t.Fatal("wall_s not zero with NoTiming")
+		}
+	}
+	// The summary has each cell's workloads and the ratio.
+	sum, err := ReadSweepSummary(filepath.Join(full, SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sum.Cell("tiresias").Metrics["avg_jct_s"]
+	if st.N != 4 || st.CI95 == nil || !(st.CI95[0] < st.Mean && st.Mean < st.CI95[1]) || len(sum.Ratios) != 1 || sum.Ratios[0].Stat.N != 4 {
+		t.Errorf("summary: tiresias %+v, ratios %+v", st, sum.Ratios)
+	}
+	if sum.Cell("tiresias").Jobs != 24 || sum.Cell("tiresias").Config != traces.ConfigRealistic {
+		t.Errorf("tiresias cell: %d jobs, %s", sum.Cell("tiresias").Jobs, sum.Cell("tiresias").Config)
+	}
+}
+
+// TestRunResultContent: a stored run has the per-job data and a time
+// series consistent with its summary.
+func TestRunResultContent(t *testing.T) {
+	full := tinyFull(t)
+	r, err := ReadRunResult(filepath.Join(full, CellsDir, "pollux.w2.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Jobs != 16 || len(r.JobJCT) != 16 || len(r.JobRho) != 16 || len(r.JobApp) != 16 {
+		t.Fatalf("jobs %d, %d JCTs", r.Jobs, len(r.JobJCT))
+	}
+	sum := 0.0
+	for _, v := range r.JobJCT {
+		sum += v
+	}
+	if d := sum/16 - r.Summary.AvgJCT; d > 1e-6 || d < -1e-6 {
+		t.Errorf("mean of job JCTs %v, summary %v", sum/16, r.Summary.AvgJCT)
+	}
+	s := r.Series
+	if len(s.Time) != r.Summary.Rounds || len(s.GPUs) != len(s.Time) || len(s.Efficiency) != len(s.Time) {
+		t.Fatalf("series of %d points for %d rounds", len(s.Time), r.Summary.Rounds)
+	}
+	if !sort.Float64sAreSorted(s.Time) {
+		t.Error("series time not increasing")
+	}
+	for i := range s.Time {
+		if s.GPUs[i] < 0 || s.GPUs[i] > 64 || s.Efficiency[i] < 0 || s.Efficiency[i] > 1 || s.Active[i] < 1 {
+			t.Fatalf("round %d: %d GPUs, efficiency %v, %d active", i, s.GPUs[i], s.Efficiency[i], s.Active[i])
+		}
+	}
+	if r.WorkloadSource != "generated from the embedded Philly summary: 16 jobs, seed 2, tuned" {
+		t.Errorf("workload source %q", r.WorkloadSource)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(full, CellsDir, "pollux.w2.json")), &raw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWorkloadStore: workloads come from the folder of their kind when it
+// exists, else they are generated; each is made once.
+func TestWorkloadStore(t *testing.T) {
+	set := profiles.Default()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "workloads-0.5"), 0o755)
+	w, err := GenerateWorkload(nil, set, 5, 99, "tuned", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := traces.WriteFile(filepath.Join(dir, "workloads-0.5", "workload-1.csv"), w); err != nil {
+		t.Fatal(err)
+	}
+	e, err := ParseExperiment([]byte(`{"name": "x", "version": 1, "workloads": {"count": 2, "jobs": 20}, "cells": [
+		{"name": "half", "policy": "fifo", "workload": {"load": 0.5}},
+		{"name": "full", "policy": "fifo"},
+		{"name": "fixed", "policy": "fifo", "workload": {"jobs": 3, "load": 0.5}}]}`), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newWorkloadStore(dir, set)
+	half, err := st.get(e.Cell("half"), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(half.w.Jobs) != 5 || half.desc != "workloads-0.5/workload-1.csv" {
+		t.Errorf("half: %d jobs from %q", len(half.w.Jobs), half.desc)
+	}
+	if _, err := st.get(e.Cell("half"), 2); err == nil || !strings.Contains(err.Error(), "workload-2.csv") {
+		t.Errorf("missing file in an existing folder: %v", err)
+	}
+	full, err := st.get(e.Cell("full"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.w.Jobs) != 20 || !strings.HasPrefix(full.desc, "generated from the embedded Philly summary: 20 jobs, seed 2") {
+		t.Errorf("full: %d jobs from %q", len(full.w.Jobs), full.desc)
+	}
+	again, _ := st.get(e.Cell("full"), 2)
+	if again != full {
+		t.Error("the same workload was made twice")
+	}
+	fixed, err := st.get(e.Cell("fixed"), 1)
+	if err != nil || len(fixed.w.Jobs) != 3 {
+		t.Errorf("fixed job count: %v", err)
+	}
+	if len(st.noteLog) != 2 || !strings.Contains(st.noteLog[1], "generated") {
+		t.Errorf("notes %q", st.noteLog)
+	}
+}
+
+// TestSweepWithoutSpecBytes: a library caller that passes no spec file
+// still gets a folder that merge, plot and regress can open.
+func TestSweepWithoutSpecBytes(t *testing.T) {
+	e, err := ParseExperiment([]byte(`{"name": "lib", "version": 3, "workloads": {"count": 2, "jobs": 4},
+		"settings": {"nodes": 4}, "cells": [{"name": "f", "policy": "fifo", "settings": {"interval_s": 30}}]}`), "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded", Out: dir, Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	back, runs, missing, err := OpenSweep(dir)
+	if err != nil || len(runs) != 2 || len(missing) != 0 || back.Cell("f").Spec() != e.Cell("f").Spec() {
+		t.Fatalf("reopened: %v, %d runs, missing %v", err, len(runs), missing)
+	}
+	// A corrupt run file counts as missing, and the next sweep redoes it.
+	os.WriteFile(filepath.Join(dir, CellsDir, "f.w2.json"), []byte("{"), 0o644)
+	if _, _, missing, _ := OpenSweep(dir); len(missing) != 1 {
+		t.Errorf("corrupt run file: missing %v", missing)
+	}
+	rep, err := Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded", Out: dir, Parallel: 1})
+	if err != nil || rep.Ran != 1 || rep.Summary.Runs != 2 {
+		t.Errorf("rerun: %v, ran %d", err, rep.Ran)
+	}
+}
