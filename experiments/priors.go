@@ -44,7 +44,7 @@ func offlineObservations(app *profiles.App, gpusPerNode int) []models.Observatio
 	}
 	var placements [][]int
 	for k := 1; k <= 64; k *= 2 {
-		placements = append(placements, profiles.PackedPlacement(k, gpusPerNode))
+		placements = append(placements, models.PackedPlacement(k, gpusPerNode))
 	}
 	for nodes := 2; nodes <= 16; nodes *= 2 {
 		for per := 1; per <= gpusPerNode; per++ {

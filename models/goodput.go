@@ -197,3 +197,19 @@ func (sp *Speedup) At(n, k int) float64 {
 	sp.memo[key] = v
 	return v
 }
+
+// PackedPlacement returns the placement of k GPUs packed onto as few nodes
+// of perNode GPUs as possible, full nodes first (10 on 4-GPU nodes is
+// [4 4 2]); nil if k or perNode is not positive.
+func PackedPlacement(k, perNode int) []int {
+	if k <= 0 || perNode <= 0 {
+		return nil
+	}
+	p := make([]int, 0, (k+perNode-1)/perNode)
+	for k > 0 {
+		take := min(k, perNode)
+		p = append(p, take)
+		k -= take
+	}
+	return p
+}

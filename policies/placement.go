@@ -45,19 +45,3 @@ func PlaceMostFree(free []int, gpus int) []int {
 	}
 	return alloc
 }
-
-// Packed returns the placement of k GPUs packed onto as few nodes of
-// perNode GPUs as possible, full nodes first (e.g. 10 on 4-GPU nodes is
-// [4 4 2]).
-func Packed(k, perNode int) []int {
-	if k <= 0 || perNode <= 0 {
-		return nil
-	}
-	p := make([]int, 0, (k+perNode-1)/perNode)
-	for k > 0 {
-		take := min(k, perNode)
-		p = append(p, take)
-		k -= take
-	}
-	return p
-}

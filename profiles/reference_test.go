@@ -298,13 +298,13 @@ func TestTunedConfigsReference(t *testing.T) {
 }
 
 func TestPlacements(t *testing.T) {
-	if got := PackedPlacement(10, 4); !reflect.DeepEqual(got, []int{4, 4, 2}) {
-		t.Errorf("PackedPlacement(10, 4) = %v", got)
+	if got := models.PackedPlacement(10, 4); !reflect.DeepEqual(got, []int{4, 4, 2}) {
+		t.Errorf("models.PackedPlacement(10, 4) = %v", got)
 	}
 	if got := SpreadPlacement(10, 4); !reflect.DeepEqual(got, []int{3, 3, 2, 2}) {
 		t.Errorf("SpreadPlacement(10, 4) = %v", got)
 	}
-	if PackedPlacement(0, 4) != nil || SpreadPlacement(3, 4) != nil {
+	if models.PackedPlacement(0, 4) != nil || SpreadPlacement(3, 4) != nil {
 		t.Error("impossible placements must be nil")
 	}
 }

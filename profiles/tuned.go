@@ -1,6 +1,10 @@
 package profiles
 
-import "math"
+import (
+	"math"
+
+	"github.com/polluxsim/polluxsim/models"
+)
 
 // TunedConfig is one "TunedJobs" configuration of an application: a GPU
 // count, a total batch size and the predicted job completion time in
@@ -55,7 +59,7 @@ func TunedConfigs(app *App, gpusPerNode int) []TunedConfig {
 		if r*lim.MinLocal > lim.MaxBatch {
 			break
 		}
-		placement := PackedPlacement(r, gpusPerNode)
+		placement := models.PackedPlacement(r, gpusPerNode)
 		best := TunedConfig{Replicas: r, JCT: math.Inf(1)}
 		for _, b := range app.ValidatedBatches {
 			local := int(math.Ceil(float64(b)/float64(r) - ceilEpsilon))
@@ -89,19 +93,4 @@ func TunedConfigs(app *App, gpusPerNode int) []TunedConfig {
 		out = append(out, base)
 	}
 	return out
-}
-
-// PackedPlacement places r GPUs on as few nodes as possible, gpusPerNode
-// per node with the remainder on the last node.
-func PackedPlacement(r, gpusPerNode int) []int {
-	if r <= 0 || gpusPerNode <= 0 {
-		return nil
-	}
-	p := make([]int, 0, (r+gpusPerNode-1)/gpusPerNode)
-	for r > 0 {
-		g := min(r, gpusPerNode)
-		p = append(p, g)
-		r -= g
-	}
-	return p
 }

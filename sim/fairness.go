@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/polluxsim/polluxsim/models"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -27,7 +26,7 @@ func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention flo
 		maxK = min(maxK, app.MaxGPUs)
 	}
 	k = max(1, min(k, maxK))
-	placement := policies.Packed(k, cfg.Cluster.GPUsPerNode)
+	placement := models.PackedPlacement(k, cfg.Cluster.GPUsPerNode)
 	truth := app.Truth
 	m0 := float64(lim.InitBatch)
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/models"
 	"io"
 	"os"
 	"path/filepath"
@@ -191,7 +192,7 @@ func throughputCell(app *profiles.App, k, perNode, b int) string {
 	if !ok {
 		return "-"
 	}
-	step, sync := app.Truth.Step(profiles.PackedPlacement(k, perNode), float64(m))
+	step, sync := app.Truth.Step(models.PackedPlacement(k, perNode), float64(m))
 	t := step + float64(s)*(step-sync)
 	if !(t > 0) {
 		return "-"

@@ -9,6 +9,7 @@
 package optimus
 
 import (
+	"github.com/polluxsim/polluxsim/models"
 	"math"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -55,7 +56,7 @@ func StepTime(j *policies.Job, n, perNode int) float64 {
 	if lim.MaxBatch > 0 {
 		atomic = math.Min(atomic, math.Floor(float64(lim.MaxBatch)/float64(n*(s+1))))
 	}
-	step, sync := j.Oracle.StepTime(policies.Packed(n, perNode), atomic)
+	step, sync := j.Oracle.StepTime(models.PackedPlacement(n, perNode), atomic)
 	return step + (step-sync)*float64(s)
 }
 
