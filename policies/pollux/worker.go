@@ -18,6 +18,8 @@ type worker struct {
 	gen   uint32
 	used  []int32 // per node: GPUs taken
 	owner []int32 // per node: multi-node job holding it, or -1
+	// isOpen marks the nodes with a free GPU during a mutation.
+	isOpen []bool
 
 	open    []int32   // scratch: nodes with a free GPU
 	row     []entry   // scratch: one row
@@ -33,7 +35,8 @@ type worker struct {
 const maxRaise = 8
 
 func newWorker(nodes int) *worker {
-	w := &worker{pcg: rand.NewPCG(0, 0), stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes)}
+	w := &worker{pcg: rand.NewPCG(0, 0), stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes),
+		isOpen: make([]bool, nodes)}
 	w.rng = rand.New(w.pcg)
 	w.bits.rng = w.rng
 	return w
@@ -101,7 +104,9 @@ func (w *worker) mutate(pr *problem, in *state) {
 	cap32 := int32(pr.capacity)
 	w.open = w.open[:0]
 	for c := 0; c < pr.nNodes; c++ {
-		if w.usedOn(int32(c)) < cap32 {
+		isOpen := w.usedOn(int32(c)) < cap32
+		w.isOpen[c] = isOpen
+		if isOpen {
 			w.open = append(w.open, int32(c))
 		}
 	}
@@ -140,7 +145,7 @@ func (w *worker) mutate(pr *problem, in *state) {
 		slices.Sort(w.hit)
 		nOwn := 0
 		for _, e := range r {
-			if w.usedOn(e.node) < cap32 {
+			if w.isOpen[e.node] {
 				nOwn++
 			}
 		}
@@ -155,7 +160,7 @@ func (w *worker) mutate(pr *problem, in *state) {
 			if raise {
 				h++
 			}
-			if !raise && w.usedOn(e.node) < cap32 && w.bits.chance(1/float64(nOwn)) {
+			if !raise && w.isOpen[e.node] && w.bits.chance(1/float64(nOwn)) {
 				raise = true
 			}
 			if raise {
