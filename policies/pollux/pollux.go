@@ -2,6 +2,7 @@ package pollux
 
 import (
 	"cmp"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -62,6 +63,10 @@ func ReferenceOptions() Options {
 	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound = 100, 100, false, 0
 	return o
 }
+
+// localStarts is the number of the genetic algorithm's best individuals
+// the local search starts from (besides the current allocation).
+const localStarts = 4
 
 // Policy is the Pollux scheduler. It keeps the last round's population to
 // seed the next round's search. Create one per simulation with New.
@@ -174,12 +179,18 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	pop := s.run(initial)
 	best, fit := pop[0].st, pop[0].fit
 	if p.opt.LocalSearch {
-		// Polish the genetic algorithm's best and, independently, the
-		// current allocation; keep the better.
+		// Polish the genetic algorithm's best few and, independently, the
+		// current allocation; keep the best.
 		sweeps := 4*pr.capacity + 8
-		best, fit = s.localSearch(best, sweeps)
-		if alt, altFit := s.localSearch(&pr.base, sweeps); altFit > fit {
-			best, fit = alt, altFit
+		starts := []*state{&pr.base}
+		for k := 0; k < len(pop) && k < localStarts; k++ {
+			starts = append(starts, pop[k].st)
+		}
+		fit = math.Inf(-1)
+		for _, st := range starts {
+			if cand, candFit := s.localSearch(st, sweeps); candFit > fit {
+				best, fit = cand, candFit
+			}
 		}
 	}
 	p.LastFitness = fit
