@@ -22,14 +22,19 @@
 // MaxNodesPerJob nodes; node capacity.
 //
 // Search. A seeded, deterministic genetic algorithm with the reference's
-// operators and settings (population 100, 100 generations, the initial
-// population carried over from the previous round's final one; single-point
-// crossover over job rows; mutation that resets a row to the current
-// allocation, zeroes entries of a row, or raises entries towards node
-// capacity; repair), with elitist (μ+λ) survival and duplicate elimination,
-// followed by a greedy local search that moves single GPUs while fitness
-// improves. The reference uses NSGA-II with a second objective (cluster
-// utility) and then picks the best power mean; we optimise the power mean
-// directly, which can only find an equal or better pick for the same
-// budget.
+// operators and settings (the initial population carried over from the
+// previous round's final one; single-point crossover over job rows;
+// mutation that resets a row to the current allocation, zeroes entries of
+// a row, or raises entries towards node capacity; repair), with elitist
+// (μ+λ) survival and duplicate elimination, followed by a local search over
+// single-GPU moves (add, remove, move between nodes, transfer between jobs)
+// from the current allocation and from the genetic algorithm's best few.
+// Allocations are kept sparse (each job's few (node, GPUs) entries), so a
+// candidate costs O(jobs) rather than O(jobs × nodes), and the genetic
+// algorithm's work per round is capped (Options.MaxRowsPerRound): on very
+// large problems the local search does the improving. Children are mutated
+// and repaired in parallel on per-child random streams, so decisions do not
+// depend on the number of cores. The reference uses NSGA-II with a second
+// objective (cluster utility) and then picks the best power mean; we
+// optimise the power mean directly.
 package pollux
