@@ -103,6 +103,7 @@ func WriteResults(path string, exp *Experiment, runs []*RunResult) error {
 		i64Col("population", func(i int) int64 { return int64(r[i].Settings.Population) }),
 		i64Col("generations", func(i int) int64 { return int64(r[i].Settings.Generations) }),
 		boolCol("no_local_search", func(i int) bool { return r[i].Settings.NoLocalSearch }),
+		boolCol("full_search", func(i int) bool { return r[i].Settings.FullSearch }),
 	}
 	for _, name := range metricNamesOf(runs) {
 		cols = append(cols, f64Col(name, func(i int) float64 {

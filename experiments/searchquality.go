@@ -17,7 +17,8 @@ type SearchSetting struct {
 	Population  int
 	Generations int
 	LocalSearch bool
-	// NoCap lifts the per-round work cap of the genetic algorithm.
+	// NoCap lifts the per-round work cap and the early stop of the genetic
+	// algorithm.
 	NoCap bool
 }
 
@@ -55,7 +56,7 @@ func SearchQuality(spec RunSpec, set *profiles.Set, w *traces.Workload, shadows 
 		o := polluxOptions(spec)
 		o.Population, o.Generations, o.LocalSearch = s.Population, s.Generations, s.LocalSearch
 		if s.NoCap || s == ReferenceSearch {
-			o.MaxRowsPerRound = 0
+			o.MaxRowsPerRound, o.Stall = 0, 0
 		}
 		sh.shadows = append(sh.shadows, pollux.New(o))
 	}

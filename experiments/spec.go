@@ -26,16 +26,19 @@ type RunSpec struct {
 	NoInterferenceAvoidance bool `json:"no_interference_avoidance"`
 	// Population and Generations size Pollux's genetic algorithm (0 =
 	// the policy's default); NoLocalSearch turns off its local search.
-	Population    int     `json:"population,omitempty"`
-	Generations   int     `json:"generations,omitempty"`
-	NoLocalSearch bool    `json:"no_local_search,omitempty"`
-	Nodes         int     `json:"nodes"`
-	GPUsPerNode   int     `json:"gpus_per_node"`
-	Interval      float64 `json:"interval_s"`
-	RestartDelay  float64 `json:"restart_delay_s"`
-	Interference  float64 `json:"interference"`
-	Step          bool    `json:"step"`
-	Seed          uint64  `json:"seed"`
+	Population    int  `json:"population,omitempty"`
+	Generations   int  `json:"generations,omitempty"`
+	NoLocalSearch bool `json:"no_local_search,omitempty"`
+	// FullSearch runs every generation every round: no early stop of the
+	// genetic algorithm and no cap on its work.
+	FullSearch   bool    `json:"full_search,omitempty"`
+	Nodes        int     `json:"nodes"`
+	GPUsPerNode  int     `json:"gpus_per_node"`
+	Interval     float64 `json:"interval_s"`
+	RestartDelay float64 `json:"restart_delay_s"`
+	Interference float64 `json:"interference"`
+	Step         bool    `json:"step"`
+	Seed         uint64  `json:"seed"`
 	// OfflinePriors seeds every job's agent with θ_sys fitted offline on
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
@@ -117,6 +120,9 @@ func polluxOptions(s RunSpec) pollux.Options {
 		o.Generations = s.Generations
 	}
 	o.LocalSearch = !s.NoLocalSearch
+	if s.FullSearch {
+		o.Stall, o.MaxRowsPerRound = 0, 0
+	}
 	return o
 }
 

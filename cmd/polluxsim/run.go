@@ -73,6 +73,7 @@ others). Without --profiles it uses the embedded compact profiles; point
 	f.Var(flagvalue.NewInt(&rf.spec.Population, 0), "population", "Pollux: genetic algorithm population (0 = default)")
 	f.Var(flagvalue.NewInt(&rf.spec.Generations, 0), "generations", "Pollux: genetic algorithm generations (0 = default)")
 	f.BoolVar(&rf.spec.NoLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm")
+	f.BoolVar(&rf.spec.FullSearch, "full-search", false, "Pollux: run every generation every round (no early stop, no work cap)")
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")

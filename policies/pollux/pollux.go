@@ -34,6 +34,9 @@ type Options struct {
 	LocalSearch bool
 	// Seed seeds the search; the same seed gives the same decisions.
 	Seed uint64
+	// Stall ends the genetic algorithm early when its best individual has
+	// not improved for this many generations (0: never).
+	Stall int
 	// MaxRowsPerRound caps Population × Generations × jobs, the work of the
 	// genetic algorithm in one round, by lowering the generations (at
 	// least 1); 0 means no cap.
@@ -52,7 +55,7 @@ func DefaultOptions() Options {
 	return Options{
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
-		MaxRowsPerRound: 1_000_000,
+		MaxRowsPerRound: 1_000_000, Stall: 10,
 	}
 }
 
@@ -60,7 +63,7 @@ func DefaultOptions() Options {
 // 100, 100 generations, no local search.
 func ReferenceOptions() Options {
 	o := DefaultOptions()
-	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound = 100, 100, false, 0
+	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound, o.Stall = 100, 100, false, 0, 0
 	return o
 }
 

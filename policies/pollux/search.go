@@ -76,7 +76,11 @@ func (s *searcher) run(initial []*state) []individual {
 	nChildren := 2 * ((P + 1) / 2)
 	children := make([]individual, nChildren)
 	crossed := make([]*state, nChildren)
+	stall := 0
 	for g := 0; g < s.opt.Generations; g++ {
+		if s.opt.Stall > 0 && stall >= s.opt.Stall {
+			break // the best has not improved for Stall generations
+		}
 		// Selection and crossover in sequence, mutation and repair of
 		// each child in parallel on its own random stream, then duplicate
 		// elimination in child order: the result does not depend on the
@@ -101,7 +105,13 @@ func (s *searcher) run(initial []*state) []individual {
 			seen[ch.hash] = true
 			pop = append(pop, ch)
 		}
+		prevBest := pop[0].fit
 		pop = s.survive(pop, seen)
+		if pop[0].fit > prevBest {
+			stall = 0
+		} else {
+			stall++
+		}
 	}
 	return pop
 }
