@@ -249,14 +249,7 @@ func fitNoise(app *App, tt *TableTruth) CompactNoise {
 				grad[nk] += g * p.logS
 			}
 		}
-		for i := range x {
-			d := x[i] - start[i]
-			f += noiseRidge * d * d
-			if grad != nil {
-				grad[i] += 2 * noiseRidge * d
-			}
-		}
-		return f
+		return f + ridge(x, start, grad)
 	}
 	return ratioCurve(knots, minimize(loss, start))
 }
@@ -345,14 +338,7 @@ func fitSteps(app *App, tt *TableTruth, noise CompactNoise) CompactNoise {
 				}
 			}
 		}
-		for i := range x {
-			d := x[i] - start[i]
-			f += noiseRidge * d * d
-			if grad != nil {
-				grad[i] += 2 * noiseRidge * d
-			}
-		}
-		return f
+		return f + ridge(x, start, grad)
 	}
 	return ratioCurve(knots, minimize(loss, start))
 }
@@ -370,4 +356,18 @@ func round6(v float64) float64 {
 		return v
 	}
 	return r
+}
+
+// ridge is the penalty noiseRidge·|x − start|² that keeps a curve fit near
+// its starting point; it adds its gradient to grad when grad is non-nil.
+func ridge(x, start, grad []float64) float64 {
+	f := 0.0
+	for i := range x {
+		d := x[i] - start[i]
+		f += noiseRidge * d * d
+		if grad != nil {
+			grad[i] += 2 * noiseRidge * d
+		}
+	}
+	return f
 }
