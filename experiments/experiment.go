@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -18,8 +19,10 @@ import (
 // every one run on workloads 1..N. A run is one cell on one workload.
 //
 // A cell's settings are DefaultSpec(policy), then the experiment's
-// settings, then the cell's own, each a JSON object with RunSpec's keys
-// (p, interval_s, interference, no_interference_avoidance, nodes, ...).
+// settings, then the cell's own, each a JSON object with RunSpec's engine
+// keys (interval_s, interference, nodes, ...); its policy options are the
+// policy's defaults, then the experiment's "options" for that policy, then
+// the cell's own "options" (e.g. {"p": 1} for Pollux).
 // Its workload is the experiment's workload set with the cell's overrides:
 // jobs = round(load × jobs at 1.0 load) unless the cell gives a job count.
 type Experiment struct {
@@ -36,6 +39,10 @@ type Experiment struct {
 	Workloads WorkloadSet       `json:"workloads"`
 	// Settings are RunSpec overrides for every cell.
 	Settings json.RawMessage `json:"settings,omitempty"`
+	// Options are policy options for every cell of a policy, by policy
+	// name, e.g. {"pollux": {"population": 16}}; a cell's own options go on
+	// top.
+	Options map[string]json.RawMessage `json:"options,omitempty"`
 	Cells    []Cell          `json:"cells"`
 	// Ratios are paired comparisons of two cells, per workload.
 	Ratios []Ratio `json:"ratios,omitempty"`
@@ -79,6 +86,10 @@ type Cell struct {
 	Label    string          `json:"label,omitempty"`
 	Policy   string          `json:"policy"`
 	Settings json.RawMessage `json:"settings,omitempty"`
+	// Options are the cell's policy options (a JSON object of the
+	// policy's option keys, see `polluxsim policies`); the rest keep the
+	// policy's defaults.
+	Options  json.RawMessage `json:"options,omitempty"`
 	Workload *CellWorkload   `json:"workload,omitempty"`
 	// Reference holds published numbers per source (see
 	// Experiment.Sources), metric name → value, e.g. {"simulator":
@@ -211,6 +222,11 @@ func (e *Experiment) resolve() error {
 			}
 		}
 	}
+	for name := range e.Options {
+		if _, ok := policies.Lookup(name); !ok {
+			return fmt.Errorf("options: unknown policy %q (known: %s)", name, strings.Join(policies.Names(), ", "))
+		}
+	}
 	for _, r := range e.Ratios {
 		if e.Cell(r.Num) == nil || e.Cell(r.Den) == nil {
 			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
@@ -243,6 +259,9 @@ func (c *Cell) resolve(e *Experiment) error {
 		if _, ok := probe["policy"]; ok {
 			return errors.New(`settings: give the policy as the cell's "policy", not in settings`)
 		}
+		if _, ok := probe["options"]; ok {
+			return errors.New(`settings: give policy options as the cell's "options", not in settings`)
+		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
@@ -250,6 +269,14 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	s.Policy = c.Policy
+	for _, raw := range []json.RawMessage{e.Options[c.Policy], c.Options} {
+		if len(raw) > 0 {
+			var err error
+			if s, err = s.WithOptions(raw); err != nil {
+				return err
+			}
+		}
+	}
 	if err := s.Validate(); err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func FuzzParseExperiment(f *testing.F) {
 	}
 	f.Add([]byte(`{"name":"x","version":1,"cells":[{"name":"a","policy":"tiresias"}]}`))
 	f.Add([]byte(`{"name":"x","version":1,"workloads":{"count":2,"jobs":10,"load":0.5},` +
-		`"settings":{"nodes":4,"interval_s":120},"cells":[{"name":"a","policy":"pollux","settings":{"p":-10}},` +
+		`"settings":{"nodes":4,"interval_s":120},"cells":[{"name":"a","policy":"pollux","options":{"p":-10}},` +
 		`{"name":"b","policy":"optimus","workload":{"config":"realistic","jobs":3}}]}`))
 	f.Add([]byte(`{"name":"x","version":1,"cells":[{"name":"a","policy":"pollux","settings":{"interval_s":-1}}]}`))
 	f.Add([]byte(`{"name":"x","version":1,"cells":[{"name":"a","policy":"pollux","settings":{"policy":"fifo"}}]}`))

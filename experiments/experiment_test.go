@@ -40,11 +40,11 @@ func TestEmbeddedExperiments(t *testing.T) {
 		}
 	}
 	fig8c, _, _ := LoadExperiment("fig8c")
-	if s := fig8c.Cell("noavoid-50").Spec(); !s.NoInterferenceAvoidance || s.Interference != 0.5 {
+	if s := fig8c.Cell("noavoid-50").Spec(); !strings.Contains(string(s.Options), `"no_interference_avoidance":true`) || s.Interference != 0.5 {
 		t.Errorf("fig8c noavoid-50 settings %+v", s)
 	}
 	fig8b, _, _ := LoadExperiment("fig8b")
-	if s := fig8b.Cell("pollux-4m").Spec(); s.Interval != 240 || s.P != -1 || s.Nodes != 16 {
+	if s := fig8b.Cell("pollux-4m").Spec(); s.Interval != 240 || s.Options != DefaultSpec("pollux").Options || s.Nodes != 16 {
 		t.Errorf("fig8b pollux-4m settings %+v", s)
 	}
 	t2, _, _ := LoadExperiment("table2")
@@ -95,14 +95,18 @@ func TestCellSettingsLayering(t *testing.T) {
 	e, err := ParseExperiment([]byte(`{"name": "x", "version": 2,
 		"settings": {"nodes": 4, "interval_s": 30},
 		"workloads": {"count": 2, "jobs": 10, "config": "realistic"},
-		"cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": 120, "p": 1}, "workload": {"load": 1.5}},
+		"cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": 120}, "options": {"p": 1}, "workload": {"load": 1.5}},
 		          {"name": "b", "policy": "tiresias", "workload": {"jobs": 7, "config": "tuned"}}]}`), "x")
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b := e.Cell("a"), e.Cell("b")
 	want := DefaultSpec("pollux")
-	want.Nodes, want.Interval, want.P = 4, 120, 1
+	want.Nodes, want.Interval = 4, 120
+	want, err = want.WithOptions([]string{"p=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if a.Spec() != want || a.Jobs() != 15 || a.Config() != "realistic" || a.Load() != 1.5 {
 		t.Errorf("cell a: %+v, %d jobs, %s, load %v", a.Spec(), a.Jobs(), a.Config(), a.Load())
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/polluxsim/polluxsim/policies/pollux"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -21,14 +21,9 @@ func smallRun(t *testing.T, policy string, workers int, dir string) {
 	}
 	spec := DefaultSpec(policy)
 	spec.Nodes = 4
-	p, err := NewPolicy(spec)
+	p, err := policies.Build(spec.Policy, spec.Options, spec.Env(workers))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if _, ok := p.(*pollux.Policy); ok && workers > 0 {
-		o := polluxOptions(spec)
-		o.Workers = workers
-		p = pollux.New(o)
 	}
 	// Jobs larger than the small cluster are shrunk to fit it.
 	for i := range w.Jobs {

@@ -42,8 +42,11 @@ func TestOfflinePriorsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(offline bool) sim.Summary {
-		spec := DefaultSpec("pollux")
-		spec.Population, spec.Generations, spec.OfflinePriors = 16, 8, offline
+		spec, err := DefaultSpec("pollux").WithOptions([]string{"population=16", "generations=8"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.OfflinePriors = offline
 		cfg, err := spec.SimConfigFor(set)
 		if err != nil {
 			t.Fatal(err)

@@ -68,7 +68,8 @@ func Rebuild(dir string, exp *Experiment) (*SweepSummary, error) {
 }
 
 // WriteResults writes one row per run: its identity, workload, every
-// setting and every metric (one avg_jct_s_<application> column per
+// setting (the policy's effective options as one JSON object,
+// policy_options) and every metric (one avg_jct_s_<application> column per
 // application). Wall-clock columns are zero for runs made with no timing.
 func WriteResults(path string, exp *Experiment, runs []*RunResult) error {
 	r := runs
@@ -83,6 +84,7 @@ func WriteResults(path string, exp *Experiment, runs []*RunResult) error {
 		strCol("cell", func(i int) string { return r[i].Cell }),
 		strCol("label", func(i int) string { return labels[r[i].Cell] }),
 		strCol("policy", func(i int) string { return r[i].Settings.Policy }),
+		strCol("policy_options", func(i int) string { return string(r[i].Settings.Options) }),
 		i64Col("workload", func(i int) int64 { return int64(r[i].Workload) }),
 		f64Col("load", func(i int) float64 { return r[i].Load }),
 		strCol("config", func(i int) string { return r[i].Config }),
@@ -90,20 +92,14 @@ func WriteResults(path string, exp *Experiment, runs []*RunResult) error {
 		strCol("workload_source", func(i int) string { return r[i].WorkloadSource }),
 		strCol("profiles", func(i int) string { return r[i].Profiles }),
 		strCol("profiles_id", func(i int) string { return r[i].ProfilesID }),
-		f64Col("p", func(i int) float64 { return r[i].Settings.P }),
 		f64Col("interval_s", func(i int) float64 { return r[i].Settings.Interval }),
 		f64Col("restart_delay_s", func(i int) float64 { return r[i].Settings.RestartDelay }),
 		f64Col("interference", func(i int) float64 { return r[i].Settings.Interference }),
-		boolCol("no_interference_avoidance", func(i int) bool { return r[i].Settings.NoInterferenceAvoidance }),
 		boolCol("offline_priors", func(i int) bool { return r[i].Settings.OfflinePriors }),
 		i64Col("nodes", func(i int) int64 { return int64(r[i].Settings.Nodes) }),
 		i64Col("gpus_per_node", func(i int) int64 { return int64(r[i].Settings.GPUsPerNode) }),
 		boolCol("step", func(i int) bool { return r[i].Settings.Step }),
 		i64Col("seed", func(i int) int64 { return int64(r[i].Settings.Seed) }),
-		i64Col("population", func(i int) int64 { return int64(r[i].Settings.Population) }),
-		i64Col("generations", func(i int) int64 { return int64(r[i].Settings.Generations) }),
-		boolCol("no_local_search", func(i int) bool { return r[i].Settings.NoLocalSearch }),
-		boolCol("full_search", func(i int) bool { return r[i].Settings.FullSearch }),
 	}
 	for _, name := range metricNamesOf(runs) {
 		cols = append(cols, f64Col(name, func(i int) float64 {

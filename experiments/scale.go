@@ -6,8 +6,10 @@ import (
 	"sort"
 	"time"
 
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 // ScaleSize is one point of the scaling benchmark: a cluster of Nodes
@@ -93,11 +95,8 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		// Search quality in a second run, so that the shadow searches do
 		// not count in the latency figures.
 		var rq []RoundQuality
-		if opt.Quality > 0 && spec.Policy == "pollux" {
-			po := polluxOptions(spec)
-			long := SearchSetting{Name: "long", Population: po.Population, Generations: 10 * po.Generations,
-				LocalSearch: po.LocalSearch, NoCap: true}
-			if rq, _, err = SearchQuality(spec, set, w, []SearchSetting{long}, opt.Quality); err != nil {
+		if opt.Quality > 0 {
+			if rq, err = longSearchQuality(spec, set, w, opt.Quality); err != nil {
 				return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 			}
 		}
@@ -153,4 +152,32 @@ func bucketByActive(stats []sim.RoundStat) []ActiveBucket {
 			P50: sim.Percentile(g, 50), P99: sim.Percentile(g, 99)})
 	}
 	return out
+}
+
+// longSearchQuality compares the spec's search with one of ten times its
+// generations, without early stop or work cap, every sample-th round. A
+// policy without a generations option, or that does not report its
+// fitness, is not compared (nil, nil).
+func longSearchQuality(spec RunSpec, set *profiles.Set, w *traces.Workload, sample int) ([]RoundQuality, error) {
+	gens, ok := spec.Options.Value("generations")
+	g, isNum := gens.(float64)
+	if !ok || !isNum {
+		return nil, nil
+	}
+	if p, err := NewPolicy(spec); err != nil {
+		return nil, err
+	} else if _, ok := p.(policies.FitnessReporter); !ok {
+		return nil, nil
+	}
+	long := SearchSetting{Name: "long", Generations: 10 * int(g), NoCap: true}
+	if v, ok := spec.Options.Value("population"); ok {
+		if x, ok := v.(float64); ok {
+			long.Population = int(x)
+		}
+	}
+	if v, ok := spec.Options.Value("local_search"); ok {
+		long.LocalSearch, _ = v.(bool)
+	}
+	rq, _, err := SearchQuality(spec, set, w, []SearchSetting{long}, sample)
+	return rq, err
 }

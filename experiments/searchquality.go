@@ -1,17 +1,19 @@
 package experiments
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/polluxsim/polluxsim/policies"
-	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
-// SearchSetting names one configuration of Pollux's search.
+// SearchSetting names one budget of a searching policy's search (Pollux's
+// genetic algorithm). It is applied as option overrides, so it works for
+// any registered policy with these options that reports its fitness.
 type SearchSetting struct {
 	Name        string
 	Population  int
@@ -23,11 +25,21 @@ type SearchSetting struct {
 }
 
 // ReferenceSearch is the reference implementation's budget: population
-// 100, 100 generations, no local search.
-var ReferenceSearch = SearchSetting{Name: "reference", Population: 100, Generations: 100}
+// 100, 100 generations, no local search, no early stop.
+var ReferenceSearch = SearchSetting{Name: "reference", Population: 100, Generations: 100, NoCap: true}
 
 // LongSearch is ten times the reference budget, with local search.
 var LongSearch = SearchSetting{Name: "long", Population: 100, Generations: 1000, LocalSearch: true}
+
+// options is the setting as a layer of option overrides.
+func (s SearchSetting) options() json.RawMessage {
+	m := map[string]any{"population": s.Population, "generations": s.Generations, "local_search": s.LocalSearch}
+	if s.NoCap {
+		m["stall"], m["max_rows_per_round"] = 0, 0
+	}
+	data, _ := json.Marshal(m)
+	return data
+}
 
 // RoundQuality is the fitness each search setting reached on one round.
 type RoundQuality struct {
@@ -37,28 +49,35 @@ type RoundQuality struct {
 	Seconds []float64 // wall time of each search
 }
 
-// SearchQuality runs a Pollux simulation with spec (its own search
-// settings) and, every sample-th round, also runs each shadow search on the
-// same round's jobs. Each shadow keeps its own population from round to
-// round, as it would in a run of its own, but never decides anything: the
-// simulation follows the main search. The fitness values of a round are
-// therefore directly comparable.
+// searcher is a policy that reports the fitness its search reached.
+type searcher interface {
+	policies.Policy
+	policies.FitnessReporter
+}
+
+// SearchQuality runs a simulation with spec (its own search settings) and,
+// every sample-th round, also runs each shadow search on the same round's
+// jobs. The policy must report its fitness (policies.FitnessReporter) and
+// have the options a SearchSetting sets. Each shadow keeps its own state
+// from round to round, as it would in a run of its own, but never decides
+// anything: the simulation follows the main search. The fitness values of a
+// round are therefore directly comparable.
 func SearchQuality(spec RunSpec, set *profiles.Set, w *traces.Workload, shadows []SearchSetting, sample int) ([]RoundQuality, *sim.Result, error) {
-	if spec.Policy != "pollux" {
-		return nil, nil, fmt.Errorf("search quality needs the pollux policy, not %q", spec.Policy)
-	}
-	main, ok := mustPollux(spec)
-	if !ok {
-		return nil, nil, fmt.Errorf("internal error: pollux policy has an unexpected type")
+	main, err := newSearcher(spec)
+	if err != nil {
+		return nil, nil, err
 	}
 	sh := &shadowPolicy{main: main, sample: max(sample, 1)}
 	for _, s := range shadows {
-		o := polluxOptions(spec)
-		o.Population, o.Generations, o.LocalSearch = s.Population, s.Generations, s.LocalSearch
-		if s.NoCap || s == ReferenceSearch {
-			o.MaxRowsPerRound, o.Stall = 0, 0
+		ss, err := spec.WithOptions(s.options())
+		if err != nil {
+			return nil, nil, fmt.Errorf("search setting %s: %w", s.Name, err)
 		}
-		sh.shadows = append(sh.shadows, pollux.New(o))
+		p, err := newSearcher(ss)
+		if err != nil {
+			return nil, nil, err
+		}
+		sh.shadows = append(sh.shadows, p)
 	}
 	res, err := sim.Run(spec.SimConfig(), set, w, sh)
 	if err != nil {
@@ -67,20 +86,23 @@ func SearchQuality(spec RunSpec, set *profiles.Set, w *traces.Workload, shadows 
 	return sh.rounds, res, nil
 }
 
-func mustPollux(spec RunSpec) (*pollux.Policy, bool) {
+func newSearcher(spec RunSpec) (searcher, error) {
 	p, err := NewPolicy(spec)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
-	pp, ok := p.(*pollux.Policy)
-	return pp, ok
+	s, ok := p.(searcher)
+	if !ok {
+		return nil, fmt.Errorf("search quality needs a policy that reports its search fitness; %s does not", spec.Policy)
+	}
+	return s, nil
 }
 
 // shadowPolicy decides with main and measures the shadows on the same
 // inputs.
 type shadowPolicy struct {
-	main    *pollux.Policy
-	shadows []*pollux.Policy
+	main    searcher
+	shadows []searcher
 	sample  int
 	n       int
 	rounds  []RoundQuality
@@ -91,7 +113,7 @@ func (s *shadowPolicy) Traits() policies.Traits { return s.main.Traits() }
 func (s *shadowPolicy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	t0 := time.Now()
 	d := s.main.Schedule(now, c, jobs)
-	rq := RoundQuality{Time: now, Jobs: len(jobs), Fitness: []float64{s.main.LastFitness}, Seconds: []float64{time.Since(t0).Seconds()}}
+	rq := RoundQuality{Time: now, Jobs: len(jobs), Fitness: []float64{s.main.LastFitness()}, Seconds: []float64{time.Since(t0).Seconds()}}
 	s.n++
 	if (s.n-1)%s.sample != 0 {
 		return d
@@ -99,7 +121,7 @@ func (s *shadowPolicy) Schedule(now float64, c policies.Cluster, jobs []policies
 	for _, sh := range s.shadows {
 		t := time.Now()
 		sh.Schedule(now, c, jobs)
-		rq.Fitness = append(rq.Fitness, sh.LastFitness)
+		rq.Fitness = append(rq.Fitness, sh.LastFitness())
 		rq.Seconds = append(rq.Seconds, time.Since(t).Seconds())
 	}
 	s.rounds = append(s.rounds, rq)

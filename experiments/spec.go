@@ -3,76 +3,71 @@ package experiments
 import (
 	"fmt"
 	"math"
-	"sort"
-	"strings"
 
 	"github.com/polluxsim/polluxsim/policies"
-	"github.com/polluxsim/polluxsim/policies/fifo"
-	"github.com/polluxsim/polluxsim/policies/optimus"
-	"github.com/polluxsim/polluxsim/policies/pollux"
-	"github.com/polluxsim/polluxsim/policies/tiresias"
+	// The built-in policies register themselves.
+	_ "github.com/polluxsim/polluxsim/policies/builtin"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
-// RunSpec fully describes one simulation run: policy and its parameters,
-// the cluster, the engine's settings and the seed. Inputs (profiles and
-// workload) are passed to Run separately.
+// RunSpec fully describes one simulation run: the policy and its
+// effective options, the cluster, the engine's settings and the seed.
+// Inputs (profiles and workload) are passed to Run separately.
 type RunSpec struct {
 	Policy string `json:"policy"`
-	// P is Pollux's power-mean exponent (default −1).
-	P float64 `json:"p"`
-	// NoInterferenceAvoidance lets Pollux put several multi-node jobs on
-	// one node.
-	NoInterferenceAvoidance bool `json:"no_interference_avoidance"`
-	// Population and Generations size Pollux's genetic algorithm (0 =
-	// the policy's default); NoLocalSearch turns off its local search.
-	Population    int  `json:"population,omitempty"`
-	Generations   int  `json:"generations,omitempty"`
-	NoLocalSearch bool `json:"no_local_search,omitempty"`
-	// FullSearch runs every generation every round: no early stop of the
-	// genetic algorithm and no cap on its work.
-	FullSearch   bool    `json:"full_search,omitempty"`
-	Nodes        int     `json:"nodes"`
-	GPUsPerNode  int     `json:"gpus_per_node"`
-	Interval     float64 `json:"interval_s"`
-	RestartDelay float64 `json:"restart_delay_s"`
-	Interference float64 `json:"interference"`
-	Step         bool    `json:"step"`
-	Seed         uint64  `json:"seed"`
+	// Options are the policy's effective options, every one of them (see
+	// policies.Resolve); the empty set stands for the defaults until
+	// Resolve fills it in.
+	Options      policies.OptionSet `json:"options"`
+	Nodes        int                `json:"nodes"`
+	GPUsPerNode  int                `json:"gpus_per_node"`
+	Interval     float64            `json:"interval_s"`
+	RestartDelay float64            `json:"restart_delay_s"`
+	Interference float64            `json:"interference"`
+	Step         bool               `json:"step"`
+	Seed         uint64             `json:"seed"`
 	// OfflinePriors seeds every job's agent with θ_sys fitted offline on
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
 }
 
-// DefaultSpec is the reference setting for a policy: 16 × 4 GPUs, 60 s
-// interval, 30 s restart delay, no interference, p = −1, seed 1.
+// DefaultSpec is the reference setting for a policy: its default options,
+// 16 × 4 GPUs, 60 s interval, 30 s restart delay, no interference, seed 1.
+// An unknown policy gets an empty option set (Validate reports it).
 func DefaultSpec(policy string) RunSpec {
-	return RunSpec{Policy: policy, P: -1, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
+	opts, _ := policies.Resolve(policy, "")
+	return RunSpec{Policy: policy, Options: opts, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
+}
+
+// WithOptions returns s with option layers (JSON objects or "key=value"
+// lists, see policies.Resolve) applied on top of its options.
+func (s RunSpec) WithOptions(layers ...any) (RunSpec, error) {
+	opts, err := policies.Resolve(s.Policy, s.Options, layers...)
+	if err != nil {
+		return s, err
+	}
+	s.Options = opts
+	return s, nil
 }
 
 // Bounds of a RunSpec beyond which memory, not the model, is the limit
-// (per-node and per-individual arrays are allocated every round).
+// (per-node arrays are allocated every round).
 const (
 	MaxNodes       = 100000
 	MaxGPUsPerNode = 1024
-	MaxPopulation  = 100000
 )
 
 // Validate checks a spec's values, naming the offending setting.
 func (s RunSpec) Validate() error {
-	if _, ok := policyMakers[s.Policy]; !ok {
-		return fmt.Errorf("unknown policy %q (known: %s)", s.Policy, strings.Join(PolicyNames(), ", "))
+	if _, err := policies.Resolve(s.Policy, s.Options); err != nil {
+		return err
 	}
 	switch {
 	case s.Nodes < 1 || s.Nodes > MaxNodes:
 		return fmt.Errorf("--nodes must be in [1, %d], got %d", MaxNodes, s.Nodes)
 	case s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode:
 		return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", MaxGPUsPerNode, s.GPUsPerNode)
-	case s.Population < 0 || s.Population > MaxPopulation:
-		return fmt.Errorf("--population must be in [0, %d] (0 = default), got %d", MaxPopulation, s.Population)
-	case s.Generations < 0:
-		return fmt.Errorf("--generations must not be negative (0 = default), got %d", s.Generations)
 	case !(s.Interval > 0) || math.IsInf(s.Interval, 0):
 		return fmt.Errorf("--interval must be positive, got %v s", s.Interval)
 	case s.Step && s.Interval != math.Trunc(s.Interval):
@@ -81,8 +76,6 @@ func (s RunSpec) Validate() error {
 		return fmt.Errorf("--realloc-delay must be non-negative, got %v s", s.RestartDelay)
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
-	case math.IsNaN(s.P) || math.IsInf(s.P, 0):
-		return fmt.Errorf("--p must be a finite number, got %v", s.P)
 	}
 	return nil
 }
@@ -98,49 +91,17 @@ func (s RunSpec) SimConfig() sim.Config {
 	return c
 }
 
-// policyMakers builds each known policy from a spec.
-var policyMakers = map[string]func(s RunSpec) policies.Policy{
-	"tiresias": func(RunSpec) policies.Policy { return tiresias.New(0) },
-	"optimus":  func(RunSpec) policies.Policy { return optimus.New() },
-	"fifo":     func(RunSpec) policies.Policy { return fifo.New() },
-	"pollux":   func(s RunSpec) policies.Policy { return pollux.New(polluxOptions(s)) },
+// Env is the environment the spec gives its policy: the seed and the
+// engine's restart delay; workers is the policy's goroutine budget (0: its
+// default).
+func (s RunSpec) Env(workers int) policies.Env {
+	return policies.Env{Seed: s.Seed, RestartDelay: s.RestartDelay, Workers: workers}
 }
 
-// polluxOptions are the Pollux options a spec describes.
-func polluxOptions(s RunSpec) pollux.Options {
-	o := pollux.DefaultOptions()
-	o.P = s.P
-	o.RestartDelay = s.RestartDelay
-	o.NoInterferenceAvoidance = s.NoInterferenceAvoidance
-	o.Seed = s.Seed
-	if s.Population > 0 {
-		o.Population = s.Population
-	}
-	if s.Generations > 0 {
-		o.Generations = s.Generations
-	}
-	o.LocalSearch = !s.NoLocalSearch
-	if s.FullSearch {
-		o.Stall, o.MaxRowsPerRound = 0, 0
-	}
-	return o
-}
+// PolicyNames lists the registered policies.
+func PolicyNames() []string { return policies.Names() }
 
-// PolicyNames lists the known policies.
-func PolicyNames() []string {
-	var names []string
-	for n := range policyMakers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// NewPolicy builds the policy a spec names.
+// NewPolicy builds the policy a spec names, with its options.
 func NewPolicy(s RunSpec) (policies.Policy, error) {
-	mk, ok := policyMakers[s.Policy]
-	if !ok {
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", s.Policy, strings.Join(PolicyNames(), ", "))
-	}
-	return mk(s), nil
+	return policies.Build(s.Policy, s.Options, s.Env(0))
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
-	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
@@ -245,9 +244,9 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 
 // runCost is a rough relative cost of a run, for ordering.
 func runCost(r Run) float64 {
-	c := float64(r.Cell.jobs)
-	if r.Cell.spec.Policy == "pollux" {
-		c *= 100 * 60 / r.Cell.spec.Interval
+	c := float64(r.Cell.jobs) * 60 / r.Cell.spec.Interval
+	if p, err := NewPolicy(r.Cell.spec); err == nil {
+		c *= policies.RelativeCost(p)
 	}
 	return c
 }
@@ -358,15 +357,10 @@ func (rn *runner) runOne(p planned) error {
 	return writeRunResult(runPath(rn.opt.Out, rr.Run), rr)
 }
 
-// policy builds the run's policy; Pollux gets PolicyWorkers search
-// goroutines (its decisions do not depend on their number).
+// policy builds the run's policy with PolicyWorkers goroutines for its
+// own use (decisions do not depend on their number).
 func (rn *runner) policy(spec RunSpec) (policies.Policy, error) {
-	if spec.Policy == "pollux" {
-		o := polluxOptions(spec)
-		o.Workers = rn.opt.PolicyWorkers
-		return pollux.New(o), nil
-	}
-	return NewPolicy(spec)
+	return policies.Build(spec.Policy, spec.Options, spec.Env(rn.opt.PolicyWorkers))
 }
 
 // offline returns the offline-fitted θ_sys of every application, fitted

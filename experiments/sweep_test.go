@@ -293,8 +293,8 @@ func TestResultsTable(t *testing.T) {
 	if tbl.NumRows() != 20 {
 		t.Fatalf("%d rows, want 20", tbl.NumRows())
 	}
-	for _, col := range []string{"run", "cell", "policy", "workload", "load", "config", "jobs", "p", "interval_s",
-		"interference", "no_interference_avoidance", "offline_priors", "avg_jct_s", "p99_jct_s", "makespan_s",
+	for _, col := range []string{"run", "cell", "policy", "workload", "load", "config", "jobs", "policy_options", "interval_s",
+		"interference", "offline_priors", "avg_jct_s", "p99_jct_s", "makespan_s",
 		"avg_rho", "max_rho", "avg_jct_s_cifar10", "wall_s", "hash"} {
 		if len(tbl.Schema().FieldIndices(col)) != 1 {
 			t.Errorf("no column %s", col)

@@ -38,6 +38,7 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 	root.AddCommand(
 		newVersionCmd(),
 		newRunCmd(),
+		newPoliciesCmd(),
 		newBenchCmd(),
 		newProfilesCmd(),
 		newWorkloadCmd(),

@@ -30,6 +30,8 @@ type runFlags struct {
 	out          string
 	noTiming     bool
 	quiet        bool
+	policyOpts   []string
+	aliases      optionAliases
 }
 
 func newRunCmd() *cobra.Command {
@@ -47,10 +49,16 @@ summary and writes DIR/summary.json, DIR/jobs.parquet and DIR/rounds.parquet.
 Without --workload it generates the default workload: 160 jobs sampled from the
 embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
 others). Without --profiles it uses the embedded compact profiles; point
---profiles at a folder in the reference (adaptdl) format for the real tables.`,
+--profiles at a folder in the reference (adaptdl) format for the real tables.
+
+Policy options: --policy-opt key=value, repeatable; ` + "`polluxsim policies`" + ` lists
+every policy's options with defaults. --p, --population, --generations,
+--no-local-search, --full-search and --no-interference-avoidance are
+shorthands for Pollux's options.`,
 		Example: `  polluxsim run --out out/pollux
   polluxsim run --policy tiresias --workload workload-1.csv --profiles ref/ --step --out out/t1
-  polluxsim run --policy pollux --p -10 --interference 0.5 --no-interference-avoidance --out out/p`,
+  polluxsim run --policy pollux --p -10 --interference 0.5 --no-interference-avoidance --out out/p
+  polluxsim run --policy tiresias --policy-opt demote_gpu_hours=8 --out out/t8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runOnce(cmd, rf)
@@ -68,12 +76,8 @@ others). Without --profiles it uses the embedded compact profiles; point
 	f.Var(flagvalue.NewSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
 	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
 	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
-	f.Var(flagvalue.NewFloat(&rf.spec.P, -1), "p", "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer)")
-	f.BoolVar(&rf.spec.NoInterferenceAvoidance, "no-interference-avoidance", false, "Pollux: allow several multi-node jobs per node")
-	f.Var(flagvalue.NewInt(&rf.spec.Population, 0), "population", "Pollux: genetic algorithm population (0 = default)")
-	f.Var(flagvalue.NewInt(&rf.spec.Generations, 0), "generations", "Pollux: genetic algorithm generations (0 = default)")
-	f.BoolVar(&rf.spec.NoLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm")
-	f.BoolVar(&rf.spec.FullSearch, "full-search", false, "Pollux: run every generation every round (no early stop, no work cap)")
+	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; `polluxsim policies` lists each policy's options)")
+	rf.aliases.register(f)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
@@ -85,6 +89,9 @@ others). Without --profiles it uses the embedded compact profiles; point
 // check validates the flags that need no file: every problem names its
 // flag.
 func (rf *runFlags) check(cmd *cobra.Command) error {
+	if err := rf.resolveOptions(cmd); err != nil {
+		return err
+	}
 	if err := rf.spec.Validate(); err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ type Policy struct{}
 func New() *Policy { return &Policy{} }
 
 // Name implements policies.Policy.
-func (*Policy) Name() string { return "fifo" }
+func (*Policy) Name() string { return Name }
 
 // Traits implements policies.Policy: fixed user GPUs and batch sizes.
 func (*Policy) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }

@@ -22,7 +22,7 @@ type Policy struct{}
 func New() *Policy { return &Policy{} }
 
 // Name implements policies.Policy.
-func (*Policy) Name() string { return "optimus" }
+func (*Policy) Name() string { return Name }
 
 // Traits implements policies.Policy: fixed user batch sizes, oracle access.
 func (*Policy) Traits() policies.Traits { return policies.Traits{Oracle: true} }

@@ -16,31 +16,32 @@ type Options struct {
 	// P is the power-mean exponent of the fitness: 1 is the arithmetic
 	// mean (throughput), −1 (default) the harmonic mean, more negative is
 	// fairer; 0 is the geometric mean.
-	P float64
+	P float64 `option:"p" doc:"power-mean exponent of the fitness: 1 throughput, -1 the paper's default, more negative fairer, 0 geometric"`
 	// RestartDelay δ in seconds, used by the re-allocation factor.
 	RestartDelay float64
 	// NoInterferenceAvoidance allows several multi-node jobs per node.
-	NoInterferenceAvoidance bool
+	NoInterferenceAvoidance bool `option:"no_interference_avoidance" doc:"allow several multi-node jobs on one node"`
 	// MaxGPUsPerJob caps any job's GPUs (the reference: 64); 0 = no cap.
-	MaxGPUsPerJob int
+	MaxGPUsPerJob int `option:"max_gpus_per_job" doc:"cap on any job's GPUs (0: no cap)"`
 	// MaxNodesPerJob caps the nodes any job spans (the reference: 16).
-	MaxNodesPerJob int
+	MaxNodesPerJob int `option:"max_nodes_per_job" doc:"cap on the nodes any job spans"`
 	// Population and Generations size the genetic algorithm (100 and 100).
-	Population, Generations int
+	Population  int `option:"population" doc:"genetic algorithm population"`
+	Generations int `option:"generations" doc:"genetic algorithm generations per round (0: only local search from the carried-over population)"`
 	// CrossoverProb is the probability that two parents are crossed (0.9).
-	CrossoverProb float64
+	CrossoverProb float64 `option:"crossover_prob" doc:"probability that two parents are crossed"`
 	// LocalSearch enables the greedy single-GPU improvement of the best
 	// individual after the genetic algorithm.
-	LocalSearch bool
+	LocalSearch bool `option:"local_search" doc:"polish the genetic algorithm's best with single-GPU moves"`
 	// Seed seeds the search; the same seed gives the same decisions.
 	Seed uint64
 	// Stall ends the genetic algorithm early when its best individual has
 	// not improved for this many generations (0: never).
-	Stall int
+	Stall int `option:"stall" doc:"stop the genetic algorithm after this many generations without improvement (0: never)"`
 	// MaxRowsPerRound caps Population × Generations × jobs, the work of the
 	// genetic algorithm in one round, by lowering the generations (at
 	// least 1); 0 means no cap.
-	MaxRowsPerRound int
+	MaxRowsPerRound int `option:"max_rows_per_round" doc:"cap on population x generations x jobs per round, lowering the generations (0: no cap)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
@@ -74,16 +75,15 @@ const localStarts = 4
 // Policy is the Pollux scheduler. It keeps the last round's population to
 // seed the next round's search. Create one per simulation with New.
 type Policy struct {
-	opt      Options
-	rng      *rand.Rand
-	prevJobs []string
-	prevPop  []*state // final population of the last round, rows in prevJobs order
-	prevN    int
-	caches   map[string]*goodputCache
-	rounds   uint64
-	workers  []*worker
-	// LastFitness is the fitness of the allocation chosen in the last round.
-	LastFitness float64
+	opt         Options
+	rng         *rand.Rand
+	prevJobs    []string
+	prevPop     []*state // final population of the last round, rows in prevJobs order
+	prevN       int
+	caches      map[string]*goodputCache
+	rounds      uint64
+	workers     []*worker
+	lastFitness float64
 }
 
 // New returns a Pollux policy.
@@ -105,7 +105,15 @@ func New(opt Options) *Policy {
 }
 
 // Name implements policies.Policy.
-func (*Policy) Name() string { return "pollux" }
+func (*Policy) Name() string { return Name }
+
+// LastFitness implements policies.FitnessReporter: the fitness of the
+// allocation chosen in the last round.
+func (p *Policy) LastFitness() float64 { return p.lastFitness }
+
+// RelativeCost implements policies.Coster: a Pollux round costs about a
+// hundred times a list policy's per job.
+func (*Policy) RelativeCost() float64 { return 100 }
 
 // Traits implements policies.Policy: jobs adapt their batch sizes.
 func (*Policy) Traits() policies.Traits { return policies.Traits{AdaptiveBatch: true} }
@@ -196,7 +204,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 			}
 		}
 	}
-	p.LastFitness = fit
+	p.lastFitness = fit
 	// Remember the population (with the local search's result first).
 	p.prevJobs = p.prevJobs[:0]
 	for _, j := range jobs {

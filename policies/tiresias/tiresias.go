@@ -42,7 +42,7 @@ func New(threshold float64) *Policy {
 }
 
 // Name implements policies.Policy.
-func (*Policy) Name() string { return "tiresias" }
+func (*Policy) Name() string { return Name }
 
 // Traits implements policies.Policy: fixed user GPUs and batch sizes.
 func (*Policy) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }

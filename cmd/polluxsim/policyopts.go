@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
+)
+
+// optionAliases are shorthand flags for policy options (Pollux's, from
+// before the registry). Each sets option keys when given; a policy without
+// those options rejects it, naming the flag.
+type optionAliases struct {
+	p                       float64
+	population, generations int
+	noLocalSearch           bool
+	fullSearch              bool
+	noInterferenceAvoidance bool
+}
+
+func (a *optionAliases) register(f *pflag.FlagSet) {
+	f.Var(flagvalue.NewFloat(&a.p, -1), "p", "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer); = --policy-opt p=X")
+	f.BoolVar(&a.noInterferenceAvoidance, "no-interference-avoidance", false, "Pollux: allow several multi-node jobs per node; = --policy-opt no_interference_avoidance=true")
+	f.Var(flagvalue.NewInt(&a.population, 64), "population", "Pollux: genetic algorithm population; = --policy-opt population=N")
+	f.Var(flagvalue.NewInt(&a.generations, 40), "generations", "Pollux: genetic algorithm generations; = --policy-opt generations=N")
+	f.BoolVar(&a.noLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm; = --policy-opt local_search=false")
+	f.BoolVar(&a.fullSearch, "full-search", false, "Pollux: run every generation every round (no early stop, no work cap); = --policy-opt stall=0 --policy-opt max_rows_per_round=0")
+}
+
+// options returns, per alias flag the user gave, the option settings it
+// stands for, in flag order.
+func (a *optionAliases) options(f *pflag.FlagSet) [][2]any {
+	var out [][2]any
+	add := func(flag string, kvs ...string) {
+		if f.Changed(flag) {
+			out = append(out, [2]any{flag, kvs})
+		}
+	}
+	add("p", "p="+strconv.FormatFloat(a.p, 'g', -1, 64))
+	add("no-interference-avoidance", "no_interference_avoidance="+strconv.FormatBool(a.noInterferenceAvoidance))
+	add("population", "population="+strconv.Itoa(a.population))
+	add("generations", "generations="+strconv.Itoa(a.generations))
+	add("no-local-search", "local_search="+strconv.FormatBool(!a.noLocalSearch))
+	if a.fullSearch {
+		add("full-search", "stall=0", "max_rows_per_round=0")
+	}
+	return out
+}
+
+// resolveOptions sets the spec's policy options: the policy's defaults,
+// then the alias flags, then --policy-opt (so an explicit option wins).
+func (rf *runFlags) resolveOptions(cmd *cobra.Command) error {
+	f := cmd.Flags()
+	spec := rf.spec
+	spec.Options = ""
+	var err error
+	if spec, err = spec.WithOptions(); err != nil {
+		return err
+	}
+	for _, a := range rf.aliases.options(f) {
+		if spec, err = spec.WithOptions(a[1].([]string)); err != nil {
+			return fmt.Errorf("--%s: %w", a[0], err)
+		}
+	}
+	if len(rf.policyOpts) > 0 {
+		if spec, err = spec.WithOptions(rf.policyOpts); err != nil {
+			return fmt.Errorf("--policy-opt: %w", err)
+		}
+	}
+	rf.spec = spec
+	return nil
+}

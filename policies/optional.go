@@ -1,0 +1,33 @@
+package policies
+
+// Optional interfaces: small capabilities a policy may have beyond Policy.
+// The simulator and the experiment runner ask for them with a type
+// assertion and never name a particular policy, as plugins declare
+// extension points in the Kubernetes scheduler framework.
+
+// FitnessReporter is implemented by policies that search for an allocation
+// each round and can report the objective value they reached (used to
+// compare search budgets on the same rounds).
+type FitnessReporter interface {
+	// LastFitness is the objective value of the allocation chosen in the
+	// last round.
+	LastFitness() float64
+}
+
+// Coster is implemented by policies whose rounds cost much more than a
+// scan of the job list.
+type Coster interface {
+	// RelativeCost estimates the cost of one round per active job relative
+	// to a list policy (1), for ordering work: sweeps start expensive runs
+	// first.
+	RelativeCost() float64
+}
+
+// RelativeCost returns p's relative cost per job and round (1 unless p is a
+// Coster).
+func RelativeCost(p Policy) float64 {
+	if c, ok := p.(Coster); ok {
+		return c.RelativeCost()
+	}
+	return 1
+}

@@ -1,0 +1,354 @@
+package policies
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// OptionSet is a policy's complete, effective options as a canonical JSON
+// object: every option in declaration order, defaults included. Two runs
+// with equal option sets schedule alike; it is comparable with == and is
+// what run records store. The empty OptionSet means "the defaults" and is
+// only an input to Resolve and Build.
+type OptionSet string
+
+// MarshalJSON writes the set as a JSON object ({} when empty).
+func (s OptionSet) MarshalJSON() ([]byte, error) {
+	if s == "" {
+		return []byte("{}"), nil
+	}
+	return []byte(s), nil
+}
+
+// UnmarshalJSON reads a JSON object, keeping it compact so that a set read
+// back equals the one written.
+func (s *OptionSet) UnmarshalJSON(data []byte) error {
+	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		*s = ""
+		return nil
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return fmt.Errorf("policy options: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, data); err != nil {
+		return err
+	}
+	*s = OptionSet(buf.String())
+	return nil
+}
+
+// Value returns the JSON-decoded value of one option (float64, bool or
+// string), if the set has it.
+func (s OptionSet) Value(key string) (any, bool) {
+	var m map[string]any
+	if s == "" || json.Unmarshal([]byte(s), &m) != nil {
+		return nil, false
+	}
+	v, ok := m[key]
+	return v, ok
+}
+
+// OptionDoc describes one option of a policy.
+type OptionDoc struct {
+	Key     string // as given to --policy-opt and in spec files
+	Type    string // number, integer, unsigned, bool or string
+	Default string // the default, as it would be written on the command line
+	Doc     string // one line
+}
+
+// Describe lists a policy's options with their defaults, in declaration
+// order.
+func Describe(name string) ([]OptionDoc, error) {
+	r, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if r.Defaults == nil {
+		return nil, nil
+	}
+	v := r.Defaults()
+	fields, err := optionFields(v)
+	if err != nil {
+		return nil, err
+	}
+	rv := reflect.ValueOf(v).Elem()
+	docs := make([]OptionDoc, len(fields))
+	for i, f := range fields {
+		docs[i] = OptionDoc{Key: f.key, Type: typeName(f.kind), Default: fmt.Sprint(rv.Field(f.index).Interface()), Doc: f.doc}
+	}
+	return docs, nil
+}
+
+// Resolve returns the effective option set of a policy: base (empty for the
+// defaults), then each layer in turn. A layer is either a JSON object
+// (json.RawMessage, as in spec files) or a list of "key=value" strings
+// ([]string, as from --policy-opt). Unknown keys, ill-typed values and
+// values the policy's Validate rejects are errors naming the policy and,
+// for unknown keys, its valid options.
+func Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
+	r, err := lookup(name)
+	if err != nil {
+		return "", err
+	}
+	v, err := decode(r, base)
+	if err != nil {
+		return "", err
+	}
+	for _, layer := range layers {
+		switch l := layer.(type) {
+		case json.RawMessage:
+			err = applyJSON(r, v, l)
+		case []string:
+			err = applyStrings(r, v, l)
+		default:
+			err = fmt.Errorf("internal error: option layer of type %T", layer)
+		}
+		if err != nil {
+			return "", err
+		}
+		if err := validate(r, v); err != nil {
+			return "", err
+		}
+	}
+	return encode(v)
+}
+
+// decode builds the options value of a set: the defaults with the set's
+// values on top, validated.
+func decode(r Registration, s OptionSet) (any, error) {
+	if r.Defaults == nil {
+		if s != "" && s != "{}" {
+			return nil, fmt.Errorf("policy %s has no options, got %s", r.Name, s)
+		}
+		return nil, nil
+	}
+	v := r.Defaults()
+	if s != "" {
+		if err := applyJSON(r, v, json.RawMessage(s)); err != nil {
+			return nil, err
+		}
+	}
+	if err := validate(r, v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func validate(r Registration, v any) error {
+	if val, ok := v.(interface{ Validate() error }); ok {
+		if err := val.Validate(); err != nil {
+			return fmt.Errorf("policy %s: %w", r.Name, err)
+		}
+	}
+	return nil
+}
+
+// applyJSON sets the options of a JSON object on v, strictly.
+func applyJSON(r Registration, v any, raw json.RawMessage) error {
+	var m map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&m); err != nil {
+		return fmt.Errorf("policy %s: options must be a JSON object: %w", r.Name, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("policy %s: options: text after the JSON object", r.Name)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	if v == nil {
+		return fmt.Errorf("policy %s has no options", r.Name)
+	}
+	fields, _ := optionFields(v)
+	rv := reflect.ValueOf(v).Elem()
+	for _, key := range sortedKeys(m) {
+		f, ok := findField(fields, key)
+		if !ok {
+			return unknownOption(r, fields, key)
+		}
+		ptr := reflect.New(rv.Field(f.index).Type())
+		if err := json.Unmarshal(m[key], ptr.Interface()); err != nil {
+			return fmt.Errorf("policy %s: option %s: %s is not a valid %s", r.Name, key, m[key], typeName(f.kind))
+		}
+		if f.kind == reflect.Float64 {
+			if x := ptr.Elem().Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("policy %s: option %s must be finite", r.Name, key)
+			}
+		}
+		rv.Field(f.index).Set(ptr.Elem())
+	}
+	return nil
+}
+
+// applyStrings sets "key=value" options on v.
+func applyStrings(r Registration, v any, kvs []string) error {
+	var fields []optionField
+	if v != nil {
+		fields, _ = optionFields(v)
+	}
+	for _, kv := range kvs {
+		key, val, ok := strings.Cut(kv, "=")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok || key == "" {
+			return fmt.Errorf("policy %s: option %q must be key=value", r.Name, kv)
+		}
+		f, ok := findField(fields, key)
+		if !ok {
+			return unknownOption(r, fields, key)
+		}
+		if err := setString(reflect.ValueOf(v).Elem().Field(f.index), f.kind, val); err != nil {
+			return fmt.Errorf("policy %s: option %s: %q is not a valid %s", r.Name, key, val, typeName(f.kind))
+		}
+	}
+	return nil
+}
+
+func setString(field reflect.Value, kind reflect.Kind, s string) error {
+	switch kind {
+	case reflect.Float64:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || strings.Contains(s, "_") {
+			return errors.New("bad number")
+		}
+		field.SetFloat(x)
+	case reflect.Int:
+		x, err := strconv.ParseInt(s, 10, 0)
+		if err != nil {
+			return err
+		}
+		field.SetInt(x)
+	case reflect.Uint64:
+		x, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return err
+		}
+		field.SetUint(x)
+	case reflect.Bool:
+		x, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		field.SetBool(x)
+	case reflect.String:
+		field.SetString(s)
+	}
+	return nil
+}
+
+func unknownOption(r Registration, fields []optionField, key string) error {
+	if len(fields) == 0 {
+		return fmt.Errorf("policy %s has no options (got %q)", r.Name, key)
+	}
+	keys := make([]string, len(fields))
+	for i, f := range fields {
+		keys[i] = f.key
+	}
+	return fmt.Errorf("policy %s has no option %q (valid: %s)", r.Name, key, strings.Join(keys, ", "))
+}
+
+// encode writes every option of v, in declaration order, as a compact JSON
+// object.
+func encode(v any) (OptionSet, error) {
+	if v == nil {
+		return "{}", nil
+	}
+	fields, err := optionFields(v)
+	if err != nil {
+		return "", err
+	}
+	rv := reflect.ValueOf(v).Elem()
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range fields {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		val, err := json.Marshal(rv.Field(f.index).Interface())
+		if err != nil {
+			return "", err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(val)
+	}
+	b.WriteByte('}')
+	return OptionSet(b.String()), nil
+}
+
+// optionField is one tagged field of an options struct.
+type optionField struct {
+	key, doc string
+	index    int
+	kind     reflect.Kind
+}
+
+// optionFields lists the tagged fields of a pointer to an options struct.
+func optionFields(v any) ([]optionField, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("options must be a pointer to a struct, got %T", v)
+	}
+	t := rv.Elem().Type()
+	var out []optionField
+	seen := map[string]bool{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		key := sf.Tag.Get("option")
+		if key == "" {
+			continue
+		}
+		switch sf.Type.Kind() {
+		case reflect.Float64, reflect.Int, reflect.Uint64, reflect.Bool, reflect.String:
+		default:
+			return nil, fmt.Errorf("option %s: unsupported type %s", key, sf.Type)
+		}
+		if !sf.IsExported() || seen[key] || sf.Tag.Get("doc") == "" {
+			return nil, fmt.Errorf("option %s must be an exported field, unique, with a doc tag", key)
+		}
+		seen[key] = true
+		out = append(out, optionField{key: key, doc: sf.Tag.Get("doc"), index: i, kind: sf.Type.Kind()})
+	}
+	return out, nil
+}
+
+func findField(fields []optionField, key string) (optionField, bool) {
+	for _, f := range fields {
+		if f.key == key {
+			return f, true
+		}
+	}
+	return optionField{}, false
+}
+
+func typeName(k reflect.Kind) string {
+	switch k {
+	case reflect.Float64:
+		return "number"
+	case reflect.Int:
+		return "integer"
+	case reflect.Uint64:
+		return "unsigned integer"
+	case reflect.Bool:
+		return "bool"
+	}
+	return "string"
+}
+
+func sortedKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // deterministic messages when several keys are wrong
+	return keys
+}

@@ -1,0 +1,57 @@
+package pollux
+
+import (
+	"fmt"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Name is the policy's registered name.
+const Name = "pollux"
+
+// MaxPopulation bounds the population option: per-individual arrays are
+// allocated every round, so beyond it memory, not the search, is the limit.
+const MaxPopulation = 100000
+
+var (
+	_ policies.Policy          = (*Policy)(nil)
+	_ policies.FitnessReporter = (*Policy)(nil)
+	_ policies.Coster          = (*Policy)(nil)
+)
+
+func init() {
+	policies.Register(policies.Registration{
+		Name: Name,
+		Doc:  "Pollux (OSDI'21): goodput-optimised co-adaptive allocation and batch sizes, genetic search on a power mean of speedups",
+		Defaults: func() any {
+			o := DefaultOptions()
+			return &o
+		},
+		New: func(v any, env policies.Env) (policies.Policy, error) {
+			o := *v.(*Options)
+			o.Seed, o.RestartDelay, o.Workers = env.Seed, env.RestartDelay, env.Workers
+			return New(o), nil
+		},
+	})
+}
+
+// Validate checks the user-settable options.
+func (o *Options) Validate() error {
+	switch {
+	case o.Population < 1 || o.Population > MaxPopulation:
+		return fmt.Errorf("population must be in [1, %d], got %d", MaxPopulation, o.Population)
+	case o.Generations < 0:
+		return fmt.Errorf("generations must not be negative, got %d", o.Generations)
+	case o.Stall < 0:
+		return fmt.Errorf("stall must not be negative, got %d", o.Stall)
+	case o.MaxRowsPerRound < 0:
+		return fmt.Errorf("max_rows_per_round must not be negative, got %d", o.MaxRowsPerRound)
+	case o.MaxGPUsPerJob < 0:
+		return fmt.Errorf("max_gpus_per_job must not be negative, got %d", o.MaxGPUsPerJob)
+	case o.MaxNodesPerJob < 1:
+		return fmt.Errorf("max_nodes_per_job must be at least 1, got %d", o.MaxNodesPerJob)
+	case !(o.CrossoverProb >= 0 && o.CrossoverProb <= 1):
+		return fmt.Errorf("crossover_prob must be in [0, 1], got %v", o.CrossoverProb)
+	}
+	return nil
+}

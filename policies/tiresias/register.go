@@ -1,0 +1,45 @@
+package tiresias
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Name is the policy's registered name.
+const Name = "tiresias"
+
+// Options are Tiresias's user-settable options.
+type Options struct {
+	// DemoteGPUHours is the attained service (executed time × requested
+	// GPUs) at which a job moves from the high- to the low-priority queue.
+	DemoteGPUHours float64 `option:"demote_gpu_hours" doc:"attained service, in GPU-hours, at which a job moves to the low-priority queue"`
+}
+
+// DefaultOptions are the paper's settings: demotion at 16 GPU-hours.
+func DefaultOptions() Options { return Options{DemoteGPUHours: DefaultThreshold / 3600} }
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	if !(o.DemoteGPUHours > 0) || math.IsInf(o.DemoteGPUHours, 0) {
+		return fmt.Errorf("demote_gpu_hours must be positive, got %v", o.DemoteGPUHours)
+	}
+	return nil
+}
+
+var _ policies.Policy = (*Policy)(nil)
+
+func init() {
+	policies.Register(policies.Registration{
+		Name: Name,
+		Doc:  "Tiresias (NSDI'19): two-queue least-attained-service at the requested GPUs and batch, preemptive",
+		Defaults: func() any {
+			o := DefaultOptions()
+			return &o
+		},
+		New: func(v any, _ policies.Env) (policies.Policy, error) {
+			return New(v.(*Options).DemoteGPUHours * 3600), nil
+		},
+	})
+}
