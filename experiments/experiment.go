@@ -43,7 +43,7 @@ type Experiment struct {
 	// name, e.g. {"pollux": {"population": 16}}; a cell's own options go on
 	// top.
 	Options map[string]json.RawMessage `json:"options,omitempty"`
-	Cells    []Cell          `json:"cells"`
+	Cells   []Cell                     `json:"cells"`
 	// Ratios are paired comparisons of two cells, per workload.
 	Ratios []Ratio `json:"ratios,omitempty"`
 	// Plots lists the figures `polluxsim plot` draws (default: JCT and ρ
