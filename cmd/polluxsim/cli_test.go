@@ -192,7 +192,7 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"policy option not key=value", nil, []string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours"}, "must be key=value"},
 		{"policy option out of range", nil, []string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours=0"}, "demote_gpu_hours must be positive"},
 		{"pollux shorthand with another policy", nil, []string{"--policy", "optimus", "--p", "2"}, "--p: policy optimus has no options"},
-		{"unknown policy", nil, []string{"--policy", "srtf"}, `unknown policy "srtf" (known: fifo, optimus, pollux, tiresias)`},
+		{"unknown policy", nil, []string{"--policy", "nosuch"}, `unknown policy "nosuch" (known: fifo, optimus, pollux, srtf, tiresias)`},
 		{"unknown config", nil, []string{"--config", "tunned"}, `--config must be tuned or realistic, got "tunned"`},
 		{"unknown flag", nil, []string{"--nodse", "4"}, "unknown flag: --nodse"},
 		{"positional argument", nil, []string{"workload.csv"}, `unknown command "workload.csv" for "polluxsim run"`},
