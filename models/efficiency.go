@@ -38,11 +38,3 @@ func (g GradStats) Efficiency(m0, batch float64) float64 {
 	}
 	return g.Gain(m0, batch) * m0 / batch
 }
-
-// Efficiency returns (φ + M0)/(φ + M) for a known PGNS φ.
-func Efficiency(phi, m0, batch float64) float64 {
-	if phi+batch <= 0 {
-		return 0
-	}
-	return (phi + m0) / (phi + batch)
-}

@@ -45,7 +45,7 @@ func ExampleSpeedup() {
 		Limits: models.Limits{InitBatch: 128, MaxBatch: 4096, MinLocal: 32, MaxLocal: 256},
 	}
 	n, k := models.FairShare(64, 16) // 16 jobs on 64 GPUs: 4 GPUs on one node
-	sp := models.NewSpeedup(md, n, k)
+	sp := models.NewSpeedup(md, n, k, nil)
 	fmt.Printf("1 GPU %.2f, 4 GPUs %.2f, 8 GPUs on 2 nodes %.2f\n", sp.At(1, 1), sp.At(1, 4), sp.At(2, 8))
 	// Output: 1 GPU 0.29, 4 GPUs 1.00, 8 GPUs on 2 nodes 1.42
 }

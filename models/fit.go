@@ -32,6 +32,23 @@ const (
 	paramFloor = 1e-8
 )
 
+// Search constants of the fit: the default starting point, how far a
+// given start's γ is kept inside its bounds, how close to 0 or 1 the
+// scaled γ may come before its logit, the floor of a parameter above
+// paramFloor before its inverse softplus, and the L-BFGS settings.
+const (
+	startGammaOffset = 1e-3 // default start γ = GammaMin + this
+	gammaMargin      = 1e-6
+	logitClamp       = 1e-9
+	softplusFloor    = 1e-12
+	fitGradTol       = 1e-7
+	fitMajorIters    = 300
+	fitFuncEvals     = 1500
+	fitConvergeAbs   = 1e-12
+	fitConvergeRel   = 1e-10
+	fitConvergeIters = 20
+)
+
 // parameter indices into the vector form of Params.
 const (
 	iAlphaC = iota
@@ -87,10 +104,10 @@ func Fit(obs []Observation, opt FitOptions) (Params, error) {
 		}
 	}
 	pr := newFitProblem(obs)
-	start := Params{0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1 + 1e-3}
+	start := Params{0.1, 0.01, 0.1, 0.01, 0.1, 0.01, GammaMin + startGammaOffset}
 	if opt.Start != nil {
 		start = *opt.Start
-		start.Gamma = math.Min(math.Max(start.Gamma, GammaMin+1e-6), GammaMax-1e-6)
+		start.Gamma = math.Min(math.Max(start.Gamma, GammaMin+gammaMargin), GammaMax-gammaMargin)
 	}
 	best := pr.solve(start)
 	if opt.Start == nil {
@@ -210,10 +227,10 @@ func (pr *fitProblem) solve(start Params) Params {
 		},
 	}
 	settings := &optimize.Settings{
-		GradientThreshold: 1e-7,
-		MajorIterations:   300,
-		FuncEvaluations:   1500,
-		Converger:         &optimize.FunctionConverge{Absolute: 1e-12, Relative: 1e-10, Iterations: 20},
+		GradientThreshold: fitGradTol,
+		MajorIterations:   fitMajorIters,
+		FuncEvaluations:   fitFuncEvals,
+		Converger:         &optimize.FunctionConverge{Absolute: fitConvergeAbs, Relative: fitConvergeRel, Iterations: fitConvergeIters},
 	}
 	// A failed line search still leaves the best point found in res.
 	res, _ := optimize.Minimize(problem, u0, settings, &optimize.LBFGS{})
@@ -331,10 +348,10 @@ func fromFree(i int, u float64) float64 {
 func toFree(i int, x float64) float64 {
 	if i == iGamma {
 		f := (x - GammaMin) / (GammaMax - GammaMin)
-		f = math.Min(math.Max(f, 1e-9), 1-1e-9)
+		f = math.Min(math.Max(f, logitClamp), 1-logitClamp)
 		return math.Log(f / (1 - f))
 	}
-	y := math.Max(x-paramFloor, 1e-12)
+	y := math.Max(x-paramFloor, softplusFloor)
 	if y > 30 {
 		return y
 	}

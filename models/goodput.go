@@ -59,6 +59,44 @@ func (md *Model) Evaluate(n, k, m, s int) Config {
 	return c
 }
 
+// BatchTolerance is the relative slack of the ceilings in batch splits:
+// a quotient within 1e-8 above an integer rounds down to it, so that
+// rounding errors in a division never add a micro-step or a sample.
+const BatchTolerance = 1e-8
+
+// CeilBatch is ⌈x⌉ with BatchTolerance: the smallest integer not below
+// x − 1e-8.
+func CeilBatch(x float64) float64 { return math.Ceil(x - BatchTolerance) }
+
+// SplitLocal splits local, the samples one GPU processes per optimizer
+// step, into s+1 micro-batches of at most maxLocal samples: s is the
+// smallest count with ⌈local/(s+1)⌉ ≤ maxLocal, raised to minAccum if
+// lower, and m = ⌈local/(s+1)⌉ (ceilings as in CeilBatch). It is the one
+// home of the (m, s) split; Limits.Split, Optimus and TunedJobs call it
+// with their own local and minAccum.
+func SplitLocal(local float64, maxLocal, minAccum int) (m float64, s int) {
+	s = int(CeilBatch(local/float64(maxLocal))) - 1
+	if s < 0 {
+		s = 0
+	}
+	if s < minAccum {
+		s = minAccum
+	}
+	return CeilBatch(local / float64(s+1)), s
+}
+
+// CapLocal lowers a per-GPU batch m on k GPUs with s accumulation steps so
+// that the total batch k·m·(s+1) does not exceed MaxBatch (no cap when
+// MaxBatch is not positive).
+func (l Limits) CapLocal(k, s, m int) int {
+	if l.MaxBatch > 0 {
+		if capped := l.MaxBatch / (k * (s + 1)); m > capped {
+			m = capped
+		}
+	}
+	return m
+}
+
 // Split turns a desired total batch size into a per-GPU batch and a number
 // of accumulation steps on k GPUs: the smallest s with
 // m = ceil(M/(k(s+1))) ≤ MaxLocal, then m is lowered if needed so that
@@ -67,24 +105,16 @@ func (md *Model) Evaluate(n, k, m, s int) Config {
 // because the agent needs two micro-batches to estimate gradient noise.
 // ok is false when the result falls outside [MinLocal, MaxLocal].
 func (l Limits) Split(k int, batch float64) (m, s int, ok bool) {
-	const eps = 1e-8
 	if k <= 0 || batch <= 0 {
 		return 0, 0, false
 	}
 	local := batch / float64(k)
-	s = int(math.Ceil(local/float64(l.MaxLocal)-eps)) - 1
-	if s < 0 {
-		s = 0
+	minAccum := 0
+	if k == 1 && local > float64(l.InitBatch)+BatchTolerance {
+		minAccum = 1
 	}
-	if k == 1 && local > float64(l.InitBatch)+eps && s < 1 {
-		s = 1
-	}
-	m = int(math.Ceil(local/float64(s+1) - eps))
-	if l.MaxBatch > 0 {
-		if capped := l.MaxBatch / (k * (s + 1)); m > capped {
-			m = capped
-		}
-	}
+	fm, s := SplitLocal(local, l.MaxLocal, minAccum)
+	m = l.CapLocal(k, s, int(fm))
 	ok = m >= l.MinLocal && m <= l.MaxLocal && m >= 1
 	return m, s, ok
 }
@@ -165,37 +195,52 @@ func FairShare(totalGPUs, jobs int) (nodes, gpus int) {
 	return 1, (totalGPUs + jobs - 1) / jobs
 }
 
-// Speedup compares a job's best goodput on an allocation with its best
-// goodput on a base allocation. It memoises results per (nodes, GPUs) and
-// is not safe for concurrent use.
+// GoodputFunc returns a job's best goodput on k GPUs over n nodes (its
+// Model.Best(n, k).Goodput); callers pass one to memoise it.
+type GoodputFunc func(n, k int) float64
+
+// Speedup is Pollux's speedup of a job: its best goodput on an allocation
+// divided by its best goodput on a base allocation (see FairShare). A job
+// without a fitted model yet has the linear speedup k / (GPUs of the base).
+// It is a small value; At is safe for concurrent use if its GoodputFunc is.
 type Speedup struct {
-	model *Model
-	base  float64
-	memo  map[[2]int]float64
+	best     GoodputFunc // nil: no model, linear speedup
+	base     float64
+	baseGPUs float64
 }
 
-// NewSpeedup builds a speedup function relative to the best goodput on
-// baseGPUs GPUs over baseNodes nodes (see FairShare).
-func NewSpeedup(md *Model, baseNodes, baseGPUs int) *Speedup {
-	return &Speedup{model: md, base: md.Best(baseNodes, baseGPUs).Goodput, memo: map[[2]int]float64{}}
+// NewSpeedup builds the speedup relative to the best goodput on baseGPUs
+// GPUs over baseNodes nodes. md nil means the job has no model yet. best,
+// if not nil, must return md.Best(n, k).Goodput (typically memoised).
+func NewSpeedup(md *Model, baseNodes, baseGPUs int, best GoodputFunc) Speedup {
+	sp := Speedup{baseGPUs: float64(baseGPUs)}
+	if md == nil {
+		return sp
+	}
+	if best == nil {
+		best = func(n, k int) float64 { return md.Best(n, k).Goodput }
+	}
+	sp.best = best
+	sp.base = best(baseNodes, baseGPUs)
+	return sp
 }
 
-// Base is the goodput of the base allocation.
-func (sp *Speedup) Base() float64 { return sp.base }
+// Base is the best goodput on the base allocation (0 without a model).
+func (sp Speedup) Base() float64 { return sp.base }
 
-// At returns best goodput on k GPUs over n nodes divided by the base
-// goodput; 0 for an empty allocation or a zero base.
-func (sp *Speedup) At(n, k int) float64 {
-	if k <= 0 || sp.base <= 0 {
+// At returns the speedup on k GPUs over n nodes: 0 for no GPUs or a zero
+// base goodput, k / base GPUs without a model.
+func (sp Speedup) At(n, k int) float64 {
+	if k <= 0 {
 		return 0
 	}
-	key := [2]int{n, k}
-	if v, ok := sp.memo[key]; ok {
-		return v
+	if sp.best == nil {
+		return float64(k) / sp.baseGPUs
 	}
-	v := sp.model.Best(n, k).Goodput / sp.base
-	sp.memo[key] = v
-	return v
+	if sp.base <= 0 {
+		return 0
+	}
+	return sp.best(n, k) / sp.base
 }
 
 // PackedPlacement returns the placement of k GPUs packed onto as few nodes

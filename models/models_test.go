@@ -74,13 +74,12 @@ func TestEfficiency(t *testing.T) {
 	phi := g.PGNS(m0)
 	near(t, "PGNS", phi, 32*6/2.0, 1e-15)
 	near(t, "efficiency(M0)", g.Efficiency(m0, m0), 1, 1e-15)
-	near(t, "Efficiency(phi, M0)", Efficiency(phi, m0, m0), 1, 1e-15)
 	// Gain at S = 4: (6+2)/(6/4+2) = 8/3.5.
 	near(t, "gain", g.Gain(m0, 128), 8/3.5, 1e-12)
 	near(t, "efficiency(4 M0)", g.Efficiency(m0, 128), 8/3.5/4, 1e-12)
-	// The two forms agree.
+	// Gain/S equals the closed form (φ + M0)/(φ + M).
 	for _, M := range []float64{32, 50, 128, 1000, 1e5} {
-		near(t, "forms agree", g.Efficiency(m0, M), Efficiency(phi, m0, M), 1e-12)
+		near(t, "forms agree", g.Efficiency(m0, M), (phi+m0)/(phi+M), 1e-12)
 	}
 	// Non-increasing in M.
 	prev := 2.0
@@ -198,27 +197,22 @@ func TestSpeedup(t *testing.T) {
 	if n != 1 || k != 4 {
 		t.Fatalf("FairShare(64,16) = %d,%d", n, k)
 	}
-	sp := NewSpeedup(md, n, k)
+	sp := NewSpeedup(md, n, k, nil)
 	near(t, "speedup at the base", sp.At(1, 4), 1, 1e-12)
+	near(t, "base", sp.Base(), md.Best(1, 4).Goodput, 0)
+	calls := 0
+	memo := NewSpeedup(md, n, k, func(n, k int) float64 { calls++; return md.Best(n, k).Goodput })
+	if memo.At(2, 8) != sp.At(2, 8) || calls != 2 {
+		t.Errorf("with a GoodputFunc: %v vs %v after %d calls", memo.At(2, 8), sp.At(2, 8), calls)
+	}
+	linear := NewSpeedup(nil, n, k, nil)
+	if linear.At(1, 2) != 0.5 || linear.At(2, 8) != 2 || linear.Base() != 0 {
+		t.Errorf("no model: speedups %v, %v, base %v", linear.At(1, 2), linear.At(2, 8), linear.Base())
+	}
 	if sp.At(1, 1) >= 1 || sp.At(2, 8) <= 1 {
 		t.Errorf("speedups 1 GPU %v, 8 GPUs %v", sp.At(1, 1), sp.At(2, 8))
 	}
 	if sp.At(0, 0) != 0 {
 		t.Error("empty allocation must have zero speedup")
-	}
-}
-
-func TestLRScalers(t *testing.T) {
-	g := GradStats{Sqr: 1, Var: 3}
-	near(t, "linear", LinearScale{}.Scale(100, 400, g), 4, 1e-15)
-	near(t, "sqrt", SqrtScale{}.Scale(100, 400, g), 2, 1e-15)
-	near(t, "adascale", AdaScale{}.Scale(100, 400, g), 4/(0.75+1), 1e-15)
-	for _, name := range []string{"adascale", "sqrt", "linear"} {
-		if s, ok := LRScalerByName(name); !ok || s.Name() != name {
-			t.Errorf("LRScalerByName(%q)", name)
-		}
-	}
-	if _, ok := LRScalerByName("cosine"); ok {
-		t.Error("unknown scaler accepted")
 	}
 }

@@ -29,15 +29,21 @@ type Request struct {
 }
 
 // Oracle exposes ground truth to policies that are defined with an oracle
-// (Optimus+Oracle). Other policies never receive one.
+// (Optimus+Oracle). Other policies never receive one. It gives plain facts
+// of the measured profiles; what a policy makes of them (e.g. Optimus's
+// remaining-work estimate) is the policy's business.
 type Oracle interface {
-	// RemainingIterations is the number of optimizer steps the job still
-	// needs at total batch size batch.
-	RemainingIterations(batch int) float64
-	// StepTime is the true time of one step without accumulation and its
-	// synchronisation part on a placement (GPUs per node) at per-GPU batch
-	// local.
-	StepTime(placement []int, local float64) (step, sync float64)
+	// Epochs is the number of epochs the job trains for (the one in
+	// progress is Job.Epoch, 0-based).
+	Epochs() int
+	// Iterations is the number of optimizer steps at total batch size
+	// batch from the start of training to the end of epoch (0-based), as
+	// measured on the job's training curve.
+	Iterations(batch, epoch int) float64
+	// IterTime is the true time of one optimizer step on placement (GPUs
+	// per node) at per-GPU batch local with accum gradient accumulation
+	// steps.
+	IterTime(placement []int, local float64, accum int) float64
 }
 
 // Job is the observable state of one active (submitted, unfinished) job.

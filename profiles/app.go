@@ -37,6 +37,11 @@ type Truth interface {
 	Iterations(batch float64, epoch int) float64
 }
 
+// AdaScale names the learning-rate scaling rule the simulator models:
+// progress per step is AdaScale's gain (see models.GradStats.Gain). It is
+// the only value the lr_scaler key of compact profiles accepts.
+const AdaScale = "adascale"
+
 // App is one application: its limits, training length and ground truth.
 type App struct {
 	// Name is the application's name as used in workloads (e.g. "cifar10").
@@ -53,8 +58,6 @@ type App struct {
 	// MaxGPUs, when positive, caps the GPUs a job may use under adaptive
 	// policies (the reference pins NeuMF to one GPU).
 	MaxGPUs int
-	// LRScaler names the learning-rate scaling rule (see models.LRScalerByName).
-	LRScaler string
 	// ValidatedBatches are the total batch sizes with a measured training
 	// curve, ascending.
 	ValidatedBatches []int

@@ -51,15 +51,18 @@ type Provenance struct {
 // gradient noise ratio var/sqr along training, and the application's
 // limits and length.
 type CompactModel struct {
-	Name             string  `json:"name"`
-	InitBatch        int     `json:"init_batch"`
-	MaxBatch         int     `json:"max_batch"`
-	MinLocal         int     `json:"min_local"`
-	MaxLocal         int     `json:"max_local"`
-	Epochs           int     `json:"epochs"`
-	FixedBatch       int     `json:"fixed_batch,omitempty"`
-	MaxGPUs          int     `json:"max_gpus,omitempty"`
-	LRScaler         string  `json:"lr_scaler"`
+	Name       string `json:"name"`
+	InitBatch  int    `json:"init_batch"`
+	MaxBatch   int    `json:"max_batch"`
+	MinLocal   int    `json:"min_local"`
+	MaxLocal   int    `json:"max_local"`
+	Epochs     int    `json:"epochs"`
+	FixedBatch int    `json:"fixed_batch,omitempty"`
+	MaxGPUs    int    `json:"max_gpus,omitempty"`
+	// LRScaler must be "adascale" (or absent): the simulator's progress
+	// model is AdaScale's gain (see models.GradStats.Gain), whichever rule
+	// a real job would use; the key exists for the files that carry it.
+	LRScaler         string  `json:"lr_scaler,omitempty"`
 	ValidatedBatches []int   `json:"validated_batches"`
 	Target           float64 `json:"target"`
 	// Throughput is θ_sys: step = c(N, K/N) · T_iter(N, K, m, 0) and the
@@ -260,7 +263,6 @@ func (m *CompactModel) App() *App {
 		Epochs:           m.Epochs,
 		FixedBatch:       m.FixedBatch,
 		MaxGPUs:          m.MaxGPUs,
-		LRScaler:         m.LRScaler,
 		ValidatedBatches: append([]int(nil), m.ValidatedBatches...),
 		Tuned:            append([]TunedConfig(nil), m.Tuned...),
 		Truth:            newCompactTruth(m),
@@ -351,8 +353,8 @@ func (m *CompactModel) validate() error {
 	case !(m.Target > 0) || m.Target > maxMeasure:
 		return fmt.Errorf("target %v must be positive and at most %g", m.Target, maxMeasure)
 	}
-	if _, ok := models.LRScalerByName(m.LRScaler); !ok {
-		return fmt.Errorf("unknown lr_scaler %q", m.LRScaler)
+	if m.LRScaler != "" && m.LRScaler != AdaScale {
+		return fmt.Errorf("lr_scaler %q is not supported: progress is modelled with AdaScale's gain, so it must be %q or absent", m.LRScaler, AdaScale)
 	}
 	p := m.Throughput
 	for i, v := range []float64{p.AlphaC, p.BetaC, p.AlphaR, p.BetaR, p.AlphaN, p.BetaN} {

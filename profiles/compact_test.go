@@ -29,8 +29,8 @@ func TestDefault(t *testing.T) {
 	epochs := map[string]int{"bert": 2, "cifar10": 100, "deepspeech2": 80, "imagenet": 90, "ncf": 10, "yolov3": 50}
 	for _, name := range want {
 		a := set.Apps[name]
-		if a.Epochs != epochs[name] || a.LRScaler != "adascale" {
-			t.Errorf("%s: epochs %d scaler %s", name, a.Epochs, a.LRScaler)
+		if a.Epochs != epochs[name] {
+			t.Errorf("%s: epochs %d", name, a.Epochs)
 		}
 		tr := a.Truth
 		if tr.Progress(0) != 0 || math.Abs(tr.Progress(a.Epochs)-a.Target()) > 1e-9 {
@@ -209,7 +209,7 @@ func TestParseCompactErrors(t *testing.T) {
 		{"epochs", mutate(func(m map[string]any) { app0(m)["epochs"] = 0 }), "epochs 0"},
 		{"negative param", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["beta_c"] = -1 }), "throughput parameter 1"},
 		{"gamma", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["gamma"] = 11 }), "gamma 11"},
-		{"scaler", mutate(func(m map[string]any) { app0(m)["lr_scaler"] = "magic" }), `unknown lr_scaler "magic"`},
+		{"scaler", mutate(func(m map[string]any) { app0(m)["lr_scaler"] = "magic" }), `lr_scaler "magic" is not supported`},
 		{"knots", mutate(func(m map[string]any) { app0(m)["noise"].(map[string]any)["epochs"] = []any{1, 0} }), "knots must increase"},
 		{"ratios", mutate(func(m map[string]any) { app0(m)["steps"].(map[string]any)["log_ratio"] = []any{1} }), "1 log ratios for 2 epochs"},
 		{"correction rows", mutate(func(m map[string]any) { app0(m)["correction"].(map[string]any)["log_factor"] = []any{} }), "correction has 0 rows"},

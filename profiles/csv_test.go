@@ -85,8 +85,8 @@ func TestLoadToy(t *testing.T) {
 		if app.Limits.InitBatch != 16 || app.Limits.MaxBatch != 64 || app.Limits.MinLocal != 8 || app.Limits.MaxLocal != 16 {
 			t.Errorf("limits %+v", app.Limits)
 		}
-		if app.Epochs != 2 || app.FixedBatch != 0 || app.LRScaler != "adascale" {
-			t.Errorf("epochs %d fixed %d scaler %q", app.Epochs, app.FixedBatch, app.LRScaler)
+		if app.Epochs != 2 || app.FixedBatch != 0 {
+			t.Errorf("epochs %d fixed %d", app.Epochs, app.FixedBatch)
 		}
 		if app.Target() != 200 {
 			t.Errorf("target %v, want 200 (min over runs of the last row)", app.Target())

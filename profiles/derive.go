@@ -69,7 +69,7 @@ func DeriveApp(app *App) (*CompactModel, error) {
 		Epochs:           app.Epochs,
 		FixedBatch:       app.FixedBatch,
 		MaxGPUs:          app.MaxGPUs,
-		LRScaler:         app.LRScaler,
+		LRScaler:         AdaScale,
 		ValidatedBatches: append([]int(nil), app.ValidatedBatches...),
 		Target:           round6(app.Target()),
 	}

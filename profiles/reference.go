@@ -219,7 +219,6 @@ func NewApp(name string, placements []PlacementRow, scalability []ScalabilityRow
 	app := &App{
 		Name:             name,
 		Epochs:           minRows,
-		LRScaler:         "adascale",
 		ValidatedBatches: batches,
 	}
 	if c, ok := ReferenceConstants(name); ok {

@@ -25,7 +25,6 @@ const (
 	tunedMaxJCT  = 12 * 3600
 	tunedLoUtil  = 0.5
 	tunedHiUtil  = 0.8
-	ceilEpsilon  = 1e-8
 	defaultPacks = 4
 )
 
@@ -62,14 +61,13 @@ func TunedConfigs(app *App, gpusPerNode int) []TunedConfig {
 		placement := models.PackedPlacement(r, gpusPerNode)
 		best := TunedConfig{Replicas: r, JCT: math.Inf(1)}
 		for _, b := range app.ValidatedBatches {
-			local := int(math.Ceil(float64(b)/float64(r) - ceilEpsilon))
+			local := int(models.CeilBatch(float64(b) / float64(r)))
 			if local < lim.MinLocal {
 				continue
 			}
-			s := int(math.Ceil(float64(local)/float64(lim.MaxLocal)-ceilEpsilon)) - 1
-			atomic := math.Ceil(float64(local)/float64(s+1) - ceilEpsilon)
-			step, sync := app.Truth.Step(placement, atomic)
-			jct := app.Truth.Iterations(float64(b), app.Epochs-1) * (step + float64(s)*(step-sync))
+			atomic, s := models.SplitLocal(float64(local), lim.MaxLocal, 0)
+			iter, _, _ := app.IterTime(placement, atomic, s)
+			jct := app.Truth.Iterations(float64(b), app.Epochs-1) * iter
 			if jct < best.JCT {
 				best.Batch, best.JCT = b, jct
 			}

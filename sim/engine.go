@@ -94,7 +94,7 @@ func (e *engine) loop() error {
 		switch ev.kind {
 		case evArrival:
 			j := e.jobs[ev.job]
-			j.phase = phasePending
+			err = j.setPhase(phasePending, e.now)
 			j.last = e.now
 		case evRestartDone:
 			j := e.jobs[ev.job]
@@ -102,8 +102,9 @@ func (e *engine) loop() error {
 				continue
 			}
 			j.advanceTo(e.now)
-			j.phase = phaseRunning
-			err = e.startSegment(j)
+			if err = j.setPhase(phaseRunning, e.now); err == nil {
+				err = e.startSegment(j)
+			}
 		case evEpoch:
 			j := e.jobs[ev.job]
 			if ev.version != j.version {
@@ -133,9 +134,16 @@ func (e *engine) checkFinished() error {
 	return nil
 }
 
-// progressSlack is the relative rounding allowed when comparing progress
-// with an epoch boundary.
-const progressSlack = 1e-9
+// Tolerances of the progress invariants: progress may pass an epoch
+// boundary or the target by progressSlack relative plus progressAbsSlack
+// absolute (rounding of rate × time); in step mode, whose crossing times
+// are rounded to whole seconds, by up to stepRounding seconds of progress
+// more.
+const (
+	progressSlack    = 1e-9
+	progressAbsSlack = 1e-9
+	stepRounding     = 0.5
+)
 
 // epochBoundary handles job j reaching the end of an epoch.
 func (e *engine) epochBoundary(j *job) error {
@@ -143,9 +151,9 @@ func (e *engine) epochBoundary(j *job) error {
 	next := j.app.Truth.Progress(j.epoch + 1)
 	// Exact mode lands on the boundary up to rounding; step mode may round
 	// the crossing time by up to half a second either way.
-	slack := progressSlack*next + 1e-9
+	slack := progressSlack*next + progressAbsSlack
 	if e.cfg.Step {
-		slack += 0.5 * j.rate
+		slack += stepRounding * j.rate
 	}
 	if math.Abs(j.progress-next) > slack {
 		return fmt.Errorf("invariant violated: job %s reached its epoch %d boundary event at progress %v, boundary %v (t=%v)",
@@ -154,7 +162,9 @@ func (e *engine) epochBoundary(j *job) error {
 	j.epoch++
 	j.progress = j.app.Truth.Progress(j.epoch) // exact, whatever rounding
 	if j.epoch >= j.app.Epochs {
-		j.phase = phaseDone
+		if err := j.setPhase(phaseDone, e.now); err != nil {
+			return err
+		}
 		j.finish = e.now
 		j.version++
 		j.setAlloc(nil)
@@ -172,26 +182,21 @@ func (e *engine) epochBoundary(j *job) error {
 func (e *engine) startSegment(j *job) error {
 	j.version++
 	truth := j.app.Truth
-	step, sync := truth.Step(j.placement, float64(j.local))
-	if !(step > 0) || math.IsInf(step, 0) || math.IsNaN(sync) {
+	pf := j.app.Perf(j.placement, j.local, j.accum, j.epoch)
+	if !(pf.Step > 0) || math.IsInf(pf.Step, 0) || math.IsNaN(pf.Sync) {
 		return fmt.Errorf("profile of %s has no valid step time for placement %v at per-GPU batch %d (job %s, t=%v)",
 			j.app.Name, j.placement, j.local, j.spec.Name, e.now)
 	}
-	tIter := step + float64(j.accum)*(step-sync)
-	grad := truth.Grad(float64(j.batch), j.epoch)
-	m0 := float64(j.app.Limits.InitBatch)
-	gain := grad.Gain(m0, float64(j.batch))
-	if err := j.agent.observe(j.nodes, j.gpus, j.local, step, sync, grad); err != nil {
+	if err := j.agent.observe(j.nodes, j.gpus, j.local, pf.Step, pf.Sync, pf.Grad); err != nil {
 		return fmt.Errorf("job %s: fitting its throughput model: %w", j.spec.Name, err)
 	}
-	j.rate = gain / tIter * (1 - j.slowdown)
-	j.eff = gain * m0 / float64(j.batch)
-	j.goodput = float64(j.batch) / tIter * j.eff * (1 - j.slowdown)
+	j.rate = pf.Rate * (1 - j.slowdown)
+	j.eff = pf.Efficiency
 	if !(j.rate > 0) || math.IsInf(j.rate, 0) {
 		return fmt.Errorf("job %s: non-positive progress rate %v at t=%v (placement %v, batch %d)", j.spec.Name, j.rate, e.now, j.placement, j.batch)
 	}
 	next := truth.Progress(j.epoch + 1)
-	if j.progress > j.target()*(1+1e-9)+1e-9 {
+	if j.progress > j.target()*(1+progressSlack)+progressAbsSlack {
 		return fmt.Errorf("invariant violated: job %s progress %v beyond its target %v at t=%v", j.spec.Name, j.progress, j.target(), e.now)
 	}
 	left := e.nextTick - e.now
@@ -225,7 +230,7 @@ func (e *engine) tick() error {
 			continue
 		}
 		j.advanceTo(e.now)
-		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+1e-9 && !e.cfg.Step {
+		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
 			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
 				j.spec.Name, j.epoch+1, j.progress, next, e.now)
 		}
@@ -269,7 +274,9 @@ func (e *engine) schedule(active []*job) error {
 		j.version++
 		if alloc == nil {
 			j.setAlloc(nil)
-			j.phase = phasePending
+			if err := j.setPhase(phasePending, e.now); err != nil {
+				return err
+			}
 			j.tune(e.traits.AdaptiveBatch)
 			continue
 		}
@@ -279,7 +286,9 @@ func (e *engine) schedule(active []*job) error {
 			j.firstStart = e.now
 		}
 		j.tune(e.traits.AdaptiveBatch)
-		j.phase = phaseRestarting
+		if err := j.setPhase(phaseRestarting, e.now); err != nil {
+			return err
+		}
 		e.events.push(event{time: e.now + e.cfg.restartDelay(j.spec.App), kind: evRestartDone, job: j.idx, version: j.version})
 	}
 	e.applyInterference(active)

@@ -41,8 +41,8 @@ func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention flo
 			return
 		}
 		m = max(m, 1)
-		step, sync := truth.Step(placement, float64(m))
-		cands = append(cands, cand{float64(k * m * (s + 1)), step + float64(s)*(step-sync)})
+		tIter, _, _ := app.IterTime(placement, float64(m), s)
+		cands = append(cands, cand{float64(k * m * (s + 1)), tIter})
 	}
 	fixed := spec.Batch
 	if adaptive {
@@ -64,7 +64,7 @@ func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention flo
 			if !(c.tIter > 0) {
 				continue
 			}
-			r := truth.Grad(c.batch, e).Gain(m0, c.batch) / c.tIter
+			r := app.Gain(c.batch, e) / c.tIter
 			best = math.Max(best, r)
 		}
 		if best <= 0 {

@@ -42,11 +42,10 @@ func (f fakeTruth) Iterations(batch float64, e int) float64 {
 
 func fakeSet() *profiles.Set {
 	app := &profiles.App{
-		Name:     "toy",
-		Limits:   models.Limits{InitBatch: 32, MaxBatch: 1024, MinLocal: 8, MaxLocal: 128},
-		Epochs:   3,
-		LRScaler: "adascale",
-		Truth:    fakeTruth{a: 0.05, b: 0.001, c: 0.04, d: 0.01, grad: models.GradStats{Sqr: 1, Var: 10}, perEpoch: 1000},
+		Name:   "toy",
+		Limits: models.Limits{InitBatch: 32, MaxBatch: 1024, MinLocal: 8, MaxLocal: 128},
+		Epochs: 3,
+		Truth:  fakeTruth{a: 0.05, b: 0.001, c: 0.04, d: 0.01, grad: models.GradStats{Sqr: 1, Var: 10}, perEpoch: 1000},
 	}
 	return &profiles.Set{Source: "fake", Apps: map[string]*profiles.App{"toy": app}}
 }

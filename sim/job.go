@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/polluxsim/polluxsim/models"
@@ -24,6 +25,32 @@ const (
 
 func (p phase) String() string {
 	return [...]string{"future", "pending", "restarting", "running", "done"}[p]
+}
+
+// nPhases is the number of phases.
+const nPhases = int(phaseDone) + 1
+
+// transitions[from][to] says whether a job may change from phase from to
+// phase to: it is submitted (future → pending), gets GPUs and restarts
+// (pending → restarting), is re-allocated (running or restarting →
+// restarting), finishes its restart (restarting → running), loses its
+// GPUs (restarting or running → pending) or completes (running → done).
+var transitions = [nPhases][nPhases]bool{
+	phaseFuture:     {phasePending: true},
+	phasePending:    {phaseRestarting: true},
+	phaseRestarting: {phasePending: true, phaseRestarting: true, phaseRunning: true},
+	phaseRunning:    {phasePending: true, phaseRestarting: true, phaseDone: true},
+}
+
+// setPhase changes the job's phase; a change the transitions table does
+// not allow is an error naming the job and both phases.
+func (j *job) setPhase(to phase, now float64) error {
+	if !transitions[j.phase][to] {
+		return fmt.Errorf("invariant violated: job %s (job %d) cannot go from phase %s to %s (t=%v)",
+			j.spec.Name, j.line, j.phase, to, now)
+	}
+	j.phase = to
+	return nil
 }
 
 type job struct {
@@ -56,8 +83,8 @@ type job struct {
 
 	// time-weighted sums over running time, for mean batch and efficiency
 	runTime, batchSum, effSum float64
-	// the current segment's true efficiency and goodput (samples/s)
-	eff, goodput float64
+	// the current segment's true statistical efficiency
+	eff float64
 
 	agent agent
 }
@@ -156,30 +183,26 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 		v.Alloc = append([]int(nil), j.alloc...)
 	}
 	if oracle {
-		v.Oracle = jobOracle{app: j.app, epoch: j.epoch}
+		v.Oracle = jobOracle{app: j.app}
 	}
 	return v
 }
 
-// jobOracle gives Optimus+Oracle the truth about one job.
-type jobOracle struct {
-	app   *profiles.App
-	epoch int
+// jobOracle gives Optimus+Oracle the truth about one job's application.
+type jobOracle struct{ app *profiles.App }
+
+var _ policies.Oracle = jobOracle{}
+
+// Epochs implements policies.Oracle.
+func (o jobOracle) Epochs() int { return o.app.Epochs }
+
+// Iterations implements policies.Oracle.
+func (o jobOracle) Iterations(batch, epoch int) float64 {
+	return o.app.Truth.Iterations(float64(batch), epoch)
 }
 
-// RemainingIterations follows the reference: iterations at the end of the
-// last epoch minus iterations at the end of the current epoch index, which
-// leaves out the epoch in progress (the reference's off-by-one; it only
-// scales the priorities of jobs in their first epoch).
-func (o jobOracle) RemainingIterations(batch int) float64 {
-	last := o.app.Epochs - 1
-	if o.epoch >= last {
-		return 1
-	}
-	t := o.app.Truth
-	return t.Iterations(float64(batch), last) - t.Iterations(float64(batch), o.epoch)
-}
-
-func (o jobOracle) StepTime(placement []int, local float64) (float64, float64) {
-	return o.app.Truth.Step(placement, local)
+// IterTime implements policies.Oracle.
+func (o jobOracle) IterTime(placement []int, local float64, accum int) float64 {
+	t, _, _ := o.app.IterTime(placement, local, accum)
+	return t
 }

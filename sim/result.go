@@ -118,27 +118,11 @@ func (r *Result) addRound(now, wall float64, active []*job) {
 		}
 		if j.gpus > 0 {
 			rec.Phase = j.phase.String()
-			eff, good, _ := trueRates(j)
-			rec.Efficiency, rec.Goodput = eff, good
+			pf := j.app.Perf(j.placement, j.local, j.accum, j.epoch)
+			rec.Efficiency, rec.Goodput = pf.Efficiency, pf.Goodput*(1-j.slowdown)
 		}
 		r.Rounds = append(r.Rounds, rec)
 	}
-}
-
-// trueRates returns the true efficiency, goodput (samples/s) and progress
-// rate of job j in its current configuration.
-func trueRates(j *job) (eff, goodput, rate float64) {
-	if j.gpus == 0 || j.batch == 0 {
-		return 0, 0, 0
-	}
-	truth := j.app.Truth
-	step, sync := truth.Step(j.placement, float64(j.local))
-	tIter := step + float64(j.accum)*(step-sync)
-	m0 := float64(j.app.Limits.InitBatch)
-	gain := truth.Grad(float64(j.batch), j.epoch).Gain(m0, float64(j.batch))
-	eff = gain * m0 / float64(j.batch)
-	slow := 1 - j.slowdown
-	return eff, float64(j.batch) / tIter * eff * slow, gain / tIter * slow
 }
 
 // finish computes the per-job results and the summary.

@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -522,5 +523,38 @@ func TestCLIDeterministic(t *testing.T) {
 	d, _ := os.ReadFile(filepath.Join(dir, "d", "summary.json"))
 	if bytes.Equal(d, data) || !bytes.Contains(d, []byte(s.InputsHash)) {
 		t.Error("seed 8: want a different summary with the same inputs hash")
+	}
+}
+
+// TestCLIExtremePowerMean: every finite --p completes a Pollux run (the
+// power mean is computed stably; large |p| used to overflow or underflow
+// every term, so that no allocation scored above another and jobs waited
+// forever).
+func TestCLIExtremePowerMean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs five simulations")
+	}
+	bin := polluxsimBinary(t)
+	for _, p := range []string{"200", "-1000", "1e308", "-1e308", "1e-300"} {
+		dir := t.TempDir()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cmd := exec.CommandContext(ctx, bin, "run", "--quiet", "--no-timing", "--policy", "pollux", "--jobs", "30", "--p", p, "--out", "out")
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil {
+			t.Fatalf("--p %s: %v (%s)", p, err, out)
+		}
+		var sum struct {
+			Jobs   int     `json:"jobs"`
+			AvgJCT float64 `json:"avg_jct_s"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &sum)
+		}
+		if err != nil || sum.Jobs != 30 || !(sum.AvgJCT > 0) {
+			t.Errorf("--p %s: summary %+v (%v)", p, sum, err)
+		}
 	}
 }

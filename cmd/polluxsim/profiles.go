@@ -131,7 +131,6 @@ func writeProfile(w io.Writer, set *profiles.Set, app *profiles.App, perNode int
 	fmt.Fprintf(tw, "per-GPU batch\t%d..%d\n", l.MinLocal, l.MaxLocal)
 	fmt.Fprintf(tw, "epochs\t%d\n", app.Epochs)
 	fmt.Fprintf(tw, "target progress\t%.6g (iterations at B0)\n", app.Target())
-	fmt.Fprintf(tw, "LR scaler\t%s\n", app.LRScaler)
 	fmt.Fprintf(tw, "fixed batch\t%s\n", orDash(app.FixedBatch))
 	fmt.Fprintf(tw, "max GPUs\t%s\n", orDash(app.MaxGPUs))
 	fmt.Fprintf(tw, "validated batches\t%s\n", joinInts(app.ValidatedBatches))
@@ -192,12 +191,11 @@ func throughputCell(app *profiles.App, k, perNode, b int) string {
 	if !ok {
 		return "-"
 	}
-	step, sync := app.Truth.Step(models.PackedPlacement(k, perNode), float64(m))
-	t := step + float64(s)*(step-sync)
-	if !(t > 0) {
+	pf := app.Perf(models.PackedPlacement(k, perNode), m, s, 0)
+	if !(pf.Iter > 0) {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f", float64(k*m*(s+1))/t)
+	return fmt.Sprintf("%.0f", pf.Throughput)
 }
 
 // showBatches picks at most 7 validated batch sizes, spread over the range.

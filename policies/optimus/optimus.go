@@ -6,12 +6,16 @@
 // true step time on a packed placement and the remaining iterations come
 // from an oracle. Jobs whose GPU count is unchanged keep their nodes; the
 // others are placed on the nodes with the most free GPUs.
+//
+// Remaining iterations follow the reference, which is one epoch short:
+// the iterations by the end of the last epoch minus those by the end of
+// the epoch in progress (not its start), so the epoch in progress is left
+// out, and a job in its last epoch counts 1 (see RemainingIterations). It
+// only scales the priorities of a job's GPUs within the epoch.
 package optimus
 
 import (
 	"github.com/polluxsim/polluxsim/models"
-	"math"
-
 	"github.com/polluxsim/polluxsim/policies"
 )
 
@@ -42,22 +46,29 @@ func maxGPUs(j *policies.Job) int {
 // the per-GPU batch exceeds the memory limit (and at least one accumulation
 // step on a single GPU, as the reference does).
 func StepTime(j *policies.Job, n, perNode int) float64 {
-	const eps = 1e-8
 	lim := j.Limits
-	local := math.Ceil(float64(j.Request.Batch)/float64(n) - eps)
-	s := int(math.Ceil(local/float64(lim.MaxLocal)-eps)) - 1
-	if s < 0 {
-		s = 0
+	local := models.CeilBatch(float64(j.Request.Batch) / float64(n))
+	minAccum := 0
+	if n == 1 {
+		minAccum = 1
 	}
-	if n == 1 && s < 1 {
-		s = 1
+	atomic, s := models.SplitLocal(local, lim.MaxLocal, minAccum)
+	atomic = float64(lim.CapLocal(n, s, int(atomic)))
+	return j.Oracle.IterTime(models.PackedPlacement(n, perNode), atomic, s)
+}
+
+// RemainingIterations is the reference's count of job j's remaining
+// optimizer steps at its requested batch: iterations by the end of the
+// last epoch minus iterations by the end of the epoch in progress, which
+// leaves out the epoch in progress (the reference's off-by-one, kept for
+// fidelity); 1 in the last epoch.
+func RemainingIterations(j *policies.Job) float64 {
+	last := j.Oracle.Epochs() - 1
+	if j.Epoch >= last {
+		return 1
 	}
-	atomic := math.Ceil(local/float64(s+1) - eps)
-	if lim.MaxBatch > 0 {
-		atomic = math.Min(atomic, math.Floor(float64(lim.MaxBatch)/float64(n*(s+1))))
-	}
-	step, sync := j.Oracle.StepTime(models.PackedPlacement(n, perNode), atomic)
-	return step + (step-sync)*float64(s)
+	b := j.Request.Batch
+	return j.Oracle.Iterations(b, last) - j.Oracle.Iterations(b, j.Epoch)
 }
 
 // Schedule implements policies.Policy.
@@ -74,7 +85,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		return (StepTime(j, count[i], c.GPUsPerNode) - StepTime(j, count[i]+1, c.GPUsPerNode)) * remaining[i]
 	}
 	for i := range jobs {
-		remaining[i] = jobs[i].Oracle.RemainingIterations(jobs[i].Request.Batch)
+		remaining[i] = RemainingIterations(&jobs[i])
 		if left < 1 {
 			continue
 		}

@@ -8,7 +8,8 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// epsSpeedup keeps a job with no GPUs from making the power mean undefined.
+// epsSpeedup keeps a job with no GPUs from making the power mean undefined
+// (the reference adds it to every speedup).
 const epsSpeedup = 1e-3
 
 // problem is one round's search problem: jobs (in repair priority order)
@@ -18,35 +19,14 @@ type problem struct {
 	nJobs, nNodes int
 	capacity      int     // GPUs per node
 	weight        float64 // nodes / total GPUs
-	p             float64
+	pm            models.PowerMean
 	avoid         bool
 	maxNodes      int
 	maxGPUs       []int     // per job
 	base          state     // current allocation
 	factor        []float64 // re-allocation factor per job
-	speed         []speedupFn
+	speed         []models.Speedup
 	tables        []termTable
-}
-
-// speedupFn returns a job's speedup on k GPUs over n nodes.
-type speedupFn struct {
-	md       *models.Model // nil: no model yet, speedup linear in GPUs
-	base     float64       // best goodput on the fair share
-	fairGPUs float64
-	cache    *goodputCache // best goodput per (n, k), kept across rounds
-}
-
-func (s *speedupFn) at(n, k int) float64 {
-	if k == 0 {
-		return 0
-	}
-	if s.md == nil {
-		return float64(k) / s.fairGPUs
-	}
-	if s.base <= 0 {
-		return 0
-	}
-	return s.cache.best(s.md, n, k) / s.base
 }
 
 // modelKey identifies everything a job's best goodput depends on.
@@ -94,12 +74,12 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 	pr := &problem{
 		nJobs: J, nNodes: N, capacity: c.GPUsPerNode,
 		weight:   float64(N) / float64(total),
-		p:        opt.P,
+		pm:       models.NewPowerMean(opt.P, epsSpeedup),
 		avoid:    !opt.NoInterferenceAvoidance,
 		maxNodes: opt.MaxNodesPerJob,
 		maxGPUs:  make([]int, J),
 		factor:   make([]float64, J),
-		speed:    make([]speedupFn, J),
+		speed:    make([]models.Speedup, J),
 		tables:   make([]termTable, J),
 	}
 	maxN := N
@@ -117,9 +97,8 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 		}
 		pr.base.endRow()
 		pr.maxGPUs[i] = maxGPUs(j, opt, total)
-		age := j.Age
-		pr.factor[i] = math.Max(age-float64(j.Restarts)*opt.RestartDelay, 0) / (age + opt.RestartDelay)
-		sf := speedupFn{fairGPUs: float64(fairGPUs)}
+		pr.factor[i] = models.RestartFactor(j.Age, j.Restarts, opt.RestartDelay)
+		pr.speed[i] = models.NewSpeedup(nil, fairNodes, fairGPUs, nil)
 		if j.Params != nil {
 			md := &models.Model{Params: *j.Params, Grad: j.Grad, Limits: j.Limits, FixedBatch: j.FixedBatch}
 			key := modelKey{*j.Params, j.Grad, j.Limits, j.FixedBatch}
@@ -130,10 +109,8 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 					caches[j.Name] = gc
 				}
 			}
-			sf.md, sf.cache = md, gc
-			sf.base = gc.best(md, fairNodes, fairGPUs)
+			pr.speed[i] = models.NewSpeedup(md, fairNodes, fairGPUs, func(n, k int) float64 { return gc.best(md, n, k) })
 		}
-		pr.speed[i] = sf
 		pr.tables[i] = newTermTable(min(maxN, pr.maxGPUs[i]), pr.maxGPUs[i])
 	}
 	return pr
@@ -156,85 +133,66 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 	return max(min(m, total), 1)
 }
 
-// rowTerm is job i's contribution (scaled speedup + ε)^p to the power sum
-// for its allocation row r.
-func (pr *problem) rowTerm(i int, r []entry) float64 {
-	k, n := rowStats(r)
-	return pr.termAt(i, n, k, !equalRows(r, pr.base.row(i)))
-}
-
-// termAt is job i's term on k GPUs over n nodes, its allocation changed or
-// not. Terms are memoised per (nodes, GPUs, changed) in a dense table.
-func (pr *problem) termAt(i, n, k int, changed bool) float64 {
+// valueAt is job i's value in the power mean on k GPUs over n nodes, its
+// allocation changed or not: its speedup scaled by nodes / total GPUs
+// (the reference divides by 4 on its 4-GPU nodes), times the re-allocation
+// factor if changed. Values are memoised per (nodes, GPUs, changed) in a
+// dense table.
+func (pr *problem) valueAt(i, n, k int, changed bool) float64 {
 	t := &pr.tables[i]
 	if n > t.maxN || k > t.maxK {
-		return pr.computeTerm(i, n, k, changed)
+		return pr.computeValue(i, n, k, changed)
 	}
 	idx := (n*(t.maxK+1) + k) * 2
 	if changed {
 		idx++
 	}
-	if b := t.terms[idx].Load(); b != emptyTerm {
+	if b := t.values[idx].Load(); b != emptyValue {
 		return math.Float64frombits(b)
 	}
-	v := pr.computeTerm(i, n, k, changed)
-	t.terms[idx].Store(math.Float64bits(v))
+	v := pr.computeValue(i, n, k, changed)
+	t.values[idx].Store(math.Float64bits(v))
 	return v
 }
 
-func (pr *problem) computeTerm(i, n, k int, changed bool) float64 {
-	s := pr.speed[i].at(n, k) * pr.weight
+func (pr *problem) computeValue(i, n, k int, changed bool) float64 {
+	s := pr.speed[i].At(n, k) * pr.weight
 	if changed {
 		s *= pr.factor[i]
 	}
-	return pr.term(s)
+	return s
 }
 
-// termTable memoises one job's rowTerm values as float64 bits; the
+// rowValue is job i's value for its allocation row r.
+func (pr *problem) rowValue(i int, r []entry) float64 {
+	k, n := rowStats(r)
+	return pr.valueAt(i, n, k, !equalRows(r, pr.base.row(i)))
+}
+
+// termTable memoises one job's values (see valueAt) as float64 bits; the
 // all-ones pattern (a NaN no computation yields) marks an empty entry.
 type termTable struct {
 	maxN, maxK int
-	terms      []atomic.Uint64
+	values     []atomic.Uint64
 }
 
-const emptyTerm = ^uint64(0)
+const emptyValue = ^uint64(0)
 
 func newTermTable(maxN, maxK int) termTable {
-	t := termTable{maxN: maxN, maxK: maxK, terms: make([]atomic.Uint64, 2*(maxN+1)*(maxK+1))}
-	for i := range t.terms {
-		t.terms[i].Store(emptyTerm)
+	t := termTable{maxN: maxN, maxK: maxK, values: make([]atomic.Uint64, 2*(maxN+1)*(maxK+1))}
+	for i := range t.values {
+		t.values[i].Store(emptyValue)
 	}
 	return t
 }
 
-func (pr *problem) term(s float64) float64 {
-	switch pr.p {
-	case 0:
-		return math.Log(math.Max(s, epsSpeedup))
-	case -1:
-		return 1 / (s + epsSpeedup)
-	case 1:
-		return s + epsSpeedup
-	}
-	return math.Pow(s+epsSpeedup, pr.p)
-}
-
-// mean turns a sum of terms into the power mean.
-func (pr *problem) mean(sum float64) float64 {
-	J := float64(pr.nJobs)
-	if pr.p == 0 {
-		return math.Exp(sum / J)
-	}
-	return math.Pow(sum/J, 1/pr.p)
-}
-
 // fitness is the power-mean fitness of a state.
 func (pr *problem) fitness(st *state) float64 {
-	sum := 0.0
-	for i := 0; i < pr.nJobs; i++ {
-		sum += pr.rowTerm(i, st.row(i))
+	values := make([]float64, pr.nJobs)
+	for i := range values {
+		values[i] = pr.rowValue(i, st.row(i))
 	}
-	return pr.mean(sum)
+	return pr.pm.Mean(values)
 }
 
 // feasible reports whether st satisfies every constraint.

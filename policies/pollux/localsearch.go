@@ -28,7 +28,7 @@ func (s *searcher) localSearch(st *state, maxSweeps int) (*state, float64) {
 		out.ents = append(out.ents, r...)
 		out.endRow()
 	}
-	return out, ls.pr.mean(ls.sum)
+	return out, ls.pr.pm.FromSum(ls.sum, ls.pr.nJobs, ls.center)
 }
 
 // local holds a state under local search with its running statistics.
@@ -36,15 +36,22 @@ type local struct {
 	pr     *problem
 	rows   [][]entry
 	k, n   []int
-	diff   []int // nodes where the row differs from the current allocation
-	terms  []float64
+	diff   []int     // nodes where the row differs from the current allocation
+	values []float64 // each row's value in the power mean (see valueAt)
+	terms  []float64 // each row's term at centre
 	sum    float64
+	center float64 // of the terms (see models.PowerMean.Center)
 	used   []int32 // GPUs per node
 	multi  []int32 // multi-node jobs per node
 	marked []bool  // whether row i's nodes are counted in multi
-	sign   float64 // +1: a larger power sum is better; −1: smaller
+	sign   float64 // +1: a larger sum of terms is better; −1: smaller
 	recv   []int   // transfer receivers of the current sweep
 }
+
+// minGain is the smallest improvement of the sum of terms, relative to
+// the sum (at least 1), that local search takes as a move: smaller gains
+// are rounding.
+const minGain = 1e-12
 
 // manyNodes and manyJobs bound exhaustive candidate lists.
 const (
@@ -57,9 +64,9 @@ const (
 func newLocal(pr *problem, st *state) *local {
 	J := pr.nJobs
 	ls := &local{pr: pr, rows: make([][]entry, J), k: make([]int, J), n: make([]int, J), diff: make([]int, J),
-		terms: make([]float64, J), used: make([]int32, pr.nNodes), multi: make([]int32, pr.nNodes),
+		values: make([]float64, J), terms: make([]float64, J), used: make([]int32, pr.nNodes), multi: make([]int32, pr.nNodes),
 		marked: make([]bool, J), sign: 1}
-	if pr.p < 0 {
+	if !pr.pm.Increasing() {
 		ls.sign = -1
 	}
 	for i := 0; i < J; i++ {
@@ -68,10 +75,27 @@ func newLocal(pr *problem, st *state) *local {
 			ls.used[e.node] += e.gpus
 		}
 		ls.refresh(i)
-		ls.sum += ls.terms[i]
 		ls.mark(i, +1)
 	}
+	ls.recenter()
 	return ls
+}
+
+// recenter recomputes the terms and their sum at the centre of the
+// current values (a no-op on the centre for all but the centred form of
+// the power mean, whose terms of the current state then stay at most 1).
+func (ls *local) recenter() {
+	ls.center = ls.pr.pm.Center(ls.values)
+	ls.sum = 0
+	for i, v := range ls.values {
+		ls.terms[i] = ls.pr.pm.Term(v, ls.center)
+		ls.sum += ls.terms[i]
+	}
+}
+
+// termAt is job i's term on k GPUs over n nodes at the current centre.
+func (ls *local) termAt(i, n, k int, changed bool) float64 {
+	return ls.pr.pm.Term(ls.pr.valueAt(i, n, k, changed), ls.center)
 }
 
 // refresh recomputes row i's statistics and term (not the sum).
@@ -91,7 +115,8 @@ func (ls *local) refresh(i int) {
 		}
 	}
 	ls.diff[i] = d
-	ls.terms[i] = ls.pr.termAt(i, ls.n[i], ls.k[i], d > 0)
+	ls.values[i] = ls.pr.valueAt(i, ls.n[i], ls.k[i], d > 0)
+	ls.terms[i] = ls.pr.pm.Term(ls.values[i], ls.center)
 }
 
 // mark adds (+1) or removes (−1) row i's multi-node marks.
@@ -231,9 +256,9 @@ func (ls *local) receivers() []int {
 			continue
 		}
 		// Gain of one more GPU on a node it already uses, or on a new one.
-		g := ls.gain(ls.terms[r], ls.pr.termAt(r, max(ls.n[r], 1), ls.k[r]+1, true))
+		g := ls.gain(ls.terms[r], ls.termAt(r, max(ls.n[r], 1), ls.k[r]+1, true))
 		if ls.n[r] < ls.pr.maxNodes || ls.pr.maxNodes <= 0 {
-			g = max(g, ls.gain(ls.terms[r], ls.pr.termAt(r, ls.n[r]+1, ls.k[r]+1, true)))
+			g = max(g, ls.gain(ls.terms[r], ls.termAt(r, ls.n[r]+1, ls.k[r]+1, true)))
 		}
 		if len(top) < nReceivers || g > top[len(top)-1].g {
 			top = append(top, cand{r, g})
@@ -259,7 +284,7 @@ func (ls *local) sweep() bool {
 	recv := ls.receivers()
 	var cand []int32
 	for i := 0; i < pr.nJobs; i++ {
-		best, bestGain := move{-1, -1, -1, -1}, 1e-12*max(1, abs(ls.sum))
+		best, bestGain := move{-1, -1, -1, -1}, minGain*max(1, abs(ls.sum))
 		try := func(m move, g float64) {
 			if g > bestGain {
 				best, bestGain = m, g
@@ -271,7 +296,7 @@ func (ls *local) sweep() bool {
 		for _, b := range cand {
 			n, k, d := ls.change(i, b, +1)
 			if ls.allowed(i, n, k, -1, b) {
-				try(move{-1, -1, i, b}, ls.gain(ti, pr.termAt(i, n, k, d > 0)))
+				try(move{-1, -1, i, b}, ls.gain(ti, ls.termAt(i, n, k, d > 0)))
 			}
 		}
 		for _, e := range ls.rows[i] {
@@ -281,7 +306,7 @@ func (ls *local) sweep() bool {
 			if e.gpus == 1 {
 				gone = a
 			}
-			termRemoved := pr.termAt(i, n, k, d > 0)
+			termRemoved := ls.termAt(i, n, k, d > 0)
 			// Remove it.
 			if ls.allowed(i, n, k, gone, -1) {
 				try(move{i, a, -1, -1}, ls.gain(ti, termRemoved))
@@ -295,7 +320,7 @@ func (ls *local) sweep() bool {
 				}
 				n2, k2, d2 := ls.change(i, b, +1)
 				if ls.allowed(i, n2, k2, gone, b) {
-					try(move{i, a, i, b}, ls.gain(ti, pr.termAt(i, n2, k2, d2 > 0)))
+					try(move{i, a, i, b}, ls.gain(ti, ls.termAt(i, n2, k2, d2 > 0)))
 				}
 			}
 			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus)
@@ -309,7 +334,7 @@ func (ls *local) sweep() bool {
 				if !ls.allowed(r, nr, kr, -1, a) {
 					continue
 				}
-				g := ls.gain(ti, termRemoved) + ls.gain(ls.terms[r], pr.termAt(r, nr, kr, dr > 0))
+				g := ls.gain(ti, termRemoved) + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0))
 				try(move{i, a, r, a}, g)
 			}
 		}
@@ -323,9 +348,9 @@ func (ls *local) sweep() bool {
 
 // refreshStats restores row i's n, k and diff after a trial edit.
 func (ls *local) refreshStats(i int) {
-	t := ls.terms[i]
+	v, t := ls.values[i], ls.terms[i]
 	ls.refresh(i)
-	ls.terms[i] = t
+	ls.values[i], ls.terms[i] = v, t
 }
 
 // setGPUs returns row r with node c set to v GPUs (removed if 0), sorted.
@@ -378,6 +403,9 @@ func (ls *local) apply(m move) {
 		ls.refresh(i)
 		ls.sum += ls.terms[i]
 		ls.mark(i, +1)
+	}
+	if ls.pr.pm.Centered() {
+		ls.recenter()
 	}
 }
 

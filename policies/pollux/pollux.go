@@ -68,6 +68,14 @@ func ReferenceOptions() Options {
 	return o
 }
 
+// Local search runs at most sweepsPerGPU sweeps per GPU of a node plus
+// minSweeps (a sweep moves each job by at most one GPU, so this lets a job
+// fill a node and more).
+const (
+	sweepsPerGPU = 4
+	minSweeps    = 8
+)
+
 // localStarts is the number of the genetic algorithm's best individuals
 // the local search starts from (besides the current allocation).
 const localStarts = 4
@@ -192,7 +200,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if p.opt.LocalSearch {
 		// Polish the genetic algorithm's best few and, independently, the
 		// current allocation; keep the best.
-		sweeps := 4*pr.capacity + 8
+		sweeps := sweepsPerGPU*pr.capacity + minSweeps
 		starts := []*state{&pr.base}
 		for k := 0; k < len(pop) && k < localStarts; k++ {
 			starts = append(starts, pop[k].st)

@@ -26,6 +26,7 @@ type worker struct {
 	perm    []int     // scratch: a permutation of a row
 	hit     []int32   // scratch: nodes chosen for raising
 	cdf     []float64 // scratch: CDF of the number of raised nodes
+	values  []float64 // scratch: the jobs' values in the power mean
 	reduced state     // after the row mutations
 	raised  state     // after raising, the input of repair
 }
@@ -33,6 +34,10 @@ type worker struct {
 // maxRaise bounds the open nodes one row raises (the chance of more than
 // 8 with a mean of 1 is below 10⁻⁵).
 const maxRaise = 8
+
+// tinyDenominator keeps the binomial recurrence of the raise count finite
+// when a single node is open (1 − 1/m = 0).
+const tinyDenominator = 1e-300
 
 func newWorker(nodes int) *worker {
 	w := &worker{pcg: rand.NewPCG(0, 0), stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes),
@@ -124,7 +129,7 @@ func (w *worker) mutate(pr *problem, in *state) {
 	for k := 0; k <= min(m, maxRaise); k++ {
 		acc += pk
 		w.cdf = append(w.cdf, acc)
-		pk *= float64(m-k) / float64(k+1) * p1 / (1 - p1 + 1e-300)
+		pk *= float64(m-k) / float64(k+1) * p1 / (1 - p1 + tinyDenominator)
 	}
 	out.begin()
 	for i := 0; i < J; i++ {
@@ -198,7 +203,7 @@ func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) 
 	w.next()
 	out.begin()
 	hash = 14695981039346656037
-	sum := 0.0
+	w.values = w.values[:0]
 	for i := 0; i < J; i++ {
 		w.row = append(w.row[:0], in.row(i)...)
 		k, n := rowStats(w.row)
@@ -233,9 +238,9 @@ func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) 
 		}
 		out.endRow()
 		hash = (hash ^ 0xff) * 1099511628211
-		sum += pr.termAt(i, n, k, !equalRows(out.ents[start:], pr.base.row(i)))
+		w.values = append(w.values, pr.valueAt(i, n, k, !equalRows(out.ents[start:], pr.base.row(i))))
 	}
-	return pr.mean(sum), hash
+	return pr.pm.Mean(w.values), hash
 }
 
 // trim cuts w.row down to job i's GPU and node caps, visiting its nodes in
