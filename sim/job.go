@@ -183,13 +183,19 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 		v.Alloc = append([]int(nil), j.alloc...)
 	}
 	if oracle {
-		v.Oracle = jobOracle{app: j.app}
+		v.Oracle = jobOracle{app: j.app, epoch: j.epoch, progress: j.progress}
 	}
 	return v
 }
 
-// jobOracle gives Optimus+Oracle the truth about one job's application.
-type jobOracle struct{ app *profiles.App }
+// jobOracle gives oracle policies the truth about one job: its
+// application's measured profile and, for remaining work, its progress
+// when the round began.
+type jobOracle struct {
+	app      *profiles.App
+	epoch    int
+	progress float64
+}
 
 var _ policies.Oracle = jobOracle{}
 
@@ -205,4 +211,9 @@ func (o jobOracle) Iterations(batch, epoch int) float64 {
 func (o jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 	t, _, _ := o.app.IterTime(placement, local, accum)
 	return t
+}
+
+// RemainingIterations implements policies.Oracle.
+func (o jobOracle) RemainingIterations(batch int) float64 {
+	return o.app.RemainingIterations(float64(batch), o.epoch, o.progress)
 }

@@ -21,6 +21,9 @@ func (fakeOracle) Iterations(batch, epoch int) float64 {
 func (fakeOracle) IterTime(placement []int, local float64, accum int) float64 {
 	return 1/float64(policies.Sum(placement)) + 0.5*float64(accum)
 }
+func (fakeOracle) RemainingIterations(int) float64 {
+	panic("optimus must use the reference's count, not the exact one")
+}
 
 // The reference's count is one epoch short: in epoch e it is the
 // iterations by the end of the last epoch minus those by the end of e.

@@ -7,13 +7,18 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// linearOracle: a step takes 1 s on any placement (no sync), so a job's
-// remaining GPU-time is iterations × GPUs.
+// linearOracle: an iteration takes 1 s on any placement plus 1 s per
+// accumulation step, so a job's remaining GPU-time is iterations × GPUs
+// (× 2 on one GPU, which accumulates once at least).
 type linearOracle struct{ iters float64 }
 
+var _ policies.Oracle = linearOracle{}
+
 func (o linearOracle) RemainingIterations(int) float64 { return o.iters }
-func (linearOracle) StepTime([]int, float64) (step, sync float64) {
-	return 1, 0
+func (linearOracle) Epochs() int                       { return 1 }
+func (o linearOracle) Iterations(int, int) float64     { return o.iters }
+func (linearOracle) IterTime(_ []int, _ float64, accum int) float64 {
+	return 1 + float64(accum)
 }
 
 func job(name string, submit float64, gpus int, iters float64, alloc []int) policies.Job {

@@ -1,6 +1,0 @@
-//go:build race
-
-package traces
-
-// raceEnabled relaxes timing checks: the race detector slows code ~10×.
-const raceEnabled = true
