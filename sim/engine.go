@@ -263,6 +263,9 @@ func (e *engine) schedule(active []*job) error {
 	if err := e.checkDecision(active, dec); err != nil {
 		return err
 	}
+	if err := e.checkCaps(views, dec); err != nil {
+		return err
+	}
 	for i, j := range active {
 		alloc := dec.Alloc[i]
 		if policies.Sum(alloc) == 0 {

@@ -65,3 +65,86 @@ func TestGreedyPrefersLongerJob(t *testing.T) {
 		t.Errorf("allocations %v", dec.Alloc)
 	}
 }
+
+// linearOracle: a step costs perSample seconds per sample on each GPU, no
+// synchronisation (so an iteration with accum accumulation steps costs
+// accum+1 steps), and a job in its first of two epochs has rem steps left
+// by the reference's count.
+type linearOracle struct{ perSample, rem float64 }
+
+var _ policies.Oracle = linearOracle{}
+
+func (linearOracle) Epochs() int { return 2 }
+func (o linearOracle) Iterations(_, epoch int) float64 {
+	return [...]float64{0, o.rem}[epoch]
+}
+func (o linearOracle) IterTime(_ []int, local float64, accum int) float64 {
+	return o.perSample * local * float64(accum+1)
+}
+func (linearOracle) RemainingIterations(int) float64 {
+	panic("optimus must use the reference's count, not the exact one")
+}
+
+func job(name string, rem float64, maxGPUs int, alloc []int) policies.Job {
+	return policies.Job{
+		Name: name, App: "x", Alloc: alloc, MaxGPUs: maxGPUs,
+		Request: policies.Request{GPUs: 1, Batch: 120},
+		Limits:  models.Limits{InitBatch: 120, MaxBatch: 1 << 20, MinLocal: 1, MaxLocal: 1000},
+		Oracle:  linearOracle{perSample: 0.01, rem: rem},
+	}
+}
+
+// TestStepTime: at batch 120, T(1) = 1.2 s (two accumulation steps of 60,
+// as the reference forces on one GPU) and T(n) = 1.2/n s for n dividing
+// 120.
+func TestStepTime(t *testing.T) {
+	j := job("a", 1, 0, nil)
+	for n, want := range map[int]float64{1: 1.2, 2: 0.6, 3: 0.4, 4: 0.3, 5: 0.24} {
+		if got := StepTime(&j, n, 4); got < want*(1-1e-12) || got > want*(1+1e-12) {
+			t.Errorf("T(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// TestGreedyOrder, by hand: T(n) = 1.2/n, so the gain of job j's n+1-th
+// GPU is 1.2·rem_j/(n(n+1)):
+//
+//	a (rem 100):  2nd 60, 3rd 20, 4th 10
+//	b (rem 250):  2nd 150, 3rd 50, 4th 25, 5th 15
+//	c (rem 40):   2nd 24, 3rd 8
+//	d (rem 1e6, application cap 1 GPU): none
+//
+// On 9 GPUs each job first gets one (5 left), then the GPUs go to b (150),
+// a (60), b (50), b (25), c (24): a 2, b 4, c 2, d 1; a's 3rd GPU (20)
+// comes next and misses out.
+func TestGreedyOrder(t *testing.T) {
+	c := policies.Cluster{Nodes: 3, GPUsPerNode: 3}
+	jobs := []policies.Job{job("a", 100, 0, nil), job("b", 250, 0, nil), job("c", 40, 0, nil), job("d", 1e6, 1, nil)}
+	d := New().Schedule(0, c, jobs)
+	want := []int{2, 4, 2, 1}
+	for i, w := range want {
+		if got := policies.Sum(d.Alloc[i]); got != w {
+			t.Errorf("job %s: %d GPUs, want %d", jobs[i].Name, got, w)
+		}
+	}
+	// One GPU fewer: c's 2nd (24) is the one left out.
+	d = New().Schedule(0, policies.Cluster{Nodes: 1, GPUsPerNode: 8}, jobs)
+	want = []int{2, 4, 1, 1}
+	for i, w := range want {
+		if got := policies.Sum(d.Alloc[i]); got != w {
+			t.Errorf("8 GPUs: job %s: %d GPUs, want %d", jobs[i].Name, got, w)
+		}
+	}
+}
+
+// TestOneEachInArrivalOrder: with fewer GPUs than jobs, the first jobs in
+// arrival order get one GPU each, whatever their remaining work; jobs
+// whose GPU count is unchanged keep their nodes.
+func TestOneEachInArrivalOrder(t *testing.T) {
+	c := policies.Cluster{Nodes: 2, GPUsPerNode: 1}
+	jobs := []policies.Job{job("a", 1, 0, []int{0, 1}), job("b", 5, 0, nil), job("c", 1e6, 0, nil)}
+	d := New().Schedule(0, c, jobs)
+	if !policies.Equal(d.Alloc[0], []int{0, 1}) || !policies.Equal(d.Alloc[1], []int{1, 0}) || policies.Sum(d.Alloc[2]) != 0 {
+		t.Errorf("alloc %v, want a kept on node 1, b on node 0, c none", d.Alloc)
+	}
+}

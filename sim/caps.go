@@ -1,0 +1,39 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// checkCaps checks each job's GPUs in a decision against its caps
+// (policies.GPUCap): under a policy that chooses GPU counts, no job may
+// hold more than its application's cap or than its batch limits allow.
+// (That a policy running jobs on their request gives exactly the request
+// is checked with the node capacities, in checkDecision.) views are the
+// jobs as the policy saw them, in decision order; the decision's shape has
+// been checked already. A violation is an error naming the job, the round
+// and the policy.
+func (e *engine) checkCaps(views []policies.Job, dec policies.Decision) error {
+	if e.traits.UserGPUs {
+		return nil
+	}
+	for i, a := range dec.Alloc {
+		k := policies.Sum(a)
+		if limit := policies.GPUCap(&views[i], e.traits); limit > 0 && k > limit {
+			j := &views[i]
+			return fmt.Errorf("invariant violated: policy %s gave job %s %d GPUs in the round at t=%v, above its cap of %d (application cap %d, batch limits %d-%d per GPU, largest batch %d)",
+				e.policy.Name(), j.Name, k, e.now, limit, j.MaxGPUs, j.Limits.MinLocal, j.Limits.MaxLocal, capBatch(j, e.traits))
+		}
+	}
+	return nil
+}
+
+// capBatch is the largest total batch behind a job's batch cap (see
+// policies.GPUCap), for error messages.
+func capBatch(j *policies.Job, t policies.Traits) int {
+	if t.AdaptiveBatch {
+		return j.Limits.MaxBatch
+	}
+	return j.Request.Batch
+}
