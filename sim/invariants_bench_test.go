@@ -77,7 +77,7 @@ func invariantPolicies() map[string]func() policies.Policy {
 
 // BenchmarkInvariantRun is a whole run (the checks included).
 func BenchmarkInvariantRun(b *testing.B) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w := defaultWorkload(b, set)
 	for _, name := range []string{"tiresias", "pollux"} {
 		mk := invariantPolicies()[name]
@@ -94,7 +94,7 @@ func BenchmarkInvariantRun(b *testing.B) {
 // BenchmarkInvariantCheckDecision replays checkDecision over all the
 // decisions of one run; one op is one whole run's worth of checks.
 func BenchmarkInvariantCheckDecision(b *testing.B) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w := defaultWorkload(b, set)
 	for _, name := range []string{"tiresias", "pollux"} {
 		mk := invariantPolicies()[name]
@@ -133,7 +133,7 @@ func BenchmarkInvariantCheckDecision(b *testing.B) {
 // it leaves implicit: every job ends, after its submission, having run all
 // its epochs, and the decisions never overfill a node.
 func TestInvariantsHoldOnDefaultRun(t *testing.T) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w := defaultWorkload(t, set)
 	rec := &recorder{Policy: tiresias.New(0)}
 	res, err := Run(DefaultConfig(), set, w, rec)
