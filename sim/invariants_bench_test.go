@@ -12,7 +12,7 @@ import (
 	"github.com/polluxsim/polluxsim/traces"
 )
 
-// The invariant checks of DESIGN §4 run on every event (time never goes
+// The invariant checks (docs/design.md, "Invariants") run on every event (time never goes
 // back), every segment start (progress within target) and every decision
 // (node capacity, in checkDecision). These benchmarks measure what they
 // cost: the whole run, and checkDecision replayed over every decision of
