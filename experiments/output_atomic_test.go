@@ -75,7 +75,7 @@ func TestWriteRunFailureLeavesNoSummary(t *testing.T) {
 // smallResult is a Tiresias run of 24 jobs on 4 nodes.
 func smallResult(t *testing.T) *sim.Result {
 	t.Helper()
-	set := profiles.Default()
+	set := profiles.Compact()
 	w, err := GenerateWorkload(nil, set, 24, 3, "tuned", 4)
 	if err != nil {
 		t.Fatal(err)

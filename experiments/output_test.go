@@ -14,7 +14,7 @@ import (
 
 func smallRun(t *testing.T, policy string, workers int, dir string) {
 	t.Helper()
-	set := profiles.Default()
+	set := profiles.Compact()
 	w, err := GenerateWorkload(nil, set, 24, 3, "tuned", 4)
 	if err != nil {
 		t.Fatal(err)

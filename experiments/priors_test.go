@@ -12,7 +12,7 @@ import (
 // TestOfflineParams: the offline fit predicts the profile's own step
 // times closely, for every application.
 func TestOfflineParams(t *testing.T) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	params, err := OfflineParams(set, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +36,7 @@ func TestOfflineParams(t *testing.T) {
 // TestOfflinePriorsRun: with offline priors, Pollux's agents never refit
 // and the run differs from one that learns online.
 func TestOfflinePriorsRun(t *testing.T) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w, err := GenerateWorkload(nil, set, 12, 5, "tuned", 4)
 	if err != nil {
 		t.Fatal(err)

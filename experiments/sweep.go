@@ -59,11 +59,15 @@ func (s Shard) owns(i int) bool { return s.Count <= 1 || i%s.Count == s.Index }
 // SweepOptions configure Sweep.
 type SweepOptions struct {
 	// Profiles are shared by every run (they are immutable); ProfilesID
-	// identifies them (a digest of their files, or "embedded").
+	// identifies them (a digest of their files, or the name of a built-in
+	// set: "embedded", "compact").
 	Profiles   *profiles.Set
 	ProfilesID string
 	// Workloads is a folder of workload files (see WorkloadFolder); runs
-	// whose folder it lacks, or "" for all, use generated workloads.
+	// whose folder it lacks use generated workloads. "" reads the embedded
+	// reference workloads (the Pollux artifact's workloads/ and
+	// workloads-realistic/, 8 × 160 jobs at 1.0× load) where they fit the
+	// cell and generates the others; GeneratedWorkloads generates all.
 	Workloads string
 	// Out is the output folder.
 	Out string

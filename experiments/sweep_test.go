@@ -31,7 +31,7 @@ func loadTiny(t *testing.T) (*Experiment, []byte) {
 
 func tinyOptions(t *testing.T, out string) SweepOptions {
 	_, data := loadTiny(t)
-	return SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded", Out: out, Parallel: 2,
+	return SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: out, Parallel: 2,
 		NoTiming: true, Version: "test", Spec: data}
 }
 
@@ -61,7 +61,7 @@ func tinyFull(t *testing.T) string {
 			return
 		}
 		e, data := loadTiny(t)
-		_, tinyErr = Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded",
+		_, tinyErr = Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact",
 			Out: tinyDir, Parallel: 2, NoTiming: true, Version: "test", Spec: data})
 	})
 	if tinyErr != nil {
@@ -382,7 +382,7 @@ func TestRunResultContent(t *testing.T) {
 // TestWorkloadStore: workloads come from the folder of their kind when it
 // exists, else they are generated; each is made once.
 func TestWorkloadStore(t *testing.T) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "workloads-0.5"), 0o755)
 	w, err := GenerateWorkload(nil, set, 5, 99, "tuned", 4)
@@ -439,7 +439,7 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded", Out: dir, Parallel: 1}); err != nil {
+	if _, err := Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: dir, Parallel: 1}); err != nil {
 		t.Fatal(err)
 	}
 	back, runs, missing, err := OpenSweep(dir)
@@ -451,7 +451,7 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 	if _, _, missing, _ := OpenSweep(dir); len(missing) != 1 {
 		t.Errorf("corrupt run file: missing %v", missing)
 	}
-	rep, err := Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Default(), ProfilesID: "embedded", Out: dir, Parallel: 1})
+	rep, err := Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: dir, Parallel: 1})
 	if err != nil || rep.Ran != 1 || rep.Summary.Runs != 2 {
 		t.Errorf("rerun: %v, ran %d", err, rep.Ran)
 	}

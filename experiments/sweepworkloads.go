@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/polluxsim/polluxsim/internal/adaptdl"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -52,8 +56,10 @@ type workloadKey struct {
 // workloadStore reads or generates each workload a sweep needs once and
 // shares it between cells (simulations do not modify workloads).
 type workloadStore struct {
-	dir string // --workloads folder, or ""
-	set *profiles.Set
+	dir  string // --workloads folder, "" (embedded) or GeneratedWorkloads
+	fsys fs.FS  // where workload folders are looked up; nil: generate all
+	from string // how fsys is named in notes
+	set  *profiles.Set
 
 	mu      sync.Mutex
 	cache   map[workloadKey]*sweepWorkload
@@ -63,8 +69,20 @@ type workloadStore struct {
 	srcDesc string
 }
 
+// GeneratedWorkloads, as SweepOptions.Workloads, generates every workload
+// instead of reading the embedded reference workloads.
+const GeneratedWorkloads = "generated"
+
 func newWorkloadStore(dir string, set *profiles.Set) *workloadStore {
-	return &workloadStore{dir: dir, set: set, cache: map[workloadKey]*sweepWorkload{}, notes: map[string]bool{}}
+	s := &workloadStore{dir: dir, set: set, cache: map[workloadKey]*sweepWorkload{}, notes: map[string]bool{}}
+	switch dir {
+	case "":
+		s.fsys, s.from = adaptdl.FS(), "the embedded reference workloads"
+	case GeneratedWorkloads:
+	default:
+		s.fsys, s.from = os.DirFS(dir), dir
+	}
+	return s
 }
 
 func (s *workloadStore) note(msg string) {
@@ -91,18 +109,26 @@ func (s *workloadStore) get(c *Cell, index int) (*sweepWorkload, error) {
 }
 
 func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
-	if s.dir != "" && !k.fixedJobs {
+	embeddedFits := k.jobs == int(math.Round(k.load*referenceJobs)) && k.index <= adaptdl.Workloads
+	if s.dir == "" && !k.fixedJobs && !embeddedFits {
+		s.note(fmt.Sprintf("workloads %s %.4gx: generated (the embedded reference workloads are %d of %d jobs per 1.0x load)",
+			k.config, k.load, adaptdl.Workloads, referenceJobs))
+	} else if s.fsys != nil && !k.fixedJobs {
 		folder := WorkloadFolder(k.config, k.load)
-		if st, err := os.Stat(filepath.Join(s.dir, folder)); err == nil && st.IsDir() {
-			rel := filepath.ToSlash(filepath.Join(folder, fmt.Sprintf("workload-%d.csv", k.index)))
-			w, _, err := traces.ReadFile(filepath.Join(s.dir, rel), traces.ReadOptions{Apps: s.set.Names()})
+		if st, err := fs.Stat(s.fsys, folder); err == nil && st.IsDir() {
+			rel := path.Join(folder, fmt.Sprintf("workload-%d.csv", k.index))
+			w, err := s.read(rel)
 			if err != nil {
 				return nil, fmt.Errorf("workloads: %w", err)
 			}
-			s.note(fmt.Sprintf("workloads %s %.4gx: read from %s", k.config, k.load, folder))
+			if s.dir == "" {
+				s.note(fmt.Sprintf("workloads %s %.4gx: the embedded reference workloads (%s/ of %s %s)", k.config, k.load, folder, adaptdl.Repository, adaptdl.Branch))
+			} else {
+				s.note(fmt.Sprintf("workloads %s %.4gx: read from %s", k.config, k.load, folder))
+			}
 			return finishWorkload(w, rel)
 		}
-		s.note(fmt.Sprintf("workloads %s %.4gx: generated (%s has no folder %s)", k.config, k.load, s.dir, folder))
+		s.note(fmt.Sprintf("workloads %s %.4gx: generated (%s has no folder %s)", k.config, k.load, s.from, folder))
 	}
 	src, srcDesc, err := s.source()
 	if err != nil {
@@ -130,7 +156,7 @@ func (s *workloadStore) source() (traces.Source, string, error) {
 	if s.src != nil {
 		return s.src, s.srcDesc, nil
 	}
-	if s.dir != "" {
+	if s.dir != "" && s.dir != GeneratedWorkloads {
 		p := filepath.Join(s.dir, "traces", "philly.csv")
 		if _, err := os.Stat(p); err == nil {
 			t, _, err := traces.ReadPhilly(p)
@@ -149,4 +175,20 @@ func (s *workloadStore) source() (traces.Source, string, error) {
 	}
 	s.src, s.srcDesc = sum, "the embedded Philly summary"
 	return s.src, s.srcDesc, nil
+}
+
+// read reads the workload file rel (slash-separated) of the --workloads
+// folder, or of the embedded reference workloads.
+func (s *workloadStore) read(rel string) (*traces.Workload, error) {
+	opts := traces.ReadOptions{Apps: s.set.Names()}
+	if s.dir != "" {
+		w, _, err := traces.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel)), opts)
+		return w, err
+	}
+	data, err := fs.ReadFile(s.fsys, rel)
+	if err != nil {
+		return nil, err
+	}
+	w, _, err := traces.Parse(bytes.NewReader(data), rel, opts)
+	return w, err
 }

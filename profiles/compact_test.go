@@ -13,11 +13,11 @@ import (
 	"github.com/polluxsim/polluxsim/models"
 )
 
-func TestDefault(t *testing.T) {
-	set := Default()
+func TestCompact(t *testing.T) {
+	set := Compact()
 	want := []string{"bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"}
-	if !reflect.DeepEqual(set.Names(), want) || set.Source != DefaultSource {
-		t.Fatalf("Default() = %v from %q", set.Names(), set.Source)
+	if !reflect.DeepEqual(set.Names(), want) || set.Source != CompactSource {
+		t.Fatalf("Compact() = %v from %q", set.Names(), set.Source)
 	}
 	f, err := DefaultFile()
 	if err != nil {
@@ -77,7 +77,7 @@ func TestDefault(t *testing.T) {
 // file is what `profiles derive` makes of the data today.
 func TestEmbeddedVsReal(t *testing.T) {
 	real := loadReference(t)
-	def := Default()
+	def := Compact()
 	fresh, err := Derive(real, Provenance{Source: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestCompactThroughputIsTheta(t *testing.T) {
 }
 
 func BenchmarkStepCompact(b *testing.B) {
-	tr := Default().Apps["imagenet"].Truth
+	tr := Compact().Apps["imagenet"].Truth
 	p := []int{4, 4, 4, 4, 3, 4, 4, 4, 4, 2}
 	for i := 0; i < b.N; i++ {
 		tr.Step(p, 100)
@@ -276,7 +276,7 @@ func BenchmarkStepCompact(b *testing.B) {
 }
 
 func BenchmarkIterationsCompact(b *testing.B) {
-	tr := Default().Apps["cifar10"].Truth
+	tr := Compact().Apps["cifar10"].Truth
 	for i := 0; i < b.N; i++ {
 		tr.Iterations(1000, 99)
 	}

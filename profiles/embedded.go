@@ -3,6 +3,8 @@ package profiles
 import (
 	_ "embed"
 	"fmt"
+
+	"github.com/polluxsim/polluxsim/internal/adaptdl"
 )
 
 // defaultProfiles is the compact model of the six reference applications,
@@ -11,23 +13,88 @@ import (
 //go:embed default/profiles.json
 var defaultProfiles []byte
 
-// DefaultSource is the Source of the Set that Default returns.
-const DefaultSource = "embedded"
+// Names of the profile sets built into the binary; each is the Source of
+// the Set it names.
+const (
+	// EmbeddedSource names the measured tables of the Pollux artifact,
+	// embedded unchanged: the default ground truth (see Embedded).
+	EmbeddedSource = "embedded"
+	// CompactSource names the compact model derived from those tables
+	// (see Compact).
+	CompactSource = "compact"
+	// DefaultSource is the Source of the Set that Default returns.
+	DefaultSource = EmbeddedSource
+)
 
-// DefaultFile returns the embedded compact profile file.
+// NamedSet describes one profile set built into the binary.
+type NamedSet struct {
+	// Name selects the set (--profiles NAME); it is also the Set's Source.
+	Name string
+	// Description says what the set is and where its figures come from.
+	Description string
+	// Load returns a new Set.
+	Load func() *Set
+}
+
+// NamedSets lists the profile sets built into the binary, the default
+// first.
+func NamedSets() []NamedSet {
+	return []NamedSet{
+		{EmbeddedSource, "measured T4 tables (placements, scalability, validation) of " + adaptdl.Repository +
+			", branch " + adaptdl.Branch + ", commit " + adaptdl.Commit + ", " + adaptdl.Folder +
+			"/traces/, embedded unchanged; " + adaptdl.License + " (see NOTICE)", Embedded},
+		{CompactSource, "compact model fitted to those tables by `profiles derive` (profiles/default/profiles.json): " +
+			"parameters derived from " + adaptdl.Repository + " " + adaptdl.Branch + ", " + adaptdl.License + " (see NOTICE)", Compact},
+	}
+}
+
+// Named returns the built-in profile set called name ("embedded" or
+// "compact"), or false.
+func Named(name string) (*Set, bool) {
+	for _, n := range NamedSets() {
+		if n.Name == name {
+			return n.Load(), true
+		}
+	}
+	return nil, false
+}
+
+// Default returns the default ground truth: the measured tables embedded
+// in the binary (see Embedded), so that a simulation reproduces the
+// reference with nothing downloaded. Each call returns a new Set.
+func Default() *Set { return Embedded() }
+
+// Embedded returns the measured tables of the six reference applications
+// (bert, cifar10, deepspeech2, imagenet, ncf, yolov3) from the Pollux
+// artifact, embedded unchanged in the binary and read like a folder in the
+// reference format (see Load). Its Source is "embedded". Each call returns
+// a new Set.
+func Embedded() *Set {
+	set, err := LoadFS(adaptdl.FS(), EmbeddedSource)
+	if err != nil {
+		// The embedded archive is part of the build and checked by tests.
+		panic(fmt.Sprintf("profiles: broken embedded tables: %v", err))
+	}
+	return set
+}
+
+// DefaultFile returns the embedded compact profile file, the one Compact
+// reads. (Its name predates the measured tables becoming the default.)
 func DefaultFile() (*CompactFile, error) {
 	return ParseCompact("embedded default/profiles.json", defaultProfiles)
 }
 
-// Default returns the embedded default profiles: a compact model of each of
-// the six reference applications (bert, cifar10, deepspeech2, imagenet,
-// ncf, yolov3) derived from the Pollux artifact's measurements, so that a
-// simulation runs with nothing downloaded. Each call returns a new Set.
-func Default() *Set {
+// Compact returns the compact model of each of the six reference
+// applications derived from the Pollux artifact's measurements (a fitted
+// throughput model with a correction surface, gradient-noise curves,
+// limits): smaller and smoother than the tables, and the form in which
+// user-derived profiles come. Its Source is "compact". Each call returns a
+// new Set.
+func Compact() *Set {
 	f, err := DefaultFile()
 	if err != nil {
 		// The embedded file is part of the build and checked by tests.
-		panic(fmt.Sprintf("profiles: broken embedded default: %v", err))
+		panic(fmt.Sprintf("profiles: broken embedded compact profiles: %v", err))
 	}
-	return f.Set(DefaultSource)
+	return f.Set(CompactSource)
 }

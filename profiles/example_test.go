@@ -72,7 +72,7 @@ func ExampleLoad() {
 	// efficiency at batch 128 in epoch 2: 0.820
 }
 
-// Default is the compact model embedded in the binary: no files needed.
+// Default is the measured tables embedded in the binary: no files needed.
 func ExampleDefault() {
 	set := profiles.Default()
 	app, err := set.App("cifar10")

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -31,24 +32,54 @@ var errNotApp = errors.New("not an application folder")
 // with none of these files, and plain files such as philly.csv, are
 // ignored.
 func Load(dir string) (*Set, error) {
-	traces := dir
-	if st, err := os.Stat(filepath.Join(dir, "traces")); err == nil && st.IsDir() {
-		traces = filepath.Join(dir, "traces")
+	return loadFS(tree{os.DirFS(dir), dir})
+}
+
+// LoadFS reads a data set in the reference format from fsys, whose root
+// is the data root (holding traces/) or the traces/ folder itself, as
+// Load does. source becomes the Set's Source and prefixes the file names
+// in messages.
+func LoadFS(fsys fs.FS, source string) (*Set, error) {
+	return loadFS(tree{fsys, source})
+}
+
+// tree is a file system with the name it is shown under in messages.
+type tree struct {
+	fsys    fs.FS
+	display string
+}
+
+// name is how the slash-separated path rel inside t appears in messages.
+func (t tree) name(rel string) string {
+	if rel == "." {
+		return t.display
 	}
-	entries, err := os.ReadDir(traces)
+	return filepath.Join(t.display, filepath.FromSlash(rel))
+}
+
+func loadFS(t tree) (*Set, error) {
+	traces := "."
+	if st, err := fs.Stat(t.fsys, "traces"); err == nil && st.IsDir() {
+		traces = "traces"
+	}
+	entries, err := fs.ReadDir(t.fsys, traces)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read profiles: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("cannot read profiles: %s: %w", t.name(traces), err)
 	}
-	set := &Set{Source: dir, Apps: map[string]*App{}}
+	set := &Set{Source: t.display, Apps: map[string]*App{}}
 	for _, e := range entries {
-		path := filepath.Join(traces, e.Name())
+		rel := path.Join(traces, e.Name())
 		if strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		if st, err := fs.Stat(t.fsys, rel); err != nil || !st.IsDir() {
 			continue
 		}
-		app, err := LoadApp(path)
+		app, err := loadApp(t, rel, e.Name())
 		if errors.Is(err, errNotApp) {
 			continue
 		}
@@ -58,7 +89,7 @@ func Load(dir string) (*Set, error) {
 		set.Apps[app.Name] = app
 	}
 	if len(set.Apps) == 0 {
-		return nil, fmt.Errorf("%s: no application folders found (want traces/<app>/ with %s and validation-<batch>.csv)", traces, PlacementsFile)
+		return nil, fmt.Errorf("%s: no application folders found (want traces/<app>/ with %s and validation-<batch>.csv)", t.name(traces), PlacementsFile)
 	}
 	return set, nil
 }
@@ -75,61 +106,66 @@ func Load(dir string) (*Set, error) {
 // ReferenceConstants); others train for as many epochs as their shortest
 // validation run has rows.
 func LoadApp(dir string) (*App, error) {
-	name := filepath.Base(dir)
-	pPath := filepath.Join(dir, PlacementsFile)
-	sPath := filepath.Join(dir, ScalabilityFile)
-	vPaths, err := filepath.Glob(filepath.Join(dir, validationGlob))
+	return loadApp(tree{os.DirFS(dir), dir}, ".", filepath.Base(dir))
+}
+
+// loadApp reads the application folder dir of t (see LoadApp).
+func loadApp(t tree, dir, name string) (*App, error) {
+	pPath := path.Join(dir, PlacementsFile)
+	sPath := path.Join(dir, ScalabilityFile)
+	vPaths, err := fs.Glob(t.fsys, path.Join(dir, validationGlob))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w", t.name(dir), err)
 	}
 	sort.Strings(vPaths)
-	pData, pErr := os.ReadFile(pPath)
-	sData, sErr := os.ReadFile(sPath)
+	pData, pErr := fs.ReadFile(t.fsys, pPath)
+	sData, sErr := fs.ReadFile(t.fsys, sPath)
 	if errors.Is(pErr, fs.ErrNotExist) && errors.Is(sErr, fs.ErrNotExist) && len(vPaths) == 0 {
-		return nil, fmt.Errorf("%s: %w", dir, errNotApp)
+		return nil, fmt.Errorf("%s: %w", t.name(dir), errNotApp)
 	}
 	if pErr != nil {
-		return nil, fileError(pPath, pErr)
+		return nil, fileError(t.name(pPath), pErr)
 	}
-	placements, err := ParsePlacements(pPath, pData)
+	placements, err := ParsePlacements(t.name(pPath), pData)
 	if err != nil {
 		return nil, err
 	}
 	var scalability []ScalabilityRow
 	switch {
 	case sErr == nil:
-		if scalability, err = ParseScalability(sPath, sData); err != nil {
+		if scalability, err = ParseScalability(t.name(sPath), sData); err != nil {
 			return nil, err
 		}
 	case !errors.Is(sErr, fs.ErrNotExist):
-		return nil, fileError(sPath, sErr)
+		return nil, fileError(t.name(sPath), sErr)
 	}
 	if len(vPaths) == 0 {
-		return nil, fmt.Errorf("%s: missing file: no validation-<batch>.csv (one training curve per validated total batch size is required)", dir)
+		return nil, fmt.Errorf("%s: missing file: no validation-<batch>.csv (one training curve per validated total batch size is required)", t.name(dir))
 	}
 	validation := map[int][]ValidationRow{}
 	files := map[int]string{}
-	for _, path := range vPaths {
-		b, err := validatedBatch(filepath.Base(path))
+	for _, vPath := range vPaths {
+		shown := t.name(vPath)
+		b, err := validatedBatch(path.Base(vPath))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", shown, err)
 		}
 		if other, dup := files[b]; dup {
-			return nil, fmt.Errorf("%s: batch size %d is also validated by %s", path, b, other)
+			return nil, fmt.Errorf("%s: batch size %d is also validated by %s", shown, b, other)
 		}
-		data, err := os.ReadFile(path)
+		data, err := fs.ReadFile(t.fsys, vPath)
 		if err != nil {
-			return nil, fileError(path, err)
+			return nil, fileError(shown, err)
 		}
-		rows, err := ParseValidation(path, data)
+		rows, err := ParseValidation(shown, data)
 		if err != nil {
 			return nil, err
 		}
-		files[b], validation[b] = path, rows
+		files[b], validation[b] = shown, rows
 	}
 	app, err := NewApp(name, placements, scalability, validation)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, fmt.Errorf("%s: %w", t.name(dir), err)
 	}
 	return app, nil
 }

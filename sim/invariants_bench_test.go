@@ -12,7 +12,7 @@ import (
 	"github.com/polluxsim/polluxsim/traces"
 )
 
-// The invariant checks of DESIGN §4 run on every event (time never goes
+// The invariant checks (docs/design.md, "Invariants") run on every event (time never goes
 // back), every segment start (progress within target) and every decision
 // (node capacity, in checkDecision). These benchmarks measure what they
 // cost: the whole run, and checkDecision replayed over every decision of
@@ -77,7 +77,7 @@ func invariantPolicies() map[string]func() policies.Policy {
 
 // BenchmarkInvariantRun is a whole run (the checks included).
 func BenchmarkInvariantRun(b *testing.B) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w := defaultWorkload(b, set)
 	for _, name := range []string{"tiresias", "pollux"} {
 		mk := invariantPolicies()[name]
@@ -94,7 +94,7 @@ func BenchmarkInvariantRun(b *testing.B) {
 // BenchmarkInvariantCheckDecision replays checkDecision over all the
 // decisions of one run; one op is one whole run's worth of checks.
 func BenchmarkInvariantCheckDecision(b *testing.B) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w := defaultWorkload(b, set)
 	for _, name := range []string{"tiresias", "pollux"} {
 		mk := invariantPolicies()[name]
@@ -133,7 +133,7 @@ func BenchmarkInvariantCheckDecision(b *testing.B) {
 // it leaves implicit: every job ends, after its submission, having run all
 // its epochs, and the decisions never overfill a node.
 func TestInvariantsHoldOnDefaultRun(t *testing.T) {
-	set := profiles.Default()
+	set := profiles.Compact()
 	w := defaultWorkload(t, set)
 	rec := &recorder{Policy: tiresias.New(0)}
 	res, err := Run(DefaultConfig(), set, w, rec)

@@ -84,3 +84,16 @@ func ExampleGenerate() {
 	// ncf-1,1323,ncf,1,32768
 	// cifar10-2,1783,cifar10,12,4096
 }
+
+// The Pollux artifact's reference workloads are embedded: paper:1 …
+// paper:8 (TunedJobs configurations) and paper-realistic:1 … 8.
+func ExampleReadPaper() {
+	w, _, err := traces.ReadPaper("paper:1", traces.ReadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(w.Source, len(w.Jobs), "jobs")
+	// Output:
+	// paper:1 160 jobs
+}

@@ -17,17 +17,22 @@ import (
 )
 
 // loadProfileSet loads application profiles for the commands that take
-// --profiles: "" is the embedded default, a file is a compact profile file
-// (as written by `profiles derive`), a folder is data in the reference
-// (adaptdl) format, either the data root or its traces/ folder.
+// --profiles: "" or "embedded" is the default, the measured tables embedded
+// in the binary; "compact" the embedded compact model; a file is a compact
+// profile file (as written by `profiles derive`), a folder is data in the
+// reference (adaptdl) format, either the data root or its traces/ folder.
+// A folder named like a built-in set is given with a path, e.g. ./compact.
 func loadProfileSet(dir string) (*profiles.Set, error) {
 	if dir == "" {
 		return profiles.Default(), nil
 	}
+	if set, ok := profiles.Named(dir); ok {
+		return set, nil
+	}
 	st, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("--profiles %s: no such file or folder", dir)
+			return nil, fmt.Errorf("--profiles %s: no such file or folder (built-in sets: %s)", dir, strings.Join(profileSetNames(), ", "))
 		}
 		return nil, fmt.Errorf("--profiles %s: %w", dir, unwrapPathErr(err))
 	}
@@ -37,7 +42,15 @@ func loadProfileSet(dir string) (*profiles.Set, error) {
 	return profiles.Load(dir)
 }
 
-const profilesFlagHelp = "profiles: a folder in the reference (adaptdl) format or a compact profile file; empty = embedded default"
+func profileSetNames() []string {
+	var names []string
+	for _, n := range profiles.NamedSets() {
+		names = append(names, n.Name)
+	}
+	return names
+}
+
+const profilesFlagHelp = "profiles: embedded (the measured tables, default) or compact (the embedded compact model), a folder in the reference (adaptdl) format, or a compact profile file"
 
 func newProfilesCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -45,9 +58,10 @@ func newProfilesCmd() *cobra.Command {
 		Short: "List, inspect and derive application profiles (the simulator's ground truth)",
 		Long: `Application profiles are the simulator's ground truth for each model: step times
 per placement and per-GPU batch size, gradient noise along training, batch limits
-and training length. They come from a folder in the reference (adaptdl) format,
-from a compact profile file written by "profiles derive", or, by default, from
-the compact profiles embedded in the binary.`,
+and training length. Built in: "embedded" (the default), the measured tables of
+the Pollux artifact (petuum/adaptdl, osdi21-artifact, Apache-2.0), and
+"compact", a compact model derived from them. Others come from a folder in the
+reference (adaptdl) format or a compact profile file written by "profiles derive".`,
 	}
 	cmd.AddCommand(newProfilesListCmd(), newProfilesShowCmd(), newProfilesDeriveCmd())
 	return cmd
@@ -57,11 +71,14 @@ func newProfilesListCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the applications of a profile set with their limits",
+		Short: "List the built-in profile sets and the applications of one with their limits",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			set, err := loadProfileSet(dir)
 			if err != nil {
+				return err
+			}
+			if err := writeProfileSets(cmd.OutOrStdout(), set.Source); err != nil {
 				return err
 			}
 			return writeProfileList(cmd.OutOrStdout(), set)
@@ -69,6 +86,23 @@ func newProfilesListCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
 	return cmd
+}
+
+// writeProfileSets lists the built-in profile sets with their sources,
+// marking the one in use.
+func writeProfileSets(w io.Writer, current string) error {
+	fmt.Fprintln(w, "profile sets (--profiles NAME; or a reference-format folder or a compact profile file):")
+	for _, n := range profiles.NamedSets() {
+		mark := " "
+		if n.Name == current {
+			mark = "*"
+		}
+		if _, err := fmt.Fprintf(w, "%s %-9s %s\n", mark, n.Name, n.Description); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 func writeProfileList(w io.Writer, set *profiles.Set) error {

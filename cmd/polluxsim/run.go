@@ -48,15 +48,17 @@ summary and writes DIR/summary.json, DIR/jobs.parquet and DIR/rounds.parquet.
 
 Without --workload it generates the default workload: 160 jobs sampled from the
 embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
-others). Without --profiles it uses the embedded compact profiles; point
---profiles at a folder in the reference (adaptdl) format for the real tables.
+others); --workload paper:N and paper-realistic:N (N = 1..8) are the Pollux
+artifact's reference workloads, embedded. Without --profiles it uses the
+measured tables embedded in the binary ("embedded"); --profiles compact selects
+the embedded compact model.
 
 Policy options: --policy-opt key=value, repeatable; ` + "`polluxsim policies`" + ` lists
 every policy's options with defaults. --p, --population, --generations,
 --no-local-search, --full-search and --no-interference-avoidance are
 shorthands for Pollux's options.`,
 		Example: `  polluxsim run --out out/pollux
-  polluxsim run --policy tiresias --workload workload-1.csv --profiles ref/ --step --out out/t1
+  polluxsim run --policy tiresias --workload paper:1 --step --out out/t1
   polluxsim run --policy pollux --p -10 --interference 0.5 --no-interference-avoidance --out out/p
   polluxsim run --policy tiresias --policy-opt demote_gpu_hours=8 --out out/t8`,
 		Args: cobra.NoArgs,
@@ -66,7 +68,7 @@ shorthands for Pollux's options.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(experiments.PolicyNames(), ", "))
-	f.StringVar(&rf.workload, "workload", "", "workload CSV (default: generated from the embedded Philly summary)")
+	f.StringVar(&rf.workload, "workload", "", "workload CSV, or paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads (default: generated from the embedded Philly summary)")
 	f.StringVar(&rf.profiles, "profiles", "", profilesFlagHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
 	f.Var(flagvalue.NewInt(&rf.jobs, 160), "jobs", "jobs in the generated workload (160 = 1.0x load)")
@@ -191,7 +193,7 @@ func unwrapPathErr(err error) error {
 
 func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, error) {
 	if rf.workload != "" {
-		w, warnings, err := traces.ReadFile(rf.workload, traces.ReadOptions{Apps: set.Names()})
+		w, warnings, err := traces.ReadWorkload(rf.workload, traces.ReadOptions{Apps: set.Names()})
 		if err != nil {
 			return nil, err
 		}
@@ -226,7 +228,10 @@ func runMeta(rf *runFlags, set *profiles.Set, w *traces.Workload) (experiments.R
 // profilesDigest hashes the files a profile set is read from.
 func profilesDigest(path string) ([]byte, error) {
 	if path == "" {
-		return []byte("embedded"), nil
+		return []byte(profiles.DefaultSource), nil
+	}
+	if _, ok := profiles.Named(path); ok {
+		return []byte(path), nil
 	}
 	var files []string
 	err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {

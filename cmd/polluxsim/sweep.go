@@ -51,18 +51,22 @@ runs at a time, and writes:
 An interrupted sweep (Ctrl-C, a crash, a killed job) loses no finished run: run the
 same command again and it skips every run already stored with the same inputs.
 
-Workloads are generated (the Philly-derived generator, workload i with seed i, the
-cell's load and configuration) unless --workloads names a folder laid out like the
-reference data: workloads/ (tuned, 1.0x), workloads-realistic/, workloads-0.5/,
-... each holding workload-1.csv ... workload-8.csv. Loads whose folder is missing
-are generated, from the folder's traces/philly.csv when it has one.
+Workloads: by default, cells at 1.0x load (160 jobs, workloads 1..8) run the Pollux
+artifact's reference workloads, embedded (workloads/ for TunedJobs,
+workloads-realistic/); the others are generated (the Philly-derived generator,
+workload i with seed i, the cell's load and configuration). --workloads generated
+generates all; --workloads DIR reads a folder laid out like the reference data:
+workloads/ (tuned, 1.0x), workloads-realistic/, workloads-0.5/, ... each holding
+workload-1.csv ... workload-8.csv. Loads whose folder is missing are generated,
+from the folder's traces/philly.csv when it has one.
 
 --shard i/n runs every n-th run starting at i, so that independent processes can
 share a sweep (see experiments/k8s/); join their folders with "polluxsim merge".
 
 Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --list), or a spec file.`,
 		Example: `  polluxsim sweep --experiment fig8a --out out/fig8a
-  polluxsim sweep --experiment table2 --profiles ref/ --workloads ref/ --out out/table2
+  polluxsim sweep --experiment table2 --out out/table2
+  polluxsim sweep --experiment table2 --profiles ref/ --workloads ref/ --out out/table2-ref
   polluxsim sweep --experiment fig8a --shard 1/3 --out out/fig8a-1
   polluxsim sweep --list`,
 		Args: cobra.NoArgs,
@@ -76,7 +80,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f := cmd.Flags()
 	f.StringVar(&sf.experiment, "experiment", "", "experiment name or spec file (see --list)")
 	f.StringVar(&sf.profiles, "profiles", "", profilesFlagHelp)
-	f.StringVar(&sf.workloads, "workloads", "", "folder of workload files (reference layout); default: generate them")
+	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
 	f.IntVar(&sf.parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
@@ -128,7 +132,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	if err := experiments.CheckSweepOut(sf.out, exp); err != nil {
 		return err
 	}
-	if sf.workloads != "" {
+	if sf.workloads != "" && sf.workloads != experiments.GeneratedWorkloads {
 		if st, err := os.Stat(sf.workloads); err != nil || !st.IsDir() {
 			return fmt.Errorf("--workloads %s: not a folder", sf.workloads)
 		}
