@@ -1,6 +1,12 @@
-// Package policies holds cluster scheduling policies behind one Policy
-// interface: Pollux (policies/pollux), Optimus+Oracle (policies/optimus),
-// Tiresias (policies/tiresias) and FIFO (policies/fifo).
+// Package policies holds the Policy interface that every cluster
+// scheduling policy implements, the registry through which policies are
+// found by name with their options (Register, Build, Resolve, Describe),
+// optional capabilities (FitnessReporter, Coster) and placement helpers.
+// The policies themselves live in subpackages — Pollux (policies/pollux),
+// Optimus+Oracle (policies/optimus), Tiresias (policies/tiresias), SRTF
+// (policies/srtf), FIFO (policies/fifo) — each registering itself at init;
+// policies/builtin imports them all, and policies/conformance is the suite
+// every registered policy must pass.
 //
 // A policy sees only what a live scheduler sees: the cluster's shape and,
 // per job, its public description, its current allocation and what its
