@@ -59,10 +59,10 @@ pidof_file() {
 # stop_pid sends SIGTERM to the process in pid file $1, waits up to 15 s,
 # then sends SIGKILL.
 stop_pid() {
-  local pid i
+  local pid
   pid=$(pidof_file "$1") || return 0
   kill -TERM "$pid" 2>/dev/null || return 0
-  for i in $(seq 150); do
+  for _ in $(seq 150); do
     kill -0 "$pid" 2>/dev/null || return 0
     sleep 0.1
   done
@@ -135,8 +135,8 @@ EOF
   slurmd -f "$dir/etc/slurm.conf" ||
     { tail -n 30 "$dir/log/slurmd.log" >&2 2>/dev/null; stop "$dir"; die "slurmd did not start"; }
 
-  local i state=""
-  for i in $(seq 120); do
+  local state=""
+  for _ in $(seq 120); do
     state=$(SLURM_CONF=$dir/etc/slurm.conf sinfo -h -N -o %T 2>/dev/null || true)
     [ "$state" = idle ] && break
     sleep 0.5
@@ -156,12 +156,12 @@ stop() {
   local dir=$1
   [ -d "$dir" ] || return 0
   [ -e "$dir/$MARK" ] || die "$dir was not made by slurm-local.sh start; not touching it"
-  local conf=$dir/etc/slurm.conf i
+  local conf=$dir/etc/slurm.conf
   if pidof_file "$dir/run/slurmctld.pid" >/dev/null && pidof_file "$dir/run/slurmd.pid" >/dev/null; then
     # Cancel every job and wait (up to 30 s) until slurmd has ended them,
     # so that no job step outlives the cluster.
     SLURM_CONF=$conf scancel --full --quiet --user=root 2>/dev/null || true
-    for i in $(seq 60); do
+    for _ in $(seq 60); do
       [ -z "$(SLURM_CONF=$conf squeue -h -o %i 2>/dev/null)" ] && break
       sleep 0.5
     done
