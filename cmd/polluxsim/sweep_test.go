@@ -48,6 +48,7 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "1/0"}, `--shard "1/0": the number of shards must be at least 1`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "x"}, `--shard "x": want i/n, e.g. 0/3`},
 		{[]string{"--experiment", "ci", "--out", out, "--parallel", "0"}, "--parallel must be at least 1, got 0"},
+		{[]string{"--experiment", "ci", "--out", out, "--parallel", "NaN"}, `invalid argument "NaN" for "--parallel" flag: not a whole number`},
 		{[]string{"--experiment", "ci"}, "--out DIR is required"},
 		{[]string{"--out", out}, "--experiment NAME is required"},
 		{[]string{"--experiment", "ci", "--out", out, "--workloads", filepath.Join(dir, "none")}, "not a folder"},
