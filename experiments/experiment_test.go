@@ -70,7 +70,7 @@ func TestParseExperimentErrors(t *testing.T) {
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"policy": "fifo"}}]}`, `cell's "policy"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": -1}}]}`, "--interval must be positive"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"config": "lazy"}}]}`, `config "lazy"`},
-		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"load": -2}}]}`, "load -2"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"load": -2}}]}`, "workload: load must be positive, got -2"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "reference": {"paper": {"avg_jct_s": 1}}}]}`, `source "paper"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "ratios": [{"name": "r", "num": "a", "den": "b", "metric": "avg_jct_s"}]}`, `"b" must both exist`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "ratios": [{"name": "r", "num": "a", "den": "a", "metric": "speed"}]}`, `unknown metric "speed"`},

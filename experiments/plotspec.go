@@ -62,8 +62,8 @@ type PlotPoint struct {
 }
 
 func (p *PlotSpec) check(e *Experiment) error {
-	if !cellNameRE.MatchString(p.Name) {
-		return fmt.Errorf("name %q must be letters, digits, '.', '_' or '-'", p.Name)
+	if err := checkName(p.Name); err != nil {
+		return err
 	}
 	for _, c := range p.Cells {
 		if e.Cell(c) == nil {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -158,7 +159,8 @@ type planned struct {
 // SIGKILL, a lost node) loses no finished run; run again, it skips every
 // run whose file exists with the same inputs hash. At the end
 // DIR/results.parquet and DIR/summary.json are rebuilt from all the run
-// files present.
+// files present. The sweep holds the folder's lock (internal/dirlock)
+// while it writes: a second sweep or merge into it fails at once.
 func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport, error) {
 	start := time.Now()
 	if opt.Parallel == 0 {
@@ -203,6 +205,14 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 	cells := filepath.Join(opt.Out, CellsDir)
 	if err := os.MkdirAll(cells, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", opt.Out, unwrapPathError(err))
+	}
+	release, err := lockOut(opt.Out, "sweep "+exp.Name+" shard "+opt.Shard.String())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := CheckSweepOut(opt.Out, exp); err != nil { // again, under the lock
+		return nil, err
 	}
 	removeStaleTemps(cells)
 	spec := opt.Spec
@@ -399,6 +409,21 @@ func removeStaleTemps(dir string) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// lockOut takes the lock of an output folder (see internal/dirlock), so
+// that two sweeps or merges never write one folder at once; a second one
+// fails at once naming the holder.
+func lockOut(dir, what string) (func(), error) {
+	release, err := dirlock.Acquire(dir, what)
+	var held *dirlock.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("--out %s is in use by %s (wait for it to end, or choose another folder)", dir, held.Holder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", dir, unwrapPathError(err))
+	}
+	return release, nil
 }
 
 func unwrapPathError(err error) error {

@@ -357,8 +357,8 @@ func ParseScalability(file string, data []byte) ([]ScalabilityRow, error) {
 
 // ParseValidation reads one validation-<B>.csv (header progress, iteration,
 // metric, grad_sqr, grad_var). Progress and iteration are cumulative: they
-// must be non-negative and never decrease; grad_sqr and grad_var must be
-// non-negative.
+// must be non-negative and never decrease, and the last progress (the
+// target) must be positive; grad_sqr and grad_var must be non-negative.
 func ParseValidation(file string, data []byte) ([]ValidationRow, error) {
 	t, err := newTableReader(file, data, validationColumns)
 	if err != nil {
@@ -401,6 +401,9 @@ func ParseValidation(file string, data []byte) ([]ValidationRow, error) {
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s:%d: no data rows after the header", file, t.line)
+	}
+	if !(rows[len(rows)-1].Progress > 0) {
+		return nil, t.errAt(0, "0 on every row: training never progresses (the last row's progress is the target)")
 	}
 	return rows, nil
 }

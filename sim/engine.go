@@ -53,8 +53,9 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
 		}
 		if spec.Time > cfg.MaxTime {
-			return nil, fmt.Errorf("workload %s: job %s (job %d) is submitted at %v s, after the simulation's time limit of %v s",
-				w.Source, spec.Name, i+1, spec.Time, cfg.MaxTime)
+			// An input problem: name the file and line the job came from.
+			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: fmt.Errorf(
+				"submitted at %v s, after the simulation's time limit of %v s", spec.Time, cfg.MaxTime)}
 		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)

@@ -156,6 +156,10 @@ func TestCLIMalformedInputs(t *testing.T) {
 			[]string{"--workload", "w.csv"}, `w.csv:2: column "application": unknown application "resnet" (known: bert, cifar10,`},
 		{"job larger than the cluster", map[string]string{"w.csv": workloadHeader + "a,0,cifar10,4,512\nb,60,cifar10,9,1024\n"},
 			[]string{"--workload", "w.csv", "--nodes", "2"}, `w.csv:3: job "b": column "num_replicas": asks for 9 GPUs but the cluster has only 8`},
+		{"non-UTF-8 job name", map[string]string{"w.csv": workloadHeader + "a,0,ncf,1,32768\nb\xff\xfe,5,ncf,1,32768\n"},
+			[]string{"--workload", "w.csv"}, `w.csv:3: column "name": job name "b\xff\xfe" is not valid UTF-8`},
+		{"job after the time limit names its line", map[string]string{"w.csv": workloadHeader + "a,0,ncf,1,32768\nlate,200000000,ncf,1,32768\n"},
+			[]string{"--workload", "w.csv", "--policy", "fifo"}, `w.csv:3: job "late": submitted at 2e+08 s, after the simulation's time limit of 1e+08 s`},
 		{"workload with --jobs", map[string]string{"w.csv": workloadHeader + "a,0,ncf,1,32768\n"},
 			[]string{"--workload", "w.csv", "--jobs", "5"}, "--jobs, --workload-seed and --config"},
 
@@ -176,6 +180,10 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"p abc", nil, []string{"--p", "abc"}, `invalid argument "abc" for "--p" flag: not a number`},
 		{"p NaN", nil, []string{"--p", "NaN"}, `invalid argument "NaN" for "--p" flag: not a finite number`},
 		{"p -Inf", nil, []string{"--p", "-Inf"}, `invalid argument "-Inf" for "--p" flag: not a finite number`},
+		{"p with digit separators", nil, []string{"--p", "1_0"}, `invalid argument "1_0" for "--p" flag: not a number`},
+		{"p hexadecimal", nil, []string{"--p", "0x1p-2"}, `invalid argument "0x1p-2" for "--p" flag: not a number`},
+		{"interval with digit separators", nil, []string{"--interval", "1_000"}, `invalid argument "1_000" for "--interval" flag: not a duration`},
+		{"nodes with digit separators", nil, []string{"--nodes", "1_000"}, `invalid argument "1_000" for "--nodes" flag: not a whole number`},
 		{"interference 1.5", nil, []string{"--interference", "1.5"}, "--interference must be in [0, 1), got 1.5"},
 		{"interference negative", nil, []string{"--interference", "-0.1"}, "--interference must be in [0, 1), got -0.1"},
 		{"interference NaN", nil, []string{"--interference", "nan"}, `invalid argument "nan" for "--interference" flag: not a finite number`},
@@ -207,6 +215,11 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"profile missing column", toyProfiles(map[string]string{
 			"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr\n100,100,0.5,1\n"}),
 			[]string{"--profiles", "prof"}, `prof/traces/toy/validation-16.csv:1: missing column "grad_var"`},
+		{"profile progress all zero", toyProfiles(map[string]string{
+			"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n0,100,0.5,1,2\n0,200,0.6,1,2\n"}),
+			[]string{"--profiles", "prof"}, `prof/traces/toy/validation-16.csv:3:1: progress: 0 on every row`},
+		{"compact profile key named", map[string]string{"p.json": "{\"format\": \"polluxsim-compact-profiles/1\", \"apps\": [{\"name\": \"a\"}]}"},
+			[]string{"--profiles", "p.json"}, `p.json: application "a": missing "init_batch"`},
 		{"profile missing file", map[string]string{"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n100,100,0.5,1,2\n"},
 			[]string{"--profiles", "prof"}, "prof/traces/toy/placements.csv: missing file"},
 		{"malformed compact profile file", map[string]string{"p.json": "{\"format\": 3,"}, []string{"--profiles", "p.json"}, "p.json: "},

@@ -281,6 +281,9 @@ measurements. It prints how far the compact model is from the data.`,
 			if from == "" || out == "" {
 				return errors.New("derive needs --from DIR and --out FILE")
 			}
+			if err := checkOutFile(out); err != nil {
+				return err
+			}
 			set, err := profiles.Load(from)
 			if err != nil {
 				return err

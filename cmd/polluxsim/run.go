@@ -197,9 +197,8 @@ func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, 
 		if err != nil {
 			return nil, err
 		}
-		for _, msg := range warnings {
-			fmt.Fprintln(os.Stderr, "warning:", msg)
-		}
+		printWarnings(os.Stderr, warnings)
+		printWarnings(os.Stderr, experiments.BatchWarnings(w, set))
 		return w, nil
 	}
 	return experiments.GenerateWorkload(nil, set, rf.jobs, rf.workloadSeed, rf.config, rf.spec.GPUsPerNode)

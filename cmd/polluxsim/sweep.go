@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 )
 
 type sweepFlags struct {
@@ -83,7 +84,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
-	f.IntVar(&sf.parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
+	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once")
 	f.BoolVar(&sf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns give identical files")
 	f.BoolVar(&sf.quiet, "quiet", false, "print no progress")
 	f.BoolVar(&sf.list, "list", false, "list the named experiments and exit")
