@@ -50,7 +50,7 @@ type Options struct {
 // DefaultOptions are the reference settings, except the search budget:
 // population 64 and 40 generations followed by local search, which in our
 // measurements reaches the fitness of the reference's 100 × 100 genetic
-// algorithm (see the README) at a fraction of its cost. ReferenceOptions
+// algorithm (see docs/how-it-works.md) at a fraction of its cost. ReferenceOptions
 // gives the reference budget.
 func DefaultOptions() Options {
 	return Options{
