@@ -73,7 +73,7 @@ func TestCompact(t *testing.T) {
 }
 
 // TestEmbeddedVsReal measures how far the embedded default is from the
-// measured tables (the table in README.md) and checks that the embedded
+// measured tables (the table in docs/data.md) and checks that the embedded
 // file is what `profiles derive` makes of the data today.
 func TestEmbeddedVsReal(t *testing.T) {
 	real := loadReference(t)
