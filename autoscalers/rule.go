@@ -10,6 +10,10 @@ import (
 type Rule struct {
 	U float64 `option:"u" doc:"scale up when the predicted value per node exceeds this fraction of the ideal"`
 	L float64 `option:"l" doc:"scale to the largest node count whose predicted value is at least this fraction of the ideal"`
+	// Down also scales down, to the L target, when the ratio falls below
+	// L; the paper's rule only scales up (a job's goodput per node grows
+	// as training goes on).
+	Down bool `option:"scale_down" doc:"also scale down to the L target when the ratio falls below l (the paper's rule only scales up)"`
 }
 
 // Validate checks 0 < L < U ≤ 1.
@@ -26,7 +30,7 @@ func (r *Rule) Validate() error {
 // Target applies the rule to curve c at cur ready nodes, within [lo, hi]:
 // when the ratio at cur exceeds U, the largest n > cur (up to hi) whose
 // ratio is still at least L, scanning upward until it falls below L; when
-// the ratio at cur is below L, the largest n < cur (down to lo) whose
+// the ratio at cur is below L and Down is set, the largest n < cur (down to lo) whose
 // ratio reaches L, or lo; otherwise cur. Without a prediction, cur. The
 // result is clamped to [lo, hi].
 func (r Rule) Target(c Curve, cur, lo, hi int) int {
@@ -43,7 +47,7 @@ func (r Rule) Target(c Curve, cur, lo, hi int) int {
 			n++
 		}
 		cur = n
-	case ratio < r.L:
+	case ratio < r.L && r.Down:
 		n := cur - 1
 		for ; n > lo; n-- {
 			if x, ok := c.Ratio(n); ok && x >= r.L {

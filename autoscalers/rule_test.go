@@ -39,16 +39,25 @@ func TestRuleScalesUpToTheLTarget(t *testing.T) {
 		// The L target is capped by the maximum.
 		{"capped at max", hand, 1, 1, 3, 3},
 		{"at max already", hand, 3, 1, 3, 3},
-		// Below L: down to the largest count that reaches L.
-		{"below L", hand, 7, 1, 7, 5},
-		{"below L floored at min", hand, 7, 6, 7, 6},
+		// Below L: the paper's rule stays (it only scales up).
+		{"below L", hand, 7, 1, 7, 7},
 		// Never below one node, whatever the minimum says.
-		{"min zero", table(0, 0.1, 0.1), 2, 0, 2, 1},
+		{"min zero", func(int) (float64, float64, bool) { return 0, 0, false }, 0, 0, 2, 1},
 		// No prediction (no fitted model): keep the count.
 		{"no model", func(int) (float64, float64, bool) { return 0, 0, false }, 4, 1, 8, 4},
 	} {
 		if got := r.Target(tc.c, tc.cur, tc.lo, tc.hi); got != tc.to {
 			t.Errorf("%s: Target(cur=%d, [%d, %d]) = %d, want %d", tc.name, tc.cur, tc.lo, tc.hi, got, tc.to)
+		}
+	}
+}
+
+// With scale_down, below L goes down to the largest count that reaches L.
+func TestRuleScalesDownWhenAsked(t *testing.T) {
+	r := Rule{U: 0.75, L: 0.5, Down: true}
+	for _, tc := range []struct{ cur, lo, to int }{{7, 1, 5}, {6, 1, 5}, {7, 6, 6}, {5, 1, 5}, {3, 1, 3}} {
+		if got := r.Target(hand, tc.cur, tc.lo, 7); got != tc.to {
+			t.Errorf("cur %d min %d: %d, want %d", tc.cur, tc.lo, got, tc.to)
 		}
 	}
 }

@@ -52,6 +52,8 @@ type NodeStat struct {
 	Time         float64
 	Ready        int // nodes offered to the policy
 	Provisioning int // nodes ordered, not yet ready
+	// NodeHours are the node-hours billed up to Time.
+	NodeHours float64
 }
 
 // elasticState is the engine's book of an elastic cluster.
@@ -100,7 +102,7 @@ func (e *engine) autoscale(active []*job) error {
 			}
 		}
 	}
-	e.res.NodeStats = append(e.res.NodeStats, NodeStat{Time: e.now, Ready: c.Nodes, Provisioning: len(es.pending)})
+	e.res.NodeStats = append(e.res.NodeStats, NodeStat{Time: e.now, Ready: c.Nodes, Provisioning: len(es.pending), NodeHours: es.nodeSec / 3600})
 	return nil
 }
 
@@ -188,4 +190,8 @@ func (e *engine) finishElastic() {
 	s := &e.res.Summary
 	s.NodeHours = e.elastic.nodeSec / 3600
 	s.Cost = s.NodeHours * e.elastic.cfg.NodePrice
+	if s.NodeHours > 0 {
+		// Of the GPUs billed, not of the initial cluster.
+		s.Utilisation = s.GPUHours / (s.NodeHours * float64(e.cfg.Cluster.GPUsPerNode))
+	}
 }

@@ -67,7 +67,7 @@ func TestProvisioningNodeContributesNothingUntilReady(t *testing.T) {
 			t.Errorf("t=%v: job holds %d GPUs", r.Time, r.GPUs)
 		}
 	}
-	if ns := res.NodeStats[0]; ns != (NodeStat{Time: 60, Ready: 1, Provisioning: 1}) {
+	if ns := res.NodeStats[0]; ns != (NodeStat{Time: 60, Ready: 1, Provisioning: 1, NodeHours: 60.0 / 3600}) {
 		t.Errorf("first round %+v", ns)
 	}
 	end := res.Jobs[0].Finish
