@@ -84,7 +84,7 @@ func TestParseExperimentErrors(t *testing.T) {
 			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
 		}
 	}
-	if _, _, err := LoadExperiment("fig9"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig9\" (known: ci, ci-real, fig7") {
+	if _, _, err := LoadExperiment("fig10"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (known: ci, ci-real, fig7") {
 		t.Errorf("unknown experiment: %v", err)
 	}
 }
