@@ -385,7 +385,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 			if err := json.Unmarshal(data, &s); err != nil || s.Version == "" || len(s.InputsHash) != 64 || s.Jobs < 1 {
 				t.Errorf("summary.json incomplete (%v): %.200s", err, data)
 			}
-		case name == "jobs.parquet" || name == "rounds.parquet":
+		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet":
 			if err := checkParquet(data); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
