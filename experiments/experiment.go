@@ -76,6 +76,9 @@ type CellWorkload struct {
 	// Jobs, when positive, is the job count itself (generated workloads
 	// only: a workload folder is not consulted).
 	Jobs int `json:"jobs,omitempty"`
+	// Uniform, when set, makes the workload Jobs identical jobs of one
+	// application instead (Jobs is then required).
+	Uniform *Uniform `json:"uniform,omitempty"`
 }
 
 // Cell is one setting of an experiment.
@@ -103,6 +106,7 @@ type Cell struct {
 	jobs   int
 	// fixedJobs: the job count was given, not derived from a load.
 	fixedJobs bool
+	uniform   Uniform
 }
 
 // Ratio compares two cells on a metric: per workload num/den, then the
@@ -347,6 +351,10 @@ func (c *Cell) resolve(e *Experiment) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	s, err := s.WithAutoscalerOptions()
+	if err != nil {
+		return err
+	}
 	c.spec = s
 	c.load, c.config, c.jobs = e.Workloads.Load, e.Workloads.Config, 0
 	if w := c.Workload; w != nil {
@@ -358,6 +366,12 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 		if w.Jobs != 0 {
 			c.jobs, c.fixedJobs = w.Jobs, true
+		}
+		if w.Uniform != nil {
+			if w.Jobs == 0 || w.Uniform.App == "" || w.Uniform.GPUs < 0 || w.Uniform.Batch < 0 {
+				return fmt.Errorf("workload: a uniform workload needs \"jobs\", an \"app\" and non-negative gpus and batch")
+			}
+			c.uniform = *w.Uniform
 		}
 	}
 	if !(c.load > 0) || c.load > 100 {

@@ -9,7 +9,7 @@ import (
 // paper's shape.
 func TestEmbeddedExperiments(t *testing.T) {
 	want := map[string]int{ // runs
-		"table2": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 16, "ci": 15, "ci-real": 9,
+		"table2": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 16, "ci": 15, "ci-real": 9, "fig9": 3, "table3": 2,
 	}
 	names := ExperimentNames()
 	if len(names) != len(want) {
@@ -84,7 +84,7 @@ func TestParseExperimentErrors(t *testing.T) {
 			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
 		}
 	}
-	if _, _, err := LoadExperiment("fig9"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig9\" (known: ci, ci-real, fig7") {
+	if _, _, err := LoadExperiment("fig10"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (known: ci, ci-real, fig7") {
 		t.Errorf("unknown experiment: %v", err)
 	}
 }

@@ -71,7 +71,7 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create output folder: %w", err)
 	}
-	outputs := []string{"summary.json", "jobs.parquet", "rounds.parquet"} // summary.json first
+	outputs := []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} // summary.json first
 	for _, f := range outputs {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot replace the earlier output: %w", err)
@@ -92,6 +92,11 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 	}
 	if err := WriteRounds(filepath.Join(dir, "rounds.parquet"), res, opt, kv, order); err != nil {
 		return err
+	}
+	if len(res.NodeStats) > 0 {
+		if err := WriteCluster(clusterFile(dir), res, kv, order); err != nil {
+			return err
+		}
 	}
 	return WriteJSON(filepath.Join(dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
 }

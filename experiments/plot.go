@@ -52,6 +52,8 @@ func Plot(exp *Experiment, runs []*RunResult, outDir string) (*PlotReport, error
 			fig, err = timeline(exp, ps, byCell)
 		case PlotLines:
 			fig, err = linesPlot(exp, ps, byCell)
+		case PlotElastic:
+			fig, err = elasticPlot(exp, ps, byCell)
 		}
 		if err != nil {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", ps.Name, err))

@@ -55,6 +55,10 @@ type Series struct {
 	GPUs       []int     `json:"gpus"`
 	Efficiency []float64 `json:"efficiency"`
 	Active     []int     `json:"active_jobs"`
+	// Nodes (ready plus provisioning) and the running jobs' mean total
+	// batch, on elastic clusters only.
+	Nodes []int     `json:"nodes,omitempty"`
+	Batch []float64 `json:"batch,omitempty"`
 }
 
 // newRunResult condenses a finished simulation.
@@ -76,6 +80,7 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 		r.AppAvgJCT[app] /= float64(n)
 	}
 	r.Series = seriesOf(res.Rounds)
+	addElasticSeries(&r.Series, res)
 	return r
 }
 
@@ -152,6 +157,9 @@ func MetricNames() []string {
 	for _, m := range runMetrics {
 		names = append(names, m.name)
 	}
+	for _, m := range elasticMetrics {
+		names = append(names, m.name)
+	}
 	return append(names, appMetricPrefix+"<application>")
 }
 
@@ -164,7 +172,8 @@ func knownMetric(name string) bool {
 			return true
 		}
 	}
-	return false
+	_, ok := elasticMetric(name)
+	return ok
 }
 
 // Metric returns the named metric of the run; ok is false for an unknown
@@ -178,6 +187,9 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 		if m.name == name {
 			return m.get(r), true
 		}
+	}
+	if m, ok := elasticMetric(name); ok {
+		return m.get(r), true
 	}
 	return 0, false
 }

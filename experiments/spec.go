@@ -30,6 +30,13 @@ type RunSpec struct {
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// Elastic cluster (paper §5.4.1; see ElasticSpec and sim.Elastic):
+	// Autoscaler names an autoscaler (`polluxsim autoscalers`), which
+	// resizes the cluster from Nodes within [MinNodes, MaxNodes].
+	ElasticSpec
+	// ClosedLoop, when positive, submits the workload's jobs that many at
+	// a time, each further one when a job finishes (paper §5.4.2).
+	ClosedLoop int `json:"closed_loop,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -76,8 +83,10 @@ func (s RunSpec) Validate() error {
 		return fmt.Errorf("--realloc-delay must be non-negative, got %v s", s.RestartDelay)
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
+	case s.ClosedLoop < 0:
+		return fmt.Errorf("--closed-loop must be non-negative, got %d", s.ClosedLoop)
 	}
-	return nil
+	return s.ElasticSpec.validate(s.Nodes)
 }
 
 // SimConfig is the engine configuration the spec describes.
@@ -88,6 +97,8 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference
 	c.Step = s.Step
+	c.Elastic = s.ElasticSpec.config(s.Nodes)
+	c.ClosedLoop = s.ClosedLoop
 	return c
 }
 

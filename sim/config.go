@@ -35,6 +35,12 @@ type Config struct {
 	// observations (a refit would reapply the exploration priors and throw
 	// the offline knowledge away). Other applications learn online.
 	SeedParams map[string]models.Params
+	// Elastic, if set, makes the cluster elastic: an autoscaler resizes it
+	// between rounds, starting from Cluster.Nodes (see Elastic).
+	Elastic *Elastic
+	// ClosedLoop, if positive, submits the workload's jobs N at a time:
+	// each further job the moment one finishes (see closedloop.go).
+	ClosedLoop int
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.
@@ -74,6 +80,14 @@ func (c *Config) normalise() error {
 	}
 	if c.Interference < 0 || c.Interference >= 1 || math.IsNaN(c.Interference) {
 		return fmt.Errorf("interference slowdown must be in [0, 1), got %v", c.Interference)
+	}
+	if c.Elastic != nil {
+		if err := c.Elastic.Check(c.Cluster.Nodes); err != nil {
+			return err
+		}
+	}
+	if c.ClosedLoop < 0 {
+		return fmt.Errorf("closed-loop concurrency must be non-negative, got %d", c.ClosedLoop)
 	}
 	if c.MaxTime == 0 {
 		c.MaxTime = 1e8

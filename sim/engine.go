@@ -22,6 +22,10 @@ type engine struct {
 	ticks    int
 	finished int
 	res      *Result
+	// elastic is the book of an elastic cluster (nil: fixed cluster).
+	elastic *elasticState
+	// nextSubmit is the next job a closed loop submits.
+	nextSubmit int
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -36,6 +40,10 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	}
 	e := &engine{cfg: cfg, policy: p, traits: p.Traits()}
 	total := cfg.Cluster.TotalGPUs()
+	if cfg.Elastic != nil {
+		e.elastic = &elasticState{cfg: cfg.Elastic}
+		total = cfg.Elastic.MaxNodes * cfg.Cluster.GPUsPerNode
+	}
 	for i, spec := range w.Jobs {
 		app, ok := set.Apps[spec.App]
 		if !ok {
@@ -60,8 +68,11 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
 		e.jobs = append(e.jobs, j)
-		e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+		if cfg.ClosedLoop <= 0 || i < cfg.ClosedLoop {
+			e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+		}
 	}
+	e.nextSubmit = e.initialArrivals()
 	e.res = newResult(cfg, p.Name(), w, set)
 	e.res.adaptive = e.traits.AdaptiveBatch
 	e.nextTick = cfg.Interval
@@ -74,6 +85,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		return nil, err
 	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
+	e.finishElastic()
 	return e.res, nil
 }
 
@@ -170,6 +182,7 @@ func (e *engine) epochBoundary(j *job) error {
 		j.version++
 		j.setAlloc(nil)
 		e.finished++
+		e.submitNext()
 		return nil
 	}
 	j.tune(e.traits.AdaptiveBatch)
@@ -239,6 +252,11 @@ func (e *engine) tick() error {
 			j.tune(e.traits.AdaptiveBatch)
 		}
 		active = append(active, j)
+	}
+	if e.elastic != nil {
+		if err := e.autoscale(active); err != nil {
+			return err
+		}
 	}
 	if len(active) > 0 {
 		if err := e.schedule(active); err != nil {

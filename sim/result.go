@@ -82,6 +82,11 @@ type Summary struct {
 	PolicyRoundP99   float64 `json:"policy_round_p99_s"`
 	PolicyRoundTotal float64 `json:"policy_total_s"`
 	Wall             float64 `json:"wall_s"`
+
+	// NodeHours and Cost are those of an elastic cluster: every node
+	// ordered, billed until the last job finishes, and node-hours × price.
+	NodeHours float64 `json:"node_hours,omitempty"`
+	Cost      float64 `json:"cost,omitempty"`
 }
 
 // Result is everything a simulation produces.
@@ -94,6 +99,8 @@ type Result struct {
 	// RoundStats has one entry per scheduling round.
 	RoundStats []RoundStat
 	Summary    Summary
+	// NodeStats has one entry per round of an elastic cluster.
+	NodeStats []NodeStat
 
 	adaptive bool
 }

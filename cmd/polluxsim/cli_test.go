@@ -203,6 +203,20 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"pollux shorthand with another policy", nil, []string{"--policy", "optimus", "--p", "2"}, "--p: policy optimus has no options"},
 		{"unknown policy", nil, []string{"--policy", "nosuch"}, `unknown policy "nosuch" (known: fifo, optimus, pollux, srtf, tiresias)`},
 		{"unknown config", nil, []string{"--config", "tunned"}, `--config must be tuned or realistic, got "tunned"`},
+
+		// elastic clusters and closed loops
+		{"autoscaler u not above l", nil, []string{"--autoscaler", "goodput", "--autoscaler-opt", "u=0.5", "--autoscaler-opt", "l=0.5"}, "--autoscaler-opt: autoscaler goodput: u must be greater than l, got u=0.5 l=0.5"},
+		{"autoscaler u below l", nil, []string{"--autoscaler", "throughput", "--autoscaler-opt", "u=0.3"}, "--autoscaler-opt: autoscaler throughput: u must be greater than l, got u=0.3 l=0.5"},
+		{"autoscaler band inverted", nil, []string{"--autoscaler", "utility-band", "--autoscaler-opt", "low=0.7"}, "--autoscaler-opt: autoscaler utility-band: high must be greater than low"},
+		{"autoscaler option unknown", nil, []string{"--autoscaler", "goodput", "--autoscaler-opt", "x=1"}, `--autoscaler-opt: autoscaler goodput has no option "x" (valid: u, l, scale_down)`},
+		{"unknown autoscaler", nil, []string{"--autoscaler", "nosuch"}, `unknown autoscaler "nosuch" (known: goodput, throughput, utility-band)`},
+		{"autoscaler options without autoscaler", nil, []string{"--autoscaler-opt", "u=0.9"}, "--autoscaler-opt: autoscaler options need --autoscaler"},
+		{"max nodes below min", nil, []string{"--autoscaler", "goodput", "--nodes", "2", "--min-nodes", "3", "--max-nodes", "2"}, "--max-nodes 2 is below --min-nodes 3"},
+		{"initial nodes outside the range", nil, []string{"--autoscaler", "goodput", "--nodes", "1", "--min-nodes", "2", "--max-nodes", "4"}, "--nodes 1 (the initial cluster) must be within --min-nodes 2 and --max-nodes 4"},
+		{"negative provisioning delay", nil, []string{"--autoscaler", "goodput", "--provision-delay", "-1"}, `invalid argument "-1" for "--provision-delay" flag: must not be negative`},
+		{"negative node price", nil, []string{"--autoscaler", "goodput", "--node-price", "-3"}, "--node-price must be non-negative, got -3"},
+		{"elastic flag without autoscaler", nil, []string{"--max-nodes", "8"}, "--min-nodes, --max-nodes, --provision-delay, --node-price and autoscaler options need --autoscaler"},
+		{"closed loop negative", nil, []string{"--closed-loop", "-1"}, "--closed-loop must be non-negative, got -1"},
 		{"unknown flag", nil, []string{"--nodse", "4"}, "unknown flag: --nodse"},
 		{"positional argument", nil, []string{"workload.csv"}, `unknown command "workload.csv" for "polluxsim run"`},
 
@@ -371,7 +385,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 			if err := json.Unmarshal(data, &s); err != nil || s.Version == "" || len(s.InputsHash) != 64 || s.Jobs < 1 {
 				t.Errorf("summary.json incomplete (%v): %.200s", err, data)
 			}
-		case name == "jobs.parquet" || name == "rounds.parquet":
+		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet":
 			if err := checkParquet(data); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}

@@ -39,6 +39,7 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 		newVersionCmd(),
 		newRunCmd(),
 		newPoliciesCmd(),
+		newAutoscalersCmd(),
 		newBenchCmd(),
 		newProfilesCmd(),
 		newWorkloadCmd(),

@@ -32,6 +32,7 @@ type runFlags struct {
 	quiet        bool
 	policyOpts   []string
 	aliases      optionAliases
+	elastic      elasticFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -80,6 +81,7 @@ shorthands for Pollux's options.`,
 	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
 	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; `polluxsim policies` lists each policy's options)")
 	rf.aliases.register(f)
+	rf.elastic.register(f, rf)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
@@ -92,6 +94,9 @@ shorthands for Pollux's options.`,
 // flag.
 func (rf *runFlags) check(cmd *cobra.Command) error {
 	if err := rf.resolveOptions(cmd); err != nil {
+		return err
+	}
+	if err := rf.elastic.resolve(rf); err != nil {
 		return err
 	}
 	if err := rf.spec.Validate(); err != nil {
@@ -127,7 +132,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := traces.Validate(w, set.Names(), rf.spec.Nodes*rf.spec.GPUsPerNode); err != nil {
+	if err := traces.Validate(w, set.Names(), max(rf.spec.Nodes, rf.spec.MaxNodes)*rf.spec.GPUsPerNode); err != nil {
 		return err
 	}
 	policy, err := experiments.NewPolicy(rf.spec)
@@ -156,7 +161,10 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err := experiments.WriteRun(rf.out, res, rf.spec, meta, experiments.OutputOptions{NoTiming: rf.noTiming}); err != nil {
 		return err
 	}
-	return printSummary(cmd.OutOrStdout(), res, rf.out)
+	if err := printSummary(cmd.OutOrStdout(), res, rf.out); err != nil {
+		return err
+	}
+	return printElastic(cmd.OutOrStdout(), res)
 }
 
 // checkOutDir fails early if the output folder cannot be created or
