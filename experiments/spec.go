@@ -30,6 +30,10 @@ type RunSpec struct {
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// Cluster, when set, gives the cluster as node pools in ParseCluster's
+	// syntax (e.g. "t4:6x4,a100:2x8"); Nodes and GPUsPerNode are then its
+	// total nodes and largest node. Empty: Nodes × GPUsPerNode T4 GPUs.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -77,6 +81,11 @@ func (s RunSpec) Validate() error {
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
 	}
+	if s.Cluster != "" {
+		if _, err := ParseCluster(s.Cluster); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -84,6 +93,11 @@ func (s RunSpec) Validate() error {
 func (s RunSpec) SimConfig() sim.Config {
 	c := sim.DefaultConfig()
 	c.Cluster = policies.Cluster{Nodes: s.Nodes, GPUsPerNode: s.GPUsPerNode}
+	if s.Cluster != "" {
+		if cl, err := ParseCluster(s.Cluster); err == nil { // Validate reports errors
+			c.Cluster = cl
+		}
+	}
 	c.Interval = s.Interval
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference
