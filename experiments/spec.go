@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -37,6 +38,10 @@ type RunSpec struct {
 	// ClosedLoop, when positive, submits the workload's jobs that many at
 	// a time, each further one when a job finishes (paper §5.4.2).
 	ClosedLoop int `json:"closed_loop,omitempty"`
+	// Cluster, when set, gives the cluster as node pools in ParseCluster's
+	// syntax (e.g. "t4:6x4,a100:2x8"); Nodes and GPUsPerNode are then its
+	// total nodes and largest node. Empty: Nodes × GPUsPerNode T4 GPUs.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -86,6 +91,14 @@ func (s RunSpec) Validate() error {
 	case s.ClosedLoop < 0:
 		return fmt.Errorf("--closed-loop must be non-negative, got %d", s.ClosedLoop)
 	}
+	if s.Cluster != "" {
+		if _, err := ParseCluster(s.Cluster); err != nil {
+			return err
+		}
+		if s.Autoscaler != "" {
+			return errors.New("--cluster (node pools) and --autoscaler cannot be combined: elastic clusters are homogeneous")
+		}
+	}
 	return s.ElasticSpec.validate(s.Nodes)
 }
 
@@ -93,6 +106,11 @@ func (s RunSpec) Validate() error {
 func (s RunSpec) SimConfig() sim.Config {
 	c := sim.DefaultConfig()
 	c.Cluster = policies.Cluster{Nodes: s.Nodes, GPUsPerNode: s.GPUsPerNode}
+	if s.Cluster != "" {
+		if cl, err := ParseCluster(s.Cluster); err == nil { // Validate reports errors
+			c.Cluster = cl
+		}
+	}
 	c.Interval = s.Interval
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference

@@ -64,6 +64,9 @@ func (c *Config) normalise() error {
 	if c.Cluster.GPUsPerNode <= 0 {
 		return fmt.Errorf("nodes must have at least one GPU, got %d", c.Cluster.GPUsPerNode)
 	}
+	if err := checkPools(c.Cluster); err != nil {
+		return err
+	}
 	if !(c.Interval > 0) || math.IsInf(c.Interval, 0) {
 		return fmt.Errorf("scheduling interval must be positive, got %v s", c.Interval)
 	}

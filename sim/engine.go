@@ -44,6 +44,9 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		e.elastic = &elasticState{cfg: cfg.Elastic}
 		total = cfg.Elastic.MaxNodes * cfg.Cluster.GPUsPerNode
 	}
+	if cfg.typed() {
+		total = math.MaxInt // checkTypes bounds requests per type
+	}
 	for i, spec := range w.Jobs {
 		app, ok := set.Apps[spec.App]
 		if !ok {
@@ -67,9 +70,22 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
+		if cfg.typed() {
+			j.types, j.typeSec = offered(cfg.Cluster, app), map[string]float64{}
+			if e.traits.AdaptiveBatch && len(cfg.Cluster.Types()) > 1 {
+				if err := e.bootstrap(j); err != nil {
+					return nil, err
+				}
+			}
+		}
 		e.jobs = append(e.jobs, j)
 		if cfg.ClosedLoop <= 0 || i < cfg.ClosedLoop {
 			e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+		}
+	}
+	if cfg.typed() {
+		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
+			return nil, err
 		}
 	}
 	e.nextSubmit = e.initialArrivals()
@@ -196,7 +212,7 @@ func (e *engine) epochBoundary(j *job) error {
 func (e *engine) startSegment(j *job) error {
 	j.version++
 	truth := j.app.Truth
-	pf := j.app.Perf(j.placement, j.local, j.accum, j.epoch)
+	pf := j.on().Perf(j.placement, j.local, j.accum, j.epoch)
 	if !(pf.Step > 0) || math.IsInf(pf.Step, 0) || math.IsNaN(pf.Sync) {
 		return fmt.Errorf("profile of %s has no valid step time for placement %v at per-GPU batch %d (job %s, t=%v)",
 			j.app.Name, j.placement, j.local, j.spec.Name, e.now)
@@ -303,6 +319,13 @@ func (e *engine) schedule(active []*job) error {
 			continue
 		}
 		j.setAlloc(append([]int(nil), alloc...))
+		if e.cfg.typed() {
+			// A job holds one GPU type; a change of type is a restart
+			// like any re-allocation, on the new type's tables.
+			j.gtype = e.cfg.Cluster.AllocType(alloc)
+			j.tapp = j.app.ForType(j.gtype)
+			j.agent.switchType(j.gtype)
+		}
 		j.restarts++
 		if j.restarts == 0 {
 			j.firstStart = e.now
@@ -377,15 +400,20 @@ func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
 			used[n] += v
 			k += v
 		}
+		if e.cfg.typed() && k > 0 {
+			if err := e.checkTypedAlloc(active[i], a); err != nil {
+				return err
+			}
+		}
 		if e.traits.UserGPUs && k != 0 && k != active[i].spec.Replicas {
 			return fmt.Errorf("policy %s gave job %s %d GPUs, it asked for exactly %d (t=%v)",
 				e.policy.Name(), active[i].spec.Name, k, active[i].spec.Replicas, e.now)
 		}
 	}
 	for n, u := range used {
-		if u > c.GPUsPerNode {
+		if u > c.NodeGPUs(n) {
 			return fmt.Errorf("invariant violated: policy %s put %d GPUs on node %d, which has %d (t=%v)",
-				e.policy.Name(), u, n, c.GPUsPerNode, e.now)
+				e.policy.Name(), u, n, c.NodeGPUs(n), e.now)
 		}
 	}
 	return nil

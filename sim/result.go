@@ -83,10 +83,17 @@ type Summary struct {
 	PolicyRoundTotal float64 `json:"policy_total_s"`
 	Wall             float64 `json:"wall_s"`
 
-	// NodeHours and Cost are those of an elastic cluster: every node
-	// ordered, billed until the last job finishes, and node-hours × price.
+	// NodeHours are those of an elastic cluster: every node ordered,
+	// billed until the last job finishes.
 	NodeHours float64 `json:"node_hours,omitempty"`
-	Cost      float64 `json:"cost,omitempty"`
+	// GPUHoursByType and CostByType are, on a cluster of node pools, the
+	// GPU-hours held per GPU type and their cost at the pools' prices
+	// (priced types only).
+	GPUHoursByType map[string]float64 `json:"gpu_hours_by_type,omitempty"`
+	CostByType     map[string]float64 `json:"cost_by_type,omitempty"`
+	// Cost is the run's total: node-hours × price on an elastic cluster,
+	// the sum of CostByType on priced node pools.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Result is everything a simulation produces.
@@ -125,7 +132,7 @@ func (r *Result) addRound(now, wall float64, active []*job) {
 		}
 		if j.gpus > 0 {
 			rec.Phase = j.phase.String()
-			pf := j.app.Perf(j.placement, j.local, j.accum, j.epoch)
+			pf := j.on().Perf(j.placement, j.local, j.accum, j.epoch)
 			rec.Efficiency, rec.Goodput = pf.Efficiency, pf.Goodput*(1-j.slowdown)
 		}
 		r.Rounds = append(r.Rounds, rec)
@@ -172,6 +179,7 @@ func (r *Result) finish(jobs []*job, wall float64) {
 	s.AvgQueueing = queue / float64(len(jobs))
 	s.Makespan = last
 	s.GPUHours = gpuSec / 3600
+	r.typeHours(jobs)
 	if span := last - first; span > 0 {
 		s.Utilisation = gpuSec / (float64(r.Config.Cluster.TotalGPUs()) * span)
 	}
@@ -238,4 +246,35 @@ func Percentile(v []float64, q float64) float64 {
 	}
 	frac := pos - float64(lo)
 	return s[lo]*(1-frac) + s[hi]*frac
+}
+
+// typeHours fills the per-type GPU-hours and costs on a cluster of pools.
+func (r *Result) typeHours(jobs []*job) {
+	if !r.Config.typed() {
+		return
+	}
+	s := &r.Summary
+	s.GPUHoursByType = map[string]float64{}
+	for _, t := range r.Config.Cluster.Types() {
+		s.GPUHoursByType[t] = 0
+	}
+	for _, j := range jobs {
+		for t, sec := range j.typeSec {
+			s.GPUHoursByType[t] += sec / 3600
+		}
+	}
+	price := map[string]float64{}
+	for _, p := range r.Config.Cluster.Pools {
+		if p.Price > 0 {
+			price[p.Type] = p.Price // pools of one type share its price (see checkPools)
+		}
+	}
+	if len(price) == 0 {
+		return
+	}
+	s.CostByType = map[string]float64{}
+	for t, pr := range price {
+		s.CostByType[t] = s.GPUHoursByType[t] * pr
+		s.Cost += s.CostByType[t]
+	}
 }

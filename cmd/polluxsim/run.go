@@ -31,6 +31,7 @@ type runFlags struct {
 	noTiming     bool
 	quiet        bool
 	policyOpts   []string
+	cluster      string
 	aliases      optionAliases
 	elastic      elasticFlags
 }
@@ -76,6 +77,7 @@ shorthands for Pollux's options.`,
 	f.Var(flagvalue.NewUint(&rf.workloadSeed, 1), "workload-seed", "seed of the generated workload")
 	f.Var(flagvalue.NewInt(&rf.spec.Nodes, 16), "nodes", "nodes in the cluster")
 	f.Var(flagvalue.NewInt(&rf.spec.GPUsPerNode, 4), "gpus-per-node", "GPUs per node")
+	f.StringVar(&rf.cluster, "cluster", "", "node pools TYPE:NODESxGPUS[@PRICE],... (types t4, v100, a100, rtx6000, rtx2080ti or Sia suffixes), or a cluster file (NAME TYPE NODES GPUS_PER_NODE [PRICE] per line); replaces --nodes/--gpus-per-node")
 	f.Var(flagvalue.NewSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
 	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
 	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
@@ -95,6 +97,16 @@ shorthands for Pollux's options.`,
 func (rf *runFlags) check(cmd *cobra.Command) error {
 	if err := rf.resolveOptions(cmd); err != nil {
 		return err
+	}
+	if rf.cluster != "" {
+		if cmd.Flags().Changed("nodes") || cmd.Flags().Changed("gpus-per-node") {
+			return errors.New("--cluster replaces --nodes and --gpus-per-node; give one or the other")
+		}
+		c, err := experiments.LoadCluster(rf.cluster)
+		if err != nil {
+			return err
+		}
+		rf.spec.Cluster, rf.spec.Nodes, rf.spec.GPUsPerNode = experiments.ClusterString(c), c.Nodes, c.GPUsPerNode
 	}
 	if err := rf.elastic.resolve(rf); err != nil {
 		return err
@@ -132,7 +144,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := traces.Validate(w, set.Names(), max(rf.spec.Nodes, rf.spec.MaxNodes)*rf.spec.GPUsPerNode); err != nil {
+	if err := traces.Validate(w, set.Names(), max(rf.spec.SimConfig().Cluster.TotalGPUs(), rf.spec.MaxNodes*rf.spec.GPUsPerNode)); err != nil {
 		return err
 	}
 	policy, err := experiments.NewPolicy(rf.spec)

@@ -168,7 +168,51 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	for k, i := range idx {
 		dec.Alloc[i] = best.denseRow(k, c.Nodes)
 	}
+	if c.Heterogeneous() {
+		for i := range jobs {
+			dec.Alloc[i] = OneType(c, &jobs[i], dec.Alloc[i])
+		}
+	}
 	return dec
+}
+
+// OneType projects an allocation onto one GPU type, as the
+// heterogeneity-unaware Pollux needs on a cluster of several types: its
+// search treats every GPU alike (the job's one throughput model, per-node
+// capacities), then each job keeps only its GPUs of the offered type it got
+// most of (ties: the type it holds now, else the type of the lowest node);
+// the GPUs it drops stay idle for the round. The result is nil when no
+// offered type remains.
+func OneType(c policies.Cluster, j *policies.Job, alloc []int) []int {
+	per := map[string]int{}
+	best := ""
+	cur := c.AllocType(j.Alloc)
+	for n, v := range alloc {
+		t := c.NodeType(n)
+		if v <= 0 || !j.Offers(t) {
+			continue
+		}
+		per[t] += v
+	}
+	for n := range alloc {
+		t := c.NodeType(n)
+		if per[t] == 0 {
+			continue
+		}
+		if best == "" || per[t] > per[best] || (per[t] == per[best] && t == cur && best != cur) {
+			best = t
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	out := make([]int, len(alloc))
+	for n, v := range alloc {
+		if c.NodeType(n) == best {
+			out[n] = v
+		}
+	}
+	return out
 }
 
 // search runs the genetic algorithm (and local search) on pr, remembers
