@@ -45,6 +45,16 @@ type RunResult struct {
 	JobRho []float64 `json:"job_rho"`
 
 	Series Series `json:"series"`
+
+	// JobResults are the run's rows of jobs.parquet and Cluster its rows
+	// of cluster.parquet (without the run columns); ClusterGPUs is the
+	// cluster's size.
+	JobResults  []sim.JobResult `json:"job_results"`
+	Cluster     []ClusterRow    `json:"cluster"`
+	ClusterGPUs int             `json:"cluster_gpus"`
+	// NoTiming says that wall-clock fields were not measured (zero in
+	// Summary, null in the tables).
+	NoTiming bool `json:"no_timing,omitempty"`
 }
 
 // Series is the cluster's state after each scheduling round: time, GPUs
@@ -76,6 +86,10 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 		r.AppAvgJCT[app] /= float64(n)
 	}
 	r.Series = seriesOf(res.Rounds)
+	r.JobResults = res.Jobs
+	r.Cluster = clusterRows(res, noTiming)
+	r.ClusterGPUs = res.Config.Cluster.TotalGPUs()
+	r.NoTiming = noTiming
 	return r
 }
 
@@ -116,30 +130,33 @@ func roundTo(x float64, digits int) float64 {
 type metric struct {
 	name string
 	get  func(r *RunResult) float64
+	// count metrics are whole numbers (BIGINT columns); timing ones are
+	// wall-clock measurements (null when not measured).
+	count, timing bool
 }
 
 // runMetrics are the metrics of every run, in table order; per-application
 // average JCTs follow as avg_jct_s_<application>.
 var runMetrics = []metric{
-	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }},
-	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }},
-	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }},
-	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }},
-	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }},
-	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }},
-	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }},
-	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }},
-	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }},
-	{"avg_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }},
-	{"p99_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }},
-	{"max_rho", func(r *RunResult) float64 { return r.MaxRho }},
-	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }},
-	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }},
-	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }},
-	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }},
-	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }},
-	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }},
-	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }},
+	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }, false, false},
+	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }, false, false},
+	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }, false, false},
+	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }, false, false},
+	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }, false, false},
+	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }, false, false},
+	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }, true, false},
+	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }, false, false},
+	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }, false, false},
+	{"avg_fairness_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }, false, false},
+	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false},
+	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false},
+	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false},
+	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false},
+	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false},
+	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true},
+	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }, false, true},
+	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }, false, true},
+	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }, false, true},
 }
 
 // appMetricPrefix starts the name of a per-application average JCT.
@@ -155,7 +172,17 @@ func MetricNames() []string {
 	return append(names, appMetricPrefix+"<application>")
 }
 
+// metricAliases are earlier names of metrics, accepted in specs.
+var metricAliases = map[string]string{
+	"avg_rho": "avg_fairness_rho",
+	"p99_rho": "p99_fairness_rho",
+	"max_rho": "max_fairness_rho",
+}
+
 func knownMetric(name string) bool {
+	if a, ok := metricAliases[name]; ok {
+		name = a
+	}
 	if app, ok := strings.CutPrefix(name, appMetricPrefix); ok {
 		return app != ""
 	}
@@ -170,6 +197,9 @@ func knownMetric(name string) bool {
 // Metric returns the named metric of the run; ok is false for an unknown
 // metric or an application without jobs in this run.
 func (r *RunResult) Metric(name string) (v float64, ok bool) {
+	if a, isAlias := metricAliases[name]; isAlias {
+		name = a
+	}
 	if app, isApp := strings.CutPrefix(name, appMetricPrefix); isApp {
 		v, ok = r.AppAvgJCT[app]
 		return v, ok

@@ -118,6 +118,9 @@ var ErrInterrupted = errors.New("interrupted")
 const (
 	ExperimentFile = "experiment.json"
 	ResultsFile    = "results.parquet"
+	AppsFile       = "apps.parquet"
+	JobsFile       = "jobs.parquet"
+	ClusterFile    = "cluster.parquet"
 	SummaryFile    = "summary.json"
 	CellsDir       = "cells"
 )
@@ -219,7 +222,7 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 	rep := &SweepReport{Runs: len(plan)}
 	var todo []planned
 	for _, p := range plan {
-		if r, err := ReadRunResult(runPath(opt.Out, p.run.ID())); err == nil && r.Hash == p.hash {
+		if r, err := ReadRunResult(runPath(opt.Out, p.run.ID())); err == nil && r.Hash == p.hash && r.JobResults != nil {
 			rep.Skipped++
 			continue
 		}

@@ -295,7 +295,7 @@ func TestResultsTable(t *testing.T) {
 	}
 	for _, col := range []string{"run", "cell", "policy", "workload", "load", "config", "jobs", "policy_options", "interval_s",
 		"interference", "offline_priors", "avg_jct_s", "p99_jct_s", "makespan_s",
-		"avg_rho", "max_rho", "avg_jct_s_cifar10", "wall_s", "hash"} {
+		"avg_fairness_rho", "max_fairness_rho", "wall_s", "run_id"} {
 		if len(tbl.Schema().FieldIndices(col)) != 1 {
 			t.Errorf("no column %s", col)
 		}

@@ -250,7 +250,7 @@ func writeSweepTables(w io.Writer, s *experiments.SweepSummary) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", c.Label, jct.N, hours(jct), hours(c.Metrics["p99_jct_s"]),
-			hours(c.Metrics["makespan_s"]), plain(c.Metrics["avg_rho"]), refText(c.Reference, "avg_jct_s"))
+			hours(c.Metrics["makespan_s"]), plain(c.Metrics["avg_fairness_rho"]), refText(c.Reference, "avg_jct_s"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
