@@ -14,8 +14,8 @@ import (
 
 // RunResult is what a sweep keeps of one run, stored as
 // DIR/cells/<run>.json: its identity and settings, the run's summary, the
-// per-job JCTs and finish-time fairness (for CDFs) and a compact time
-// series of the cluster (for timelines).
+// per-job JCTs and finish-time fairness (for CDFs), its jobs' rows and its
+// cluster rows (one per scheduling round, for tables and timelines).
 type RunResult struct {
 	Experiment        string `json:"experiment"`
 	ExperimentVersion int    `json:"experiment_version"`
@@ -44,8 +44,6 @@ type RunResult struct {
 	JobJCT []float64 `json:"job_jct_s"`
 	JobRho []float64 `json:"job_rho"`
 
-	Series Series `json:"series"`
-
 	// JobResults are the run's rows of jobs.parquet and Cluster its rows
 	// of cluster.parquet (without the run columns); ClusterGPUs is the
 	// cluster's size.
@@ -55,16 +53,6 @@ type RunResult struct {
 	// NoTiming says that wall-clock fields were not measured (zero in
 	// Summary, null in the tables).
 	NoTiming bool `json:"no_timing,omitempty"`
-}
-
-// Series is the cluster's state after each scheduling round: time, GPUs
-// allocated, the mean true statistical efficiency of the jobs holding GPUs
-// and the number of active (submitted, unfinished) jobs.
-type Series struct {
-	Time       []float64 `json:"time_s"`
-	GPUs       []int     `json:"gpus"`
-	Efficiency []float64 `json:"efficiency"`
-	Active     []int     `json:"active_jobs"`
 }
 
 // newRunResult condenses a finished simulation.
@@ -85,39 +73,11 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 	for app, n := range count {
 		r.AppAvgJCT[app] /= float64(n)
 	}
-	r.Series = seriesOf(res.Rounds)
 	r.JobResults = res.Jobs
 	r.Cluster = clusterRows(res, noTiming)
 	r.ClusterGPUs = res.Config.Cluster.TotalGPUs()
 	r.NoTiming = noTiming
 	return r
-}
-
-// seriesOf sums the per-job round records into one point per round.
-func seriesOf(rounds []sim.RoundRecord) Series {
-	var s Series
-	for i := 0; i < len(rounds); {
-		t := rounds[i].Time
-		gpus, active, running := 0, 0, 0
-		eff := 0.0
-		for ; i < len(rounds) && rounds[i].Time == t; i++ {
-			rr := &rounds[i]
-			active++
-			if rr.GPUs > 0 {
-				gpus += rr.GPUs
-				eff += rr.Efficiency
-				running++
-			}
-		}
-		if running > 0 {
-			eff /= float64(running)
-		}
-		s.Time = append(s.Time, t)
-		s.GPUs = append(s.GPUs, gpus)
-		s.Efficiency = append(s.Efficiency, roundTo(eff, 4))
-		s.Active = append(s.Active, active)
-	}
-	return s
 }
 
 // roundTo rounds x to digits decimals (keeps stored files short).

@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -358,17 +358,24 @@ func TestRunResultContent(t *testing.T) {
 	if d := sum/16 - r.Summary.AvgJCT; d > 1e-6 || d < -1e-6 {
 		t.Errorf("mean of job JCTs %v, summary %v", sum/16, r.Summary.AvgJCT)
 	}
-	s := r.Series
-	if len(s.Time) != r.Summary.Rounds || len(s.GPUs) != len(s.Time) || len(s.Efficiency) != len(s.Time) {
-		t.Fatalf("series of %d points for %d rounds", len(s.Time), r.Summary.Rounds)
-	}
-	if !sort.Float64sAreSorted(s.Time) {
-		t.Error("series time not increasing")
-	}
-	for i := range s.Time {
-		if s.GPUs[i] < 0 || s.GPUs[i] > 64 || s.Efficiency[i] < 0 || s.Efficiency[i] > 1 || s.Active[i] < 1 {
-			t.Fatalf("round %d: %d GPUs, efficiency %v, %d active", i, s.GPUs[i], s.Efficiency[i], s.Active[i])
+	active, total := 0, 0.0
+	for i, c := range r.Cluster {
+		if c.Round != i || c.Time != 60*float64(i) {
+			t.Fatalf("cluster row %d is round %d at %v s", i, c.Round, c.Time)
 		}
+		if c.Active > 0 {
+			active++
+		}
+		total += c.Duration
+		if c.GPUs < 0 || c.GPUs > 64 || c.Pending > c.Active || (c.MeanEfficiency != nil && (*c.MeanEfficiency <= 0 || *c.MeanEfficiency > 1)) {
+			t.Fatalf("round %d: %+v", i, c)
+		}
+	}
+	if active != r.Summary.Rounds || math.Abs(total-r.Summary.Makespan) > 1e-6 {
+		t.Errorf("%d active rounds of %d, summing to %v s (makespan %v s)", active, r.Summary.Rounds, total, r.Summary.Makespan)
+	}
+	if len(r.JobResults) != 16 {
+		t.Errorf("%d job rows", len(r.JobResults))
 	}
 	if r.WorkloadSource != "generated from the embedded Philly summary: 16 jobs, seed 2, tuned" {
 		t.Errorf("workload source %q", r.WorkloadSource)

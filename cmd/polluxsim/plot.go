@@ -10,18 +10,21 @@ import (
 )
 
 func newPlotCmd() *cobra.Command {
-	var in, out string
+	var in, out, size string
+	var formats []string
 	cmd := &cobra.Command{
 		Use:   "plot --in DIR --out DIR",
 		Short: "Draw a sweep's figures (PNG and SVG)",
 		Long: `plot draws the figures an experiment lists from the runs stored in a sweep's
-output folder, each as PNG and SVG: distributions of job completion time and of
+output folder, as PNG and SVG (or PDF, --format), page-wide or one paper column wide
+(--size column), each with its legend below and a caption naming its inputs: distributions of job completion time and of
 finish-time fairness per cell (paper Fig 7), GPUs allocated and average
 statistical efficiency over time on one workload (paper Fig 5), and a metric
 against a setting with 95% confidence intervals and the reference numbers dashed
 (paper Fig 8a/b/c). Experiments without a plot list get the two distributions and
 the timeline of all their cells.`,
-		Example: `  polluxsim plot --in out/table2 --out out/table2/plots`,
+		Example: `  polluxsim plot --in out/table2 --out out/table2/plots
+  polluxsim plot --in out/fig8c --out paper/figs --size column --format pdf,svg`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
@@ -34,7 +37,7 @@ the timeline of all their cells.`,
 			if len(runs) == 0 {
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
 			}
-			rep, err := experiments.Plot(exp, runs, out)
+			rep, err := experiments.Plot(exp, runs, out, experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}
@@ -50,5 +53,7 @@ the timeline of all their cells.`,
 	}
 	cmd.Flags().StringVar(&in, "in", "", "a sweep's output folder")
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figures")
+	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide (about 8 in, for a page or a screen) or column (3.4 in, one column of a two-column paper)")
+	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf (comma-separated or repeated)")
 	return cmd
 }
