@@ -243,5 +243,3 @@ func svgInline(svg []byte) []byte {
 	}
 	return svg
 }
-
-

@@ -25,7 +25,7 @@ against a setting with 95% confidence intervals and the reference numbers dashed
 the timeline of all their cells.`,
 		Example: `  polluxsim plot --in out/table2 --out out/table2/plots
   polluxsim plot --in out/fig8c --out paper/figs --size column --format pdf,svg`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
