@@ -61,11 +61,13 @@ func Report(w io.Writer, exp *Experiment, runs []*RunResult, missing []string) e
 			continue
 		}
 		var buf bytes.Buffer
+		caption := nf.fig.caption
+		nf.fig.caption = "" // in the figcaption instead
 		if err := nf.fig.render(&buf, "svg", SizeWide); err != nil {
 			return fmt.Errorf("report: figure %s: %w", nf.spec.Name, err)
 		}
 		d.Figures = append(d.Figures, reportFigure{ID: "plot-" + nf.spec.Name, Name: nf.spec.Name,
-			SVG: template.HTML(svgInline(buf.Bytes())), Caption: nf.fig.caption})
+			SVG: template.HTML(svgInline(buf.Bytes())), Caption: caption})
 	}
 	return reportTemplate.Execute(w, d)
 }
@@ -237,6 +239,13 @@ figcaption { font-size: 0.85rem; color: #555; }
 {{range .Provenance}}<tr><th>{{index . 0}}</th><td>{{index . 1}}</td></tr>
 {{end}}</table>
 
+<h2 id="figures">Figures</h2>
+{{range .Figures}}<figure id="{{.ID}}" class="plot">
+{{.SVG}}
+<figcaption>{{.Name}}: {{.Caption}}</figcaption>
+</figure>
+{{end}}{{if .Skipped}}<p class="note">Not drawn: {{range .Skipped}}{{.}}. {{end}}</p>{{end}}
+
 <h2 id="metrics">Metrics per cell</h2>
 <p class="note">Mean over the workloads, with the 95 % confidence interval of the mean (Student's t).</p>
 <div class="grid">
@@ -253,12 +262,6 @@ figcaption { font-size: 0.85rem; color: #555; }
 {{range .Ratios}}<tr><td>{{.Name}}</td><td>{{.Metric}}</td><td class="num">{{.N}}</td><td class="num">{{.Mean}}</td><td class="num">{{.CI}}</td><td>{{.Ref}}</td></tr>
 {{end}}</table>
 {{end}}
-<h2 id="figures">Figures</h2>
-{{range .Figures}}<figure id="{{.ID}}" class="plot">
-{{.SVG}}
-<figcaption>{{.Name}}: {{.Caption}}</figcaption>
-</figure>
-{{end}}{{if .Skipped}}<p class="note">Not drawn: {{range .Skipped}}{{.}}. {{end}}</p>{{end}}
 <script>
 // Marks each figure whose SVG laid out with a non-empty box.
 (function () {
