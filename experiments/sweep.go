@@ -159,9 +159,9 @@ type planned struct {
 // in opt.Out, opt.Parallel at a time. Each finished run is written at once,
 // atomically, to DIR/cells/<run>.json, so an interrupted sweep (Ctrl-C,
 // SIGKILL, a lost node) loses no finished run; run again, it skips every
-// run whose file exists with the same inputs hash. At the end
-// DIR/results.parquet and DIR/summary.json are rebuilt from all the run
-// files present.
+// run whose file exists with the same inputs hash. At the end the
+// sweep's tables (see Rebuild) and DIR/summary.json are rebuilt from all
+// the run files present.
 func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport, error) {
 	start := time.Now()
 	if opt.Parallel == 0 {

@@ -130,7 +130,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 	if rep.Runs != 20 || len(rep.Missing) != 0 {
 		t.Errorf("merge: %d runs, missing %v", rep.Runs, rep.Missing)
 	}
-	for _, f := range []string{ResultsFile, SummaryFile, ExperimentFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, SummaryFile, ExperimentFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(merged, f))) {
 			t.Errorf("%s of the merged shards differs from the unsharded sweep's", f)
 		}
@@ -188,7 +188,7 @@ func TestSweepResume(t *testing.T) {
 	if rep.Ran != 2 || rep.Skipped != 18 || planned != [2]int{2, 18} {
 		t.Errorf("rerun ran %d and skipped %d (planned %v), want 2 and 18", rep.Ran, rep.Skipped, planned)
 	}
-	for _, f := range []string{ResultsFile, SummaryFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, SummaryFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(dir, f))) {
 			t.Errorf("%s after the resumed sweep differs from an uninterrupted one", f)
 		}
