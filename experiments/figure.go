@@ -123,7 +123,7 @@ func (f figure) render(w io.Writer, ext string, size FigureSize) error {
 	legs, legH := f.legend.layout(lw - 2*pad)
 	plotH := f.h * lw / f.w
 	if size == SizeColumn {
-		plotH = max(plotH, vg.Length(len(f.plots))*2.6*vg.Inch)
+		plotH = max(plotH, vg.Length(len(f.plots))*2.0*vg.Inch)
 	}
 	lh := plotH + legH + capH + 2*pad
 	pw, ph := vg.Length(float64(lw)*scale), vg.Length(float64(lh)*scale)
