@@ -50,7 +50,7 @@ func TestDuckDBReadsTables(t *testing.T) {
 			args = append(args, filepath.Join(dir, f))
 		}
 	}
-	for _, f := range []string{JobsFile, ClusterFile, ResultsFile, AppsFile} {
+	for _, f := range []string{JobsFile, ClusterFile, ResultsFile, AppsFile, RoundsFile} {
 		args = append(args, filepath.Join(sweep, f))
 	}
 	out, err := exec.Command(node, args...).CombinedOutput()

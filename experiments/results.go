@@ -51,7 +51,8 @@ func (rr *RunResult) matches(exp *Experiment, r Run) bool {
 }
 
 // Rebuild writes the sweep-level tables (results.parquet, apps.parquet,
-// jobs.parquet, cluster.parquet) and summary.json from the stored runs of
+// jobs.parquet, cluster.parquet, and rounds.parquet when the runs kept
+// their rounds, see SweepOptions.JobRounds) and summary.json from the stored runs of
 // exp and returns the summary.
 func Rebuild(dir string, exp *Experiment) (*SweepSummary, error) {
 	runs, missing, err := LoadRuns(dir, exp)
@@ -62,6 +63,9 @@ func Rebuild(dir string, exp *Experiment) (*SweepSummary, error) {
 		return nil, err
 	}
 	if err := writeSweepTables(dir, exp, runs); err != nil {
+		return nil, err
+	}
+	if err := writeSweepRounds(dir, exp, runs); err != nil {
 		return nil, err
 	}
 	sum := Summarize(exp, runs, missing)

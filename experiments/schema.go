@@ -169,7 +169,7 @@ func withRun(cols []ColumnDoc) []ColumnDoc {
 // Tables documents every output table, in documentation order.
 var Tables = []TableDoc{
 	{"jobs.parquet", "run, sweep", "one row per job", withRun(jobColumns)},
-	{"rounds.parquet", "run, sweep --rounds", "one row per active job per scheduling round", withRun(roundColumns)},
+	{"rounds.parquet", "run, sweep --job-rounds", "one row per active job per scheduling round", withRun(roundColumns)},
 	{"cluster.parquet", "run, sweep", "one row per scheduling round, idle rounds included, from time 0 to the makespan", withRun(clusterColumns)},
 	{"results.parquet", "sweep", "one row per run: settings and metrics", withRun(resultColumns)},
 	{"apps.parquet", "sweep", "one row per run and application: per-application metrics", withRun(appColumns)},

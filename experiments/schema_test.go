@@ -244,17 +244,22 @@ func TestRunTables(t *testing.T) {
 func TestSweepTables(t *testing.T) {
 	dir := tinyFull(t)
 	counts := map[string]int64{}
-	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, RoundsFile} {
 		tbl := checkTable(t, filepath.Join(dir, f))
 		counts[f] = tbl.NumRows()
+		ids := map[any]bool{}
 		for _, r := range rows(tbl) {
+			ids[r["run_id"]] = true
 			if r["experiment"] == nil || r["cell"] == nil || r["workload"] == nil {
 				t.Fatalf("%s: a sweep row without its run: %v", f, r)
 			}
 		}
+		if len(ids) != 20 {
+			t.Errorf("%s: rows of %d runs, want 20", f, len(ids))
+		}
 		tbl.Release()
 	}
-	if counts[ResultsFile] != 20 || counts[JobsFile] == 0 || counts[ClusterFile] < counts[ResultsFile] || counts[AppsFile] < counts[ResultsFile] {
+	if counts[ResultsFile] != 20 || counts[JobsFile] == 0 || counts[ClusterFile] < counts[ResultsFile] || counts[AppsFile] < counts[ResultsFile] || counts[RoundsFile] < counts[ClusterFile]/2 {
 		t.Errorf("row counts %v", counts)
 	}
 	res := readParquet(t, filepath.Join(dir, ResultsFile))

@@ -62,7 +62,7 @@ func tinyFull(t *testing.T) string {
 		}
 		e, data := loadTiny(t)
 		_, tinyErr = Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact",
-			Out: tinyDir, Parallel: 2, NoTiming: true, Version: "test", Spec: data})
+			Out: tinyDir, Parallel: 2, NoTiming: true, JobRounds: true, Version: "test", Spec: data})
 	})
 	if tinyErr != nil {
 		t.Fatal(tinyErr)
@@ -111,9 +111,9 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		dir := t.TempDir()
 		opt := tinyOptions(t, dir)
-		opt.Shard, opt.Parallel = Shard{i, 3}, 1
+		opt.Shard, opt.Parallel, opt.JobRounds = Shard{i, 3}, 1, true
 		rep := sweepTiny(t, opt)
-		if rep.Runs != len(cellFiles(t, dir)) || rep.Summary.Runs != rep.Runs || len(rep.Summary.Missing) != 20-rep.Runs {
+		if 2*rep.Runs != len(cellFiles(t, dir)) || rep.Summary.Runs != rep.Runs || len(rep.Summary.Missing) != 20-rep.Runs {
 			t.Errorf("shard %d: %d runs, %d files, summary %d runs, %d missing", i, rep.Runs, len(cellFiles(t, dir)), rep.Summary.Runs, len(rep.Summary.Missing))
 		}
 		total += rep.Runs
@@ -130,13 +130,13 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 	if rep.Runs != 20 || len(rep.Missing) != 0 {
 		t.Errorf("merge: %d runs, missing %v", rep.Runs, rep.Missing)
 	}
-	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, SummaryFile, ExperimentFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, RoundsFile, SummaryFile, ExperimentFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(merged, f))) {
 			t.Errorf("%s of the merged shards differs from the unsharded sweep's", f)
 		}
 	}
 	fa, fb := cellFiles(t, full), cellFiles(t, merged)
-	if len(fa) != 20 || len(fb) != 20 {
+	if len(fa) != 40 || len(fb) != 40 { // the runs and their rounds tables
 		t.Fatalf("%d and %d run files", len(fa), len(fb))
 	}
 	for name, data := range fa {
