@@ -27,8 +27,15 @@ type column struct {
 	put func(b array.Builder, i int)
 }
 
+// stringDict is the in-memory type of string columns: dictionary-encoded,
+// so that readers that keep Arrow's types (pandas through pyarrow, Polars)
+// get categoricals; Parquet stores plain (dictionary-encoded) strings.
+var stringDict = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
 func strCol(name string, get func(i int) string) column {
-	return column{name, arrow.BinaryTypes.String, true, func(b array.Builder, i int) { b.(*array.StringBuilder).Append(get(i)) }}
+	return column{name, stringDict, true, func(b array.Builder, i int) {
+		b.(*array.BinaryDictionaryBuilder).AppendString(get(i)) //nolint:errcheck // a string builder takes strings
+	}}
 }
 
 func f64Col(name string, get func(i int) float64) column {
@@ -46,9 +53,9 @@ func boolCol(name string, get func(i int) bool) column {
 // strNull, f64Null and i64Null are nullable columns: get's ok = false
 // writes a null.
 func strNull(name string, get func(i int) (string, bool)) column {
-	return column{name, arrow.BinaryTypes.String, true, func(b array.Builder, i int) {
+	return column{name, stringDict, true, func(b array.Builder, i int) {
 		if v, ok := get(i); ok {
-			b.(*array.StringBuilder).Append(v)
+			b.(*array.BinaryDictionaryBuilder).AppendString(v) //nolint:errcheck // a string builder takes strings
 		} else {
 			b.AppendNull()
 		}
@@ -80,6 +87,10 @@ func sqlType(t arrow.DataType) string {
 	switch t.ID() {
 	case arrow.STRING:
 		return TypeString
+	case arrow.DICTIONARY:
+		if t.(*arrow.DictionaryType).ValueType.ID() == arrow.STRING {
+			return TypeString
+		}
 	case arrow.INT64:
 		return TypeInt
 	case arrow.FLOAT64:

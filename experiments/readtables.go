@@ -54,6 +54,16 @@ func readTableColumns(path string, names ...string) (*tableColumns, error) {
 				switch a := ch.(type) {
 				case *array.String:
 					tc.strs[name] = append(tc.strs[name], a.Value(i))
+				case *array.Dictionary:
+					s, ok := a.Dictionary().(*array.String)
+					if !ok {
+						return nil, fmt.Errorf("%s: column %s has type %s", path, name, ch.DataType())
+					}
+					v := ""
+					if a.IsValid(i) {
+						v = s.Value(a.GetValueIndex(i))
+					}
+					tc.strs[name] = append(tc.strs[name], v)
 				case *array.Float64:
 					tc.nums[name] = append(tc.nums[name], nullable(a, i, a.Value(i)))
 				case *array.Int64:

@@ -68,6 +68,9 @@ func checkTable(t *testing.T, path string) arrow.Table {
 		if f.Name != d.Name || sqlType(f.Type) != d.Type || f.Nullable != d.Nullable {
 			t.Errorf("%s: column %d is %s %s nullable=%v, documented %s %s nullable=%v", path, i, f.Name, sqlType(f.Type), f.Nullable, d.Name, d.Type, d.Nullable)
 		}
+		if d.Type == TypeString && f.Type.ID() != arrow.DICTIONARY {
+			t.Errorf("%s: %s is %s in memory, want dictionary-encoded (categorical)", path, f.Name, f.Type)
+		}
 		if unit, _ := f.Metadata.GetValue("unit"); unit != d.Unit {
 			t.Errorf("%s: %s has unit %q, documented %q", path, f.Name, unit, d.Unit)
 		}
@@ -106,6 +109,8 @@ func rows(tbl arrow.Table) []map[string]any {
 				switch a := ch.(type) {
 				case *array.String:
 					out[r][f.Name] = a.Value(k)
+				case *array.Dictionary:
+					out[r][f.Name] = a.Dictionary().(*array.String).Value(a.GetValueIndex(k))
 				case *array.Int64:
 					out[r][f.Name] = a.Value(k)
 				case *array.Float64:

@@ -12,8 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
+	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -302,10 +301,7 @@ func TestResultsTable(t *testing.T) {
 	}
 	var runs []string
 	for _, ch := range tbl.Column(tbl.Schema().FieldIndices("run")[0]).Data().Chunks() {
-		s := ch.(*array.String)
-		for i := 0; i < s.Len(); i++ {
-			runs = append(runs, s.Value(i))
-		}
+		runs = append(runs, parquettest.Strings(ch)...)
 	}
 	seen := map[string]bool{}
 	for _, r := range runs {
