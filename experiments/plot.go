@@ -109,15 +109,11 @@ func figures(exp *Experiment, runs []*RunResult) []namedFigure {
 // captionOf names a figure's inputs: experiment, profiles, workloads,
 // polluxsim version, and where its reference numbers come from.
 func captionOf(exp *Experiment, runs []*RunResult, ps PlotSpec) string {
-	profs, wls, vers := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	profs, vers, wls := map[string]bool{}, map[string]bool{}, map[string]int{}
 	for _, r := range runs {
 		profs[r.ProfilesID] = true
 		vers[r.PolluxsimVersion] = true
-		wl := r.WorkloadSource
-		if i := strings.IndexAny(wl, ":("); i > 0 {
-			wl = strings.TrimSpace(wl[:i])
-		}
-		wls[wl] = true
+		wls[workloadKind(r.WorkloadSource)]++
 	}
 	keys := func(m map[string]bool) string {
 		var k []string
@@ -127,11 +123,27 @@ func captionOf(exp *Experiment, runs []*RunResult, ps PlotSpec) string {
 		sort.Strings(k)
 		return strings.Join(k, ", ")
 	}
-	c := fmt.Sprintf("%s v%d, %d runs; profiles: %s; workloads: %s; polluxsim %s", exp.Name, exp.Version, len(runs), keys(profs), keys(wls), keys(vers))
+	var wl []string
+	for _, k := range sortedKeys(wls) {
+		wl = append(wl, fmt.Sprintf("%s (%d runs)", k, wls[k]))
+	}
+	c := fmt.Sprintf("%s v%d, %d runs; profiles: %s; workloads: %s; polluxsim %s", exp.Name, exp.Version, len(runs), keys(profs), strings.Join(wl, ", "), keys(vers))
 	if ps.Reference != "" {
 		c += "; dashed: " + ps.Reference + " numbers (" + referenceInputs(exp, ps.Reference) + ")"
 	}
 	return c
+}
+
+// workloadKind shortens a workload's source to its kind: the folder of a
+// file (dir/*.csv), or a generator's description without its seed.
+func workloadKind(src string) string {
+	if i := strings.IndexAny(src, ":("); i > 0 {
+		return strings.TrimSpace(src[:i])
+	}
+	if i := strings.LastIndex(src, "/"); i >= 0 {
+		return src[:i+1] + "*" + filepath.Ext(src)
+	}
+	return src
 }
 
 // referenceInputs says what a reference's numbers were measured on.

@@ -150,7 +150,7 @@ func provenance(exp *Experiment, runs []*RunResult, sum *SweepSummary) [][2]stri
 			}
 			return r.ProfilesID + " (" + r.Profiles + ")"
 		})},
-		{"workloads", set(func(r *RunResult) string { return r.WorkloadSource })},
+		{"workloads", workloadKinds(runs)},
 	}
 	if len(sum.Missing) > 0 {
 		p = append(p, [2]string{"missing runs", strings.Join(sum.Missing, ", ")})
@@ -167,6 +167,19 @@ func provenance(exp *Experiment, runs []*RunResult, sum *SweepSummary) [][2]stri
 		p = append(p, [2]string{"do the references apply?", referenceApplies(runs)})
 	}
 	return p
+}
+
+// workloadKinds lists the kinds of workloads the runs used, with counts.
+func workloadKinds(runs []*RunResult) string {
+	n := map[string]int{}
+	for _, r := range runs {
+		n[workloadKind(r.WorkloadSource)]++
+	}
+	var out []string
+	for _, k := range sortedKeys(n) {
+		out = append(out, fmt.Sprintf("%s (%d runs)", k, n[k]))
+	}
+	return strings.Join(out, "; ")
 }
 
 func hasReference(sum *SweepSummary) bool {
