@@ -398,9 +398,9 @@ func fractionTicks() []plot.Tick {
 func jctCDF(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": job completion time", "job completion time (hours, log scale)", log10Axis,
 		func(r *RunResult) []float64 {
-			h := make([]float64, len(r.JobJCT))
-			for i, v := range r.JobJCT {
-				h[i] = math.Max(v, 1) / 3600
+			h := make([]float64, len(r.JobResults))
+			for i, j := range r.JobResults {
+				h[i] = math.Max(j.JCT, 1) / 3600
 			}
 			return h
 		})
@@ -409,10 +409,10 @@ func jctCDF(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (figur
 func rhoCDF(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": finish-time fairness", "finish-time fairness ρ = JCT / JCT on an exclusive 1/N share (log scale)", log2Axis,
 		func(r *RunResult) []float64 {
-			v := make([]float64, 0, len(r.JobRho))
-			for _, x := range r.JobRho {
-				if x > 0 {
-					v = append(v, x)
+			v := make([]float64, 0, len(r.JobResults))
+			for _, j := range r.JobResults {
+				if j.Fairness > 0 {
+					v = append(v, j.Fairness)
 				}
 			}
 			return v

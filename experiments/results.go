@@ -152,8 +152,8 @@ func writeSweepTables(dir string, exp *Experiment, runs []*RunResult) error {
 	var cluster []clusterRow
 	for i, r := range runs {
 		n := map[string]int{}
-		for _, a := range r.JobApp {
-			n[a]++
+		for _, j := range r.JobResults {
+			n[j.App]++
 		}
 		names := make([]string, 0, len(r.AppAvgJCT))
 		for a := range r.AppAvgJCT {

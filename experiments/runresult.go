@@ -14,8 +14,8 @@ import (
 
 // RunResult is what a sweep keeps of one run, stored as
 // DIR/cells/<run>.json: its identity and settings, the run's summary, the
-// per-job JCTs and finish-time fairness (for CDFs), its jobs' rows and its
-// cluster rows (one per scheduling round, for tables and timelines).
+// jobs' rows (for tables and distributions) and its cluster rows (one per
+// scheduling round, for tables and timelines).
 type RunResult struct {
 	Experiment        string `json:"experiment"`
 	ExperimentVersion int    `json:"experiment_version"`
@@ -40,10 +40,6 @@ type RunResult struct {
 	// AppAvgJCT is the average JCT of each application's jobs.
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
-	JobApp []string  `json:"job_app"`
-	JobJCT []float64 `json:"job_jct_s"`
-	JobRho []float64 `json:"job_rho"`
-
 	// JobResults are the run's rows of jobs.parquet and Cluster its rows
 	// of cluster.parquet (without the run columns); ClusterGPUs is the
 	// cluster's size.
@@ -63,9 +59,6 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 	}
 	count := map[string]int{}
 	for _, j := range res.Jobs {
-		r.JobApp = append(r.JobApp, j.App)
-		r.JobJCT = append(r.JobJCT, j.JCT)
-		r.JobRho = append(r.JobRho, roundTo(j.Fairness, 6))
 		r.MaxRho = math.Max(r.MaxRho, j.Fairness)
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
@@ -78,12 +71,6 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 	r.ClusterGPUs = res.Config.Cluster.TotalGPUs()
 	r.NoTiming = noTiming
 	return r
-}
-
-// roundTo rounds x to digits decimals (keeps stored files short).
-func roundTo(x float64, digits int) float64 {
-	p := math.Pow10(digits)
-	return math.Round(x*p) / p
 }
 
 // metric is one number of a run that summaries, tables and baselines use.

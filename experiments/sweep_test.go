@@ -344,12 +344,12 @@ func TestRunResultContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Jobs != 16 || len(r.JobJCT) != 16 || len(r.JobRho) != 16 || len(r.JobApp) != 16 {
-		t.Fatalf("jobs %d, %d JCTs", r.Jobs, len(r.JobJCT))
+	if r.Jobs != 16 || len(r.JobResults) != 16 {
+		t.Fatalf("jobs %d, %d job rows", r.Jobs, len(r.JobResults))
 	}
 	sum := 0.0
-	for _, v := range r.JobJCT {
-		sum += v
+	for _, j := range r.JobResults {
+		sum += j.JCT
 	}
 	if d := sum/16 - r.Summary.AvgJCT; d > 1e-6 || d < -1e-6 {
 		t.Errorf("mean of job JCTs %v, summary %v", sum/16, r.Summary.AvgJCT)
