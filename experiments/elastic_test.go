@@ -32,10 +32,10 @@ func TestFig9EndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		runs[c] = r
-		if len(r.Series.Nodes) != len(r.Series.Time) || r.Summary.Cost <= 0 {
-			t.Fatalf("%s: %d node counts for %d rounds, cost %v", c, len(r.Series.Nodes), len(r.Series.Time), r.Summary.Cost)
+		if r.Elastic == nil || len(r.Elastic.Nodes) != len(r.Elastic.Time) || r.Summary.Cost <= 0 {
+			t.Fatalf("%s: %d node counts for %d rounds, cost %v", c, len(r.Elastic.Nodes), len(r.Elastic.Time), r.Summary.Cost)
 		}
-		for _, n := range r.Series.Nodes {
+		for _, n := range r.Elastic.Nodes {
 			if n < 1 || n > 16 {
 				t.Errorf("%s: %d nodes", c, n)
 			}
@@ -50,8 +50,8 @@ func TestFig9EndToEnd(t *testing.T) {
 	if cost < 0.7 || cost > 0.9 || slow < 1.05 || slow > 1.35 {
 		t.Errorf("goodput/throughput: cost %.3f (band 0.7-0.9), completion %.3f (band 1.05-1.35)", cost, slow)
 	}
-	for i, tm := range th.Series.Time {
-		if tm <= 1800 && th.Series.Nodes[i] == 16 {
+	for i, tm := range th.Elastic.Time {
+		if tm <= 1800 && th.Elastic.Nodes[i] == 16 {
 			break
 		}
 		if tm > 1800 {
@@ -59,7 +59,7 @@ func TestFig9EndToEnd(t *testing.T) {
 			break
 		}
 	}
-	if g.Series.Nodes[len(g.Series.Nodes)/10] >= 16 {
+	if g.Elastic.Nodes[len(g.Elastic.Nodes)/10] >= 16 {
 		t.Errorf("goodput-based autoscaler at the maximum early")
 	}
 }

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"math"
 	"path/filepath"
 
 	"github.com/polluxsim/polluxsim/sim"
@@ -10,8 +11,8 @@ import (
 // otherwise). Ratios, tables and plots may name them; they are not among
 // the fixed columns of every table.
 var elasticMetrics = []metric{
-	{"node_hours", func(r *RunResult) float64 { return r.Summary.NodeHours }},
-	{"cost", func(r *RunResult) float64 { return r.Summary.Cost }},
+	{name: "node_hours", get: func(r *RunResult) float64 { return r.Summary.NodeHours }},
+	{name: "cost", get: func(r *RunResult) float64 { return r.Summary.Cost }},
 }
 
 // elasticMetric returns the elastic metric called name.
@@ -24,53 +25,69 @@ func elasticMetric(name string) (metric, bool) {
 	return metric{}, false
 }
 
-// addElasticSeries fills the series' node counts (ready plus
-// provisioning) and mean total batch of the running jobs, for runs on an
-// elastic cluster.
-func addElasticSeries(s *Series, res *sim.Result) {
+// ElasticSeries is an elastic cluster's state after each scheduling
+// round: nodes (ready plus provisioning), and the mean total batch and
+// mean true statistical efficiency of the jobs holding GPUs (0 when none
+// does).
+type ElasticSeries struct {
+	Time       []float64 `json:"time_s"`
+	Nodes      []int     `json:"nodes"`
+	Batch      []float64 `json:"batch"`
+	Efficiency []float64 `json:"efficiency"`
+}
+
+// elasticSeries is the series of a run on an elastic cluster, nil on a
+// fixed one.
+func elasticSeries(res *sim.Result) *ElasticSeries {
 	if len(res.NodeStats) == 0 {
-		return
+		return nil
 	}
+	s := &ElasticSeries{}
 	nodes := make(map[float64]int, len(res.NodeStats))
 	for _, ns := range res.NodeStats {
 		nodes[ns.Time] = ns.Ready + ns.Provisioning
 	}
-	batch := map[float64]float64{}
-	running := map[float64]int{}
-	for _, r := range res.Rounds {
-		if r.GPUs > 0 {
-			batch[r.Time] += float64(r.Batch)
-			running[r.Time]++
+	rounds := res.Rounds
+	for i := 0; i < len(rounds); {
+		t := rounds[i].Time
+		batch, eff, running := 0.0, 0.0, 0
+		for ; i < len(rounds) && rounds[i].Time == t; i++ {
+			if rr := &rounds[i]; rr.GPUs > 0 {
+				batch += float64(rr.Batch)
+				eff += rr.Efficiency
+				running++
+			}
 		}
-	}
-	for _, t := range s.Time {
+		if running > 0 {
+			batch, eff = batch/float64(running), eff/float64(running)
+		}
+		s.Time = append(s.Time, t)
 		s.Nodes = append(s.Nodes, nodes[t])
-		b := 0.0
-		if running[t] > 0 {
-			b = batch[t] / float64(running[t])
-		}
-		s.Batch = append(s.Batch, roundTo(b, 1))
+		s.Batch = append(s.Batch, math.Round(batch*10)/10)
+		s.Efficiency = append(s.Efficiency, math.Round(eff*1e4)/1e4)
 	}
+	return s
 }
 
-// WriteCluster writes path with one row per round of an elastic cluster:
+// writeNodes writes path with one row per round of an elastic cluster:
 // its ready and provisioning nodes and the node-hours and cost billed so
-// far.
-func WriteCluster(path string, res *sim.Result, kv map[string]string, order []string) error {
+// far (nodes.parquet, see Tables).
+func writeNodes(path string, key *runKey, res *sim.Result, kv map[string]string, order []string) error {
 	ns := res.NodeStats
 	price := 0.0
 	if res.Config.Elastic != nil {
 		price = res.Config.Elastic.NodePrice
 	}
-	cols := []column{
+	cols := append(runCols(func(int) *runKey { return key }),
 		f64Col("time_s", func(i int) float64 { return ns[i].Time }),
 		i64Col("ready_nodes", func(i int) int64 { return int64(ns[i].Ready) }),
 		i64Col("provisioning_nodes", func(i int) int64 { return int64(ns[i].Provisioning) }),
 		f64Col("node_hours", func(i int) float64 { return ns[i].NodeHours }),
 		f64Col("cost", func(i int) float64 { return ns[i].NodeHours * price }),
-	}
-	return writeParquet(path, cols, len(ns), kv, order)
+	)
+	return writeTable(path, Table("nodes.parquet"), cols, len(ns), kv, order)
 }
 
-// clusterFile is the elastic cluster's table in a run's output folder.
-func clusterFile(dir string) string { return filepath.Join(dir, "cluster.parquet") }
+// nodesFile is the elastic cluster's node table in a run's output folder
+// (elastic runs only; cluster.parquet is the per-round table of every run).
+func nodesFile(dir string) string { return filepath.Join(dir, "nodes.parquet") }

@@ -111,6 +111,12 @@ func Merge(out string, dirs []string) (*MergeReport, error) {
 		if err := writeFileAtomic(dst, f.data); err != nil {
 			return nil, err
 		}
+		// The run's rounds table, when the shard kept it.
+		if data, err := os.ReadFile(runRoundsPath(f.dir, id)); err == nil {
+			if err := writeFileAtomic(runRoundsPath(out, id), data); err != nil {
+				return nil, err
+			}
+		}
 	}
 	sum, err := Rebuild(out, exp)
 	if err != nil {

@@ -35,10 +35,10 @@ func elasticPlot(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (
 				run = r
 			}
 		}
-		if run == nil || len(run.Series.Nodes) != len(run.Series.Time) || len(run.Series.Time) == 0 {
+		if run == nil || run.Elastic == nil || len(run.Elastic.Time) == 0 {
 			continue
 		}
-		s := run.Series
+		s := run.Elastic
 		found++
 		var xyN, xyB, xyE plotter.XYs
 		for k, t := range s.Time {

@@ -57,6 +57,7 @@ type RoundStat struct {
 	Time          float64 // simulated time of the round
 	Active        int     // active (submitted, unfinished) jobs
 	GPUs          int     // GPUs allocated after the round
+	Pending       int     // active jobs without GPUs after the round
 	PolicySeconds float64 // wall time the policy took
 }
 
@@ -117,11 +118,14 @@ func newResult(cfg Config, policy string, w *traces.Workload, set *profiles.Set)
 }
 
 func (r *Result) addRound(now, wall float64, active []*job) {
-	gpus := 0
+	gpus, pending := 0, 0
 	for _, j := range active {
 		gpus += j.gpus
+		if j.gpus == 0 {
+			pending++
+		}
 	}
-	r.RoundStats = append(r.RoundStats, RoundStat{Time: now, Active: len(active), GPUs: gpus, PolicySeconds: wall})
+	r.RoundStats = append(r.RoundStats, RoundStat{Time: now, Active: len(active), GPUs: gpus, Pending: pending, PolicySeconds: wall})
 	for _, j := range active {
 		rec := RoundRecord{
 			Time: now, Job: j.spec.Name, App: j.spec.App, Phase: "pending",

@@ -390,7 +390,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 			if err := json.Unmarshal(data, &s); err != nil || s.Version == "" || len(s.InputsHash) != 64 || s.Jobs < 1 {
 				t.Errorf("summary.json incomplete (%v): %.200s", err, data)
 			}
-		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet":
+		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet" || name == "nodes.parquet":
 			if err := checkParquet(data); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
@@ -401,7 +401,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 		outputs = append(outputs, name)
 	}
 	if have["summary.json"] || complete {
-		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet"} {
+		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 			if !have[f] {
 				t.Errorf("%s missing (have %v)", f, outputs)
 			}
@@ -511,7 +511,7 @@ func TestCLIDeterministic(t *testing.T) {
 		}
 		checkOutputs(t, filepath.Join(dir, r.out), true)
 	}
-	for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet"} {
+	for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 		a, err := os.ReadFile(filepath.Join(dir, "a", f))
 		if err != nil {
 			t.Fatal(err)
@@ -539,7 +539,7 @@ func TestCLIDeterministic(t *testing.T) {
 	if !strings.HasPrefix(s.Version, Version) || s.Seed != 7 || len(s.InputsHash) != 64 {
 		t.Errorf("provenance: version %q seed %d inputs_hash %q", s.Version, s.Seed, s.InputsHash)
 	}
-	for _, f := range []string{"jobs.parquet", "rounds.parquet"} {
+	for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 		data, _ := os.ReadFile(filepath.Join(dir, "a", f))
 		for _, want := range []string{"polluxsim.version", "polluxsim.seed", "polluxsim.inputs_hash", s.InputsHash} {
 			if !bytes.Contains(data, []byte(want)) {

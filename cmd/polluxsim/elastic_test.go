@@ -10,7 +10,7 @@ import (
 )
 
 // An elastic run through the binary: the bill is in summary.json (cost =
-// node-hours × price), cluster.parquet is written, and a closed loop of
+// node-hours × price), nodes.parquet is written, and a closed loop of
 // one runs its jobs one after the other.
 func TestCLIElasticClosedLoopRun(t *testing.T) {
 	dir := t.TempDir()
@@ -27,8 +27,8 @@ func TestCLIElasticClosedLoopRun(t *testing.T) {
 		t.Errorf("stdout has no bill:\n%s", r.stdout)
 	}
 	outputs, _ := checkOutputs(t, filepath.Join(dir, "out"), true)
-	if !strings.Contains(strings.Join(outputs, " "), "cluster.parquet") {
-		t.Errorf("outputs %v: no cluster.parquet", outputs)
+	if !strings.Contains(strings.Join(outputs, " "), "nodes.parquet") {
+		t.Errorf("outputs %v: no nodes.parquet", outputs)
 	}
 	data, err := os.ReadFile(filepath.Join(dir, "out", "summary.json"))
 	if err != nil {

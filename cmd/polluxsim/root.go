@@ -46,6 +46,7 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 		newSweepCmd(),
 		newMergeCmd(),
 		newPlotCmd(),
+		newReportCmd(),
 		newRegressCmd(),
 	)
 	return root

@@ -46,7 +46,9 @@ func newRunCmdFor(rf *runFlags) *cobra.Command {
 		Use:   "run",
 		Short: "Simulate one workload under one scheduling policy",
 		Long: `run replays a workload on the simulated cluster under one policy, prints a short
-summary and writes DIR/summary.json, DIR/jobs.parquet and DIR/rounds.parquet.
+summary and writes DIR/summary.json, DIR/jobs.parquet, DIR/rounds.parquet and
+DIR/cluster.parquet, and on an elastic cluster DIR/nodes.parquet (the tables
+are documented in docs/outputs.md).
 
 Without --workload it generates the default workload: 160 jobs sampled from the
 embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
@@ -87,7 +89,7 @@ shorthands for Pollux's options.`,
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
-	f.BoolVar(&rf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns are byte-identical")
+	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
 	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
 	return cmd
 }
@@ -292,6 +294,6 @@ wrote %s
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
 		s.AvgFairness, s.AgentFits,
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
-		strings.Join([]string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet"), filepath.Join(out, "rounds.parquet")}, ", "))
+		strings.Join([]string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet"), filepath.Join(out, "rounds.parquet"), filepath.Join(out, "cluster.parquet")}, ", "))
 	return err
 }

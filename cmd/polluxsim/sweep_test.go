@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/internal/refdata"
@@ -119,10 +117,7 @@ func readRunColumn(t *testing.T, path string) []string {
 	}
 	var runs []string
 	for _, ch := range tbl.Column(idx[0]).Data().Chunks() {
-		s := ch.(*array.String)
-		for i := 0; i < s.Len(); i++ {
-			runs = append(runs, s.Value(i))
-		}
+		runs = append(runs, parquettest.Strings(ch)...)
 	}
 	return runs
 }
