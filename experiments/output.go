@@ -148,6 +148,8 @@ func WriteJobs(path string, res *sim.Result, kv map[string]string, order []strin
 		f64Col("contention", func(i int) float64 { return j[i].Contention }),
 		f64Col("exclusive_jct_s", func(i int) float64 { return j[i].ExclusiveJCT }),
 		f64Col("fairness_rho", func(i int) float64 { return j[i].Fairness }),
+		f64Col("equal_share_jct_s", func(i int) float64 { return j[i].EqualShareJCT }),
+		f64Col("fairness_rho_equal_share", func(i int) float64 { return j[i].FairnessEqualShare }),
 	}
 	return writeParquet(path, cols, len(j), kv, order)
 }

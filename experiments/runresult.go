@@ -37,12 +37,17 @@ type RunResult struct {
 
 	Summary sim.Summary `json:"summary"`
 	MaxRho  float64     `json:"max_rho"`
+	// MaxRhoEqualShare is the largest equal-share ρ
+	// (sim.JobResult.FairnessEqualShare).
+	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
 	// AppAvgJCT is the average JCT of each application's jobs.
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
 	JobApp []string  `json:"job_app"`
 	JobJCT []float64 `json:"job_jct_s"`
 	JobRho []float64 `json:"job_rho"`
+	// JobRhoEqualShare is each job's equal-share ρ.
+	JobRhoEqualShare []float64 `json:"job_rho_equal_share"`
 
 	Series Series `json:"series"`
 }
@@ -69,6 +74,8 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 		r.JobJCT = append(r.JobJCT, j.JCT)
 		r.JobRho = append(r.JobRho, roundTo(j.Fairness, 6))
 		r.MaxRho = math.Max(r.MaxRho, j.Fairness)
+		r.JobRhoEqualShare = append(r.JobRhoEqualShare, roundTo(j.FairnessEqualShare, 6))
+		r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
 	}
@@ -134,6 +141,10 @@ var runMetrics = []metric{
 	{"p99_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }},
 	{"max_rho", func(r *RunResult) float64 { return r.MaxRho }},
 	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }},
+	{"avg_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }},
+	{"p99_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }},
+	{"max_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }},
+	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }},
 	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }},
 	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }},
 	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }},

@@ -30,6 +30,10 @@ type RunSpec struct {
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// Calibration names a calibration of the simulated cluster to a
+	// physical one (see Calibrations), "" for none: the measured tables as
+	// they are, one restart delay for all.
+	Calibration string `json:"calibration,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -77,6 +81,9 @@ func (s RunSpec) Validate() error {
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
 	}
+	if _, err := LookupCalibration(s.Calibration); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -88,6 +95,9 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference
 	c.Step = s.Step
+	if cal, err := LookupCalibration(s.Calibration); err == nil {
+		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
+	}
 	return c
 }
 

@@ -19,6 +19,10 @@ type Config struct {
 	RestartDelay float64
 	// RestartDelayByApp overrides RestartDelay per application.
 	RestartDelayByApp map[string]float64
+	// StepScale, when set, multiplies the true step and sync times of the
+	// named applications (a calibration to a slower or faster cluster; see
+	// profiles.ScaleStepTimes). Agents observe the scaled times.
+	StepScale map[string]float64
 	// Interference is the slowdown in [0, 1) of a multi-node job that
 	// shares a node with another multi-node job.
 	Interference float64

@@ -34,6 +34,10 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("workload %s has no jobs", w.Source)
 	}
+	set, err := profiles.ScaleStepTimes(set, cfg.StepScale)
+	if err != nil {
+		return nil, err
+	}
 	e := &engine{cfg: cfg, policy: p, traits: p.Traits()}
 	total := cfg.Cluster.TotalGPUs()
 	for i, spec := range w.Jobs {

@@ -81,6 +81,7 @@ shorthands for Pollux's options.`,
 	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; `polluxsim policies` lists each policy's options)")
 	rf.aliases.register(f)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
+	f.StringVar(&rf.spec.Calibration, "calibration", "", "calibrate the simulated cluster to a physical one: "+calibrationNames()+" (default none)")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns are byte-identical")
@@ -275,4 +276,13 @@ wrote %s
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
 		strings.Join([]string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet"), filepath.Join(out, "rounds.parquet")}, ", "))
 	return err
+}
+
+// calibrationNames lists the named calibrations for --calibration's help.
+func calibrationNames() string {
+	var names []string
+	for _, c := range experiments.Calibrations() {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
 }
