@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -30,6 +31,12 @@ type RunSpec struct {
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// OfflinePriorsScaleOut, with OfflinePriors, also lets a seeded job
+	// count as having run on its offline profile's largest placement, so
+	// that Pollux may scale it out from its first round instead of
+	// starting it on one GPU and at most doubling it per round (see
+	// sim.Config.SeedSeenGPUs).
+	OfflinePriorsScaleOut bool `json:"offline_priors_scale_out,omitempty"`
 	// Calibration names a calibration of the simulated cluster to a
 	// physical one (see Calibrations), "" for none: the measured tables as
 	// they are, one restart delay for all.
@@ -80,6 +87,9 @@ func (s RunSpec) Validate() error {
 		return fmt.Errorf("--realloc-delay must be non-negative, got %v s", s.RestartDelay)
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
+	}
+	if s.OfflinePriorsScaleOut && !s.OfflinePriors {
+		return errors.New("offline_priors_scale_out needs offline_priors")
 	}
 	if _, err := LookupCalibration(s.Calibration); err != nil {
 		return err

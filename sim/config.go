@@ -39,6 +39,13 @@ type Config struct {
 	// observations (a refit would reapply the exploration priors and throw
 	// the offline knowledge away). Other applications learn online.
 	SeedParams map[string]models.Params
+	// SeedSeenGPUs, per application with SeedParams, is the GPU count a
+	// seeded agent reports as the most it has run on (policies.Job's
+	// MaxSeenGPUs) before the job has run at all: the largest placement of
+	// its offline profile. Without it a seeded job is still held to one GPU
+	// at first and to twice its largest allocation after, like a job that
+	// learns online (Pollux's exploration limit).
+	SeedSeenGPUs map[string]int
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.

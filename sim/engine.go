@@ -61,7 +61,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 				w.Source, spec.Name, i+1, spec.Time, cfg.MaxTime)
 		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
-		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
+		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
 		e.jobs = append(e.jobs, j)
 		e.events.push(event{time: spec.Time, kind: evArrival, job: i})
 	}
