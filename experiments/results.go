@@ -111,6 +111,8 @@ func WriteResults(path string, exp *Experiment, runs []*RunResult) error {
 		f64Col("restart_delay_s", func(i int) float64 { return r[i].Settings.RestartDelay }),
 		f64Col("interference", func(i int) float64 { return r[i].Settings.Interference }),
 		boolCol("offline_priors", func(i int) bool { return r[i].Settings.OfflinePriors }),
+		boolCol("offline_priors_scale_out", func(i int) bool { return r[i].Settings.OfflinePriorsScaleOut }),
+		strCol("calibration", func(i int) string { return r[i].Settings.Calibration }),
 		i64Col("nodes", func(i int) int64 { return int64(r[i].Settings.Nodes) }),
 		i64Col("gpus_per_node", func(i int) int64 { return int64(r[i].Settings.GPUsPerNode) }),
 		boolCol("step", func(i int) bool { return r[i].Settings.Step }),

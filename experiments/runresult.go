@@ -37,6 +37,9 @@ type RunResult struct {
 
 	Summary sim.Summary `json:"summary"`
 	MaxRho  float64     `json:"max_rho"`
+	// MaxRhoEqualShare is the largest equal-share ρ
+	// (sim.JobResult.FairnessEqualShare).
+	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
 	// AppAvgJCT is the average JCT of each application's jobs.
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
@@ -63,6 +66,7 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 	count := map[string]int{}
 	for _, j := range res.Jobs {
 		r.MaxRho = math.Max(r.MaxRho, j.Fairness)
+		r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
 	}
@@ -102,6 +106,10 @@ var runMetrics = []metric{
 	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false},
 	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false},
 	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false},
+	{"avg_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }, false, false},
+	{"p99_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }, false, false},
+	{"max_fairness_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }, false, false},
+	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }, false, false},
 	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false},
 	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false},
 	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true},

@@ -83,6 +83,8 @@ var jobColumns = []ColumnDoc{
 	{"contention", TypeFloat, false, "jobs", "average number of active jobs over the job's life (N of finish-time fairness)"},
 	{"exclusive_jct_s", TypeFloat, true, "s", "run time alone on a 1/N share of the cluster; null where it cannot be computed"},
 	{"fairness_rho", TypeFloat, true, "ratio", "finish-time fairness ρ = jct_s / exclusive_jct_s; null with exclusive_jct_s"},
+	{"equal_share_jct_s", TypeFloat, true, "s", "run time in an isolated, equally partitioned cluster (Themis, the paper's definition): exactly total GPUs / contention of GPU time, fractions included; null where it cannot be computed"},
+	{"fairness_rho_equal_share", TypeFloat, true, "ratio", "the paper's finish-time fairness ρ = jct_s / equal_share_jct_s; null with equal_share_jct_s"},
 }
 
 // roundColumns are rounds.parquet's columns after the run columns.
@@ -130,6 +132,8 @@ var resultColumns = []ColumnDoc{
 	{"restart_delay_s", TypeFloat, false, "s", "restart delay after a placement change"},
 	{"interference", TypeFloat, false, "fraction", "slowdown of multi-node jobs sharing a node"},
 	{"offline_priors", TypeBool, false, "", "agents seeded with offline-fitted θ_sys"},
+	{"offline_priors_scale_out", TypeBool, false, "", "seeded agents may scale out from their first round (see docs/fidelity.md)"},
+	{"calibration", TypeString, false, "", "calibration to a physical cluster (--calibration), empty for none"},
 	{"nodes", TypeInt, false, "nodes", "nodes in the cluster"},
 	{"gpus_per_node", TypeInt, false, "GPUs", "GPUs per node"},
 	{"step", TypeBool, false, "", "reference-compatible time stepping"},
@@ -146,6 +150,10 @@ var resultColumns = []ColumnDoc{
 	{"p99_fairness_rho", TypeFloat, false, "ratio", "99th percentile ρ"},
 	{"max_fairness_rho", TypeFloat, false, "ratio", "largest ρ"},
 	{"frac_rho_above_1", TypeFloat, false, "fraction (0–1)", "share of jobs with ρ > 1"},
+	{"avg_fairness_rho_equal_share", TypeFloat, false, "ratio", "mean equal-share ρ (the paper's definition)"},
+	{"p99_fairness_rho_equal_share", TypeFloat, false, "ratio", "99th percentile equal-share ρ"},
+	{"max_fairness_rho_equal_share", TypeFloat, false, "ratio", "largest equal-share ρ"},
+	{"frac_rho_equal_share_above_1", TypeFloat, false, "fraction (0–1)", "share of jobs with equal-share ρ > 1"},
 	{"rounds", TypeInt, false, "", "scheduling rounds with active jobs"},
 	{"agent_fits", TypeInt, false, "", "θ_sys refits by the jobs' agents"},
 	{"policy_round_p50_s", TypeFloat, true, "s", "median wall time of a policy round; null with --no-timing"},

@@ -42,6 +42,16 @@ type RunSpec struct {
 	// syntax (e.g. "t4:6x4,a100:2x8"); Nodes and GPUsPerNode are then its
 	// total nodes and largest node. Empty: Nodes × GPUsPerNode T4 GPUs.
 	Cluster string `json:"cluster,omitempty"`
+	// OfflinePriorsScaleOut, with OfflinePriors, also lets a seeded job
+	// count as having run on its offline profile's largest placement, so
+	// that Pollux may scale it out from its first round instead of
+	// starting it on one GPU and at most doubling it per round (see
+	// sim.Config.SeedSeenGPUs).
+	OfflinePriorsScaleOut bool `json:"offline_priors_scale_out,omitempty"`
+	// Calibration names a calibration of the simulated cluster to a
+	// physical one (see Calibrations), "" for none: the measured tables as
+	// they are, one restart delay for all.
+	Calibration string `json:"calibration,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -91,6 +101,12 @@ func (s RunSpec) Validate() error {
 	case s.ClosedLoop < 0:
 		return fmt.Errorf("--closed-loop must be non-negative, got %d", s.ClosedLoop)
 	}
+	if s.OfflinePriorsScaleOut && !s.OfflinePriors {
+		return errors.New("offline_priors_scale_out needs offline_priors")
+	}
+	if _, err := LookupCalibration(s.Calibration); err != nil {
+		return err
+	}
 	if s.Cluster != "" {
 		if _, err := ParseCluster(s.Cluster); err != nil {
 			return err
@@ -117,6 +133,9 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.Step = s.Step
 	c.Elastic = s.ElasticSpec.config(s.Nodes)
 	c.ClosedLoop = s.ClosedLoop
+	if cal, err := LookupCalibration(s.Calibration); err == nil {
+		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
+	}
 	return c
 }
 

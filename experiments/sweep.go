@@ -364,6 +364,9 @@ func (rn *runner) runOne(p planned) error {
 		if cfg.SeedParams, err = rn.offline(spec.GPUsPerNode); err != nil {
 			return err
 		}
+		if spec.OfflinePriorsScaleOut {
+			cfg.SeedSeenGPUs = OfflineSeenGPUs(rn.opt.Profiles, spec.GPUsPerNode)
+		}
 	}
 	res, err := sim.Run(cfg, rn.opt.Profiles, p.wl.w, pol)
 	if err != nil {

@@ -96,6 +96,8 @@ func jobTableCols(rows []jobRow) []column {
 		f64Col("contention", func(i int) float64 { return j(i).Contention }),
 		f64Null("exclusive_jct_s", func(i int) (float64, bool) { return positive(j(i).ExclusiveJCT) }),
 		f64Null("fairness_rho", func(i int) (float64, bool) { return j(i).Fairness, j(i).ExclusiveJCT > 0 }),
+		f64Null("equal_share_jct_s", func(i int) (float64, bool) { return positive(j(i).EqualShareJCT) }),
+		f64Null("fairness_rho_equal_share", func(i int) (float64, bool) { return j(i).FairnessEqualShare, j(i).EqualShareJCT > 0 }),
 	)
 }
 

@@ -88,11 +88,13 @@ func (a *agent) bootstrap(t string, obs []models.Observation) error {
 
 // start prepares the agent of a new job of application app: fit says
 // whether it fits θ_sys at all (adaptive policies only); an entry of seeds
-// for app is an offline-fitted θ_sys the agent starts from and keeps.
-func (a *agent) start(fit bool, app string, seeds map[string]models.Params) {
+// for app is an offline-fitted θ_sys the agent starts from and keeps, and
+// seen[app] the GPUs it then counts as having run on.
+func (a *agent) start(fit bool, app string, seeds map[string]models.Params, seen map[string]int) {
 	a.fit = fit
 	if p, ok := seeds[app]; ok && fit {
 		a.params, a.seeded = &p, true
+		a.maxGPUs = max(seen[app], 0)
 	}
 }
 

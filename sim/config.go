@@ -19,6 +19,10 @@ type Config struct {
 	RestartDelay float64
 	// RestartDelayByApp overrides RestartDelay per application.
 	RestartDelayByApp map[string]float64
+	// StepScale, when set, multiplies the true step and sync times of the
+	// named applications (a calibration to a slower or faster cluster; see
+	// profiles.ScaleStepTimes). Agents observe the scaled times.
+	StepScale map[string]float64
 	// Interference is the slowdown in [0, 1) of a multi-node job that
 	// shares a node with another multi-node job.
 	Interference float64
@@ -41,6 +45,13 @@ type Config struct {
 	// ClosedLoop, if positive, submits the workload's jobs N at a time:
 	// each further job the moment one finishes (see closedloop.go).
 	ClosedLoop int
+	// SeedSeenGPUs, per application with SeedParams, is the GPU count a
+	// seeded agent reports as the most it has run on (policies.Job's
+	// MaxSeenGPUs) before the job has run at all: the largest placement of
+	// its offline profile. Without it a seeded job is still held to one GPU
+	// at first and to twice its largest allocation after, like a job that
+	// learns online (Pollux's exploration limit).
+	SeedSeenGPUs map[string]int
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.

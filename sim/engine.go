@@ -38,6 +38,10 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("workload %s has no jobs", w.Source)
 	}
+	set, err := profiles.ScaleStepTimes(set, cfg.StepScale)
+	if err != nil {
+		return nil, err
+	}
 	e := &engine{cfg: cfg, policy: p, traits: p.Traits()}
 	total := cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
@@ -69,7 +73,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 				"submitted at %v s, after the simulation's time limit of %v s", spec.Time, cfg.MaxTime)}
 		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
-		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
+		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
 		if cfg.typed() {
 			j.types, j.typeSec = offered(cfg.Cluster, app), map[string]float64{}
 			if e.traits.AdaptiveBatch && len(cfg.Cluster.Types()) > 1 {

@@ -31,6 +31,12 @@ type JobResult struct {
 	ExclusiveJCT float64 `json:"exclusive_jct_s"`
 	// Fairness is the finish-time fairness ρ = JCT / ExclusiveJCT.
 	Fairness float64 `json:"fairness_rho"`
+	// EqualShareJCT is the job's run time in an isolated cluster partitioned
+	// equally among Contention jobs, fractions of a GPU included (the
+	// wording of the Pollux paper, after Themis; see FairnessEqualShare).
+	EqualShareJCT float64 `json:"equal_share_jct_s"`
+	// FairnessEqualShare is the finish-time fairness ρ = JCT / EqualShareJCT.
+	FairnessEqualShare float64 `json:"fairness_rho_equal_share"`
 }
 
 // RoundRecord is one job's state after one scheduling round.
@@ -95,6 +101,11 @@ type Summary struct {
 	// Cost is the run's total: node-hours × price on an elastic cluster,
 	// the sum of CostByType on priced node pools.
 	Cost float64 `json:"cost,omitempty"`
+	// The same as AvgFairness, P99Fairness and FracUnfair for the
+	// equal-share ρ (JobResult.FairnessEqualShare).
+	AvgFairnessEqualShare float64 `json:"avg_fairness_rho_equal_share"`
+	P99FairnessEqualShare float64 `json:"p99_fairness_rho_equal_share"`
+	FracUnfairEqualShare  float64 `json:"frac_rho_equal_share_above_1"`
 }
 
 // Result is everything a simulation produces.
@@ -147,7 +158,7 @@ func (r *Result) addRound(now, wall float64, active []*job) {
 func (r *Result) finish(jobs []*job, wall float64) {
 	s := &r.Summary
 	s.Jobs = len(jobs)
-	var jcts, rhos []float64
+	var jcts, rhos, shareRhos []float64
 	var gpuSec, queue float64
 	first, last := math.Inf(1), 0.0
 	for _, j := range jobs {
@@ -166,9 +177,14 @@ func (r *Result) finish(jobs []*job, wall float64) {
 		if jr.ExclusiveJCT > 0 {
 			jr.Fairness = jr.JCT / jr.ExclusiveJCT
 		}
+		jr.EqualShareJCT = equalShareJCT(j.app, j.spec, r.Config, jr.Contention, r.adaptive)
+		if jr.EqualShareJCT > 0 {
+			jr.FairnessEqualShare = jr.JCT / jr.EqualShareJCT
+		}
 		r.Jobs = append(r.Jobs, jr)
 		jcts = append(jcts, jr.JCT)
 		rhos = append(rhos, jr.Fairness)
+		shareRhos = append(shareRhos, jr.FairnessEqualShare)
 		gpuSec += j.attained
 		queue += jr.Queueing
 		s.Restarts += jr.Restarts
@@ -196,6 +212,15 @@ func (r *Result) finish(jobs []*job, wall float64) {
 		}
 	}
 	s.FracUnfair = float64(unfair) / float64(len(rhos))
+	s.AvgFairnessEqualShare = mean(shareRhos)
+	s.P99FairnessEqualShare = Percentile(shareRhos, 99)
+	unfair = 0
+	for _, v := range shareRhos {
+		if v > 1 {
+			unfair++
+		}
+	}
+	s.FracUnfairEqualShare = float64(unfair) / float64(len(shareRhos))
 	s.Rounds = len(r.RoundStats)
 	walls := make([]float64, len(r.RoundStats))
 	for i, rs := range r.RoundStats {

@@ -87,6 +87,7 @@ shorthands for Pollux's options.`,
 	rf.aliases.register(f)
 	rf.elastic.register(f, rf)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
+	f.StringVar(&rf.spec.Calibration, "calibration", "", "calibrate the simulated cluster to a physical one: "+calibrationNames()+" (default none)")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
@@ -296,4 +297,13 @@ wrote %s
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
 		strings.Join([]string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet"), filepath.Join(out, "rounds.parquet"), filepath.Join(out, "cluster.parquet")}, ", "))
 	return err
+}
+
+// calibrationNames lists the named calibrations for --calibration's help.
+func calibrationNames() string {
+	var names []string
+	for _, c := range experiments.Calibrations() {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -42,6 +42,12 @@ type Options struct {
 	// genetic algorithm in one round, by lowering the generations (at
 	// least 1); 0 means no cap.
 	MaxRowsPerRound int `option:"max_rows_per_round" doc:"cap on population x generations x jobs per round, lowering the generations (0: no cap)"`
+	// NSGA2 selects and survives as the reference's NSGA-II on two
+	// objectives, the power mean and the cluster utility (see nsga2.go),
+	// instead of on the power mean alone; the result is still the best
+	// power mean found. For the reference's search, combine it with
+	// ReferenceOptions' budget.
+	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 for the reference's search)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
