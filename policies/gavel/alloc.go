@@ -1,0 +1,344 @@
+package gavel
+
+import (
+	"math"
+)
+
+// problem is one round's allocation problem: jobs × GPU types, with each
+// job's throughput (optimizer steps per second at its requested GPUs and
+// batch) on each type, 0 where it cannot run.
+//
+// Identical jobs may be merged into one row of multiplicity count: the
+// programs are symmetric in identical jobs and convex, so they have an
+// optimum giving identical jobs identical time fractions, and the merged
+// row's X is each member's.
+type problem struct {
+	caps  []float64   // GPUs of each type
+	scale []float64   // GPUs each job asks for (Gavel's scale factor)
+	thr   [][]float64 // thr[i][k]: steps/s of job i on type k, 0: cannot run
+	count []float64   // jobs each row stands for; nil: 1 each
+}
+
+// mult is the number of jobs row i stands for.
+func (p *problem) mult(i int) float64 {
+	if p.count == nil {
+		return 1
+	}
+	return p.count[i]
+}
+
+// pair is one variable of the programs: job i's time fraction on type k.
+type pair struct{ i, k int }
+
+// pairs lists the (job, type) combinations a job can run on, job by job.
+func (p *problem) pairs() []pair {
+	var ps []pair
+	for i, row := range p.thr {
+		for k, v := range row {
+			if v > 0 && p.scale[i] <= p.caps[k] {
+				ps = append(ps, pair{i, k})
+			}
+		}
+	}
+	return ps
+}
+
+// runnable reports which jobs have at least one pair.
+func runnable(n int, ps []pair) []bool {
+	ok := make([]bool, n)
+	for _, q := range ps {
+		ok[q.i] = true
+	}
+	return ok
+}
+
+// capacityRows appends Gavel's base constraints on the pair variables
+// (the first len(ps) of width columns): each job's time fractions sum to
+// at most 1, and each type's GPUs, weighted by the jobs' GPU counts, to
+// at most its GPUs.
+func (p *problem) capacityRows(lp *LP, ps []pair, width int) {
+	jobRow := map[int]int{}
+	for v, q := range ps {
+		r, ok := jobRow[q.i]
+		if !ok {
+			r = len(lp.A)
+			jobRow[q.i] = r
+			lp.A = append(lp.A, make([]float64, width))
+			lp.B = append(lp.B, 1)
+		}
+		lp.A[r][v] = 1
+	}
+	for k, c := range p.caps {
+		row := make([]float64, width)
+		used := false
+		for v, q := range ps {
+			if q.k == k {
+				row[v] = p.scale[q.i] * p.mult(q.i)
+				used = true
+			}
+		}
+		if used {
+			lp.A = append(lp.A, row)
+			lp.B = append(lp.B, c)
+		}
+	}
+}
+
+// allocation turns an LP solution over pairs into X[i][k].
+func (p *problem) allocation(ps []pair, x []float64) [][]float64 {
+	X := make([][]float64, len(p.thr))
+	for i := range X {
+		X[i] = make([]float64, len(p.caps))
+	}
+	for v, q := range ps {
+		X[q.i][q.k] = min(max(x[v], 0), 1)
+	}
+	return X
+}
+
+// tieBreak is the weight of the secondary objective of the max-min
+// programs (the sum of the normalised throughputs, over the number of
+// jobs): among allocations with the same smallest normalised throughput it
+// prefers those that leave fewer GPUs idle.
+const tieBreak = 1e-4
+
+// maxMin solves Gavel's max-min program: maximise min over runnable jobs
+// of Σ_k coef[i][k]·X[i][k] (plus tieBreak times the mean of these sums),
+// subject to the base constraints. It returns X and the minimum reached.
+func (p *problem) maxMin(coef [][]float64, secondary float64) ([][]float64, float64, error) {
+	ps := p.pairs()
+	if len(ps) == 0 {
+		return p.allocation(nil, nil), 0, nil
+	}
+	ok := runnable(len(p.thr), ps)
+	jobs := 0.0
+	for i, b := range ok {
+		if b {
+			jobs += p.mult(i)
+		}
+	}
+	width := len(ps) + 1 // pairs, then the minimum t
+	lp := &LP{C: make([]float64, width)}
+	lp.C[len(ps)] = 1
+	rowOf := map[int]int{}
+	for v, q := range ps {
+		r, seen := rowOf[q.i]
+		if !seen {
+			r = len(lp.A)
+			rowOf[q.i] = r
+			row := make([]float64, width)
+			row[len(ps)] = 1
+			lp.A = append(lp.A, row)
+			lp.B = append(lp.B, 0)
+		}
+		lp.A[r][v] = -coef[q.i][q.k]
+		lp.C[v] = secondary * coef[q.i][q.k] * p.mult(q.i) / float64(jobs)
+	}
+	p.capacityRows(lp, ps, width)
+	x, _, err := lp.Solve()
+	if err != nil {
+		return nil, 0, err
+	}
+	return p.allocation(ps, x), x[len(ps)], nil
+}
+
+// maxSum solves Gavel's max-sum program: maximise Σ_i Σ_k coef[i][k]·X[i][k]
+// subject to the base constraints.
+func (p *problem) maxSum(coef [][]float64) ([][]float64, error) {
+	ps := p.pairs()
+	if len(ps) == 0 {
+		return p.allocation(nil, nil), nil
+	}
+	lp := &LP{C: make([]float64, len(ps))}
+	for v, q := range ps {
+		lp.C[v] = coef[q.i][q.k] * p.mult(q.i)
+	}
+	p.capacityRows(lp, ps, len(ps))
+	x, _, err := lp.Solve()
+	if err != nil {
+		return nil, err
+	}
+	return p.allocation(ps, x), nil
+}
+
+// isolated is each job's throughput on its equal share of the cluster, the
+// normaliser of Gavel's policies: the GPUs are water-filled over the
+// runnable jobs (each gets c GPUs, or its request if smaller, Σ = all
+// GPUs), so a job runs min(1, c/scale) of the time, spread over the types
+// it can run on in proportion to their GPUs. Jobs that cannot run get 0.
+func (p *problem) isolated() []float64 {
+	ps := p.pairs()
+	ok := runnable(len(p.thr), ps)
+	total := 0.0
+	for _, c := range p.caps {
+		total += c
+	}
+	var want, count []float64
+	for i, b := range ok {
+		if b {
+			want = append(want, p.scale[i])
+			count = append(count, p.mult(i))
+		}
+	}
+	c := waterLevel(want, count, total)
+	iso := make([]float64, len(p.thr))
+	for i, b := range ok {
+		if !b {
+			continue
+		}
+		frac := math.Min(1, c/p.scale[i])
+		gpus, sum := 0.0, 0.0
+		for k, v := range p.thr[i] {
+			if v > 0 && p.scale[i] <= p.caps[k] {
+				gpus += p.caps[k]
+				sum += p.caps[k] * v
+			}
+		}
+		iso[i] = frac * sum / gpus
+	}
+	return iso
+}
+
+// waterLevel returns the level c with Σ count_i·min(want_i, c) = total,
+// or +Inf when Σ count_i·want_i ≤ total (every job gets all it wants).
+func waterLevel(want, count []float64, total float64) float64 {
+	sum := 0.0
+	for i, w := range want {
+		sum += w * count[i]
+	}
+	if sum <= total {
+		return math.Inf(1)
+	}
+	lo, hi := 0.0, total
+	for range 100 {
+		mid := (lo + hi) / 2
+		s := 0.0
+		for i, w := range want {
+			s += math.Min(w, mid) * count[i]
+		}
+		if s > total {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return lo
+}
+
+// las is gavel-las: max-min fairness over the jobs' throughputs normalised
+// by their isolated throughputs and divided by their priority weights.
+func (p *problem) las(weights []float64) ([][]float64, error) {
+	iso := p.isolated()
+	coef := make([][]float64, len(p.thr))
+	for i, row := range p.thr {
+		coef[i] = make([]float64, len(row))
+		for k, v := range row {
+			if iso[i] > 0 {
+				coef[i][k] = v / iso[i] / weights[i]
+			}
+		}
+	}
+	X, _, err := p.maxMin(coef, tieBreak)
+	return X, err
+}
+
+// throughput is gavel-throughput: the largest sum of normalised
+// throughputs, each job's throughput divided by the sum of its throughputs
+// over the GPU types it can run on (Gavel's normalisation), so a job counts
+// alike whatever its unit of work; on a single type every job's
+// coefficient is 1 and the program favours jobs of few GPUs.
+func (p *problem) throughput() ([][]float64, error) {
+	coef := make([][]float64, len(p.thr))
+	for i, row := range p.thr {
+		coef[i] = make([]float64, len(row))
+		sum := 0.0
+		for k, v := range row {
+			if v > 0 && p.scale[i] <= p.caps[k] {
+				sum += v
+			}
+		}
+		for k, v := range row {
+			if sum > 0 {
+				coef[i][k] = v / sum
+			}
+		}
+	}
+	return p.maxSum(coef)
+}
+
+// ftf is gavel-ftf, finish-time fairness: minimise the largest ρ_i =
+// (age_i + rem_i/thr_i(X)) / (age_i + rem_i/iso_i), the job's expected
+// finish time under X over that on its isolated share (Themis's ρ, as
+// Gavel defines it). For a fixed ρ the condition ρ_i ≤ ρ is the linear
+// thr_i(X) ≥ rem_i / (ρ·E_i − age_i), E_i the isolated finish time, so ρ is
+// found by bisection over max-min programs (feasible iff their minimum of
+// thr_i(X)·(ρ·E_i − age_i)/rem_i reaches 1), to relative precision tol.
+// It returns X at the smallest feasible ρ found, and that ρ.
+func (p *problem) ftf(age, rem []float64, tol float64) ([][]float64, float64, error) {
+	iso := p.isolated()
+	n := len(p.thr)
+	E := make([]float64, n)
+	lo := 0.0
+	for i := range p.thr {
+		if iso[i] <= 0 {
+			continue
+		}
+		r := math.Max(rem[i], 1e-9)
+		E[i] = age[i] + r/iso[i]
+		best := 0.0
+		for k, v := range p.thr[i] {
+			if v > 0 && p.scale[i] <= p.caps[k] {
+				best = math.Max(best, v)
+			}
+		}
+		lo = math.Max(lo, (age[i]+r/best)/E[i])
+	}
+	if lo == 0 {
+		return p.allocation(nil, nil), 0, nil
+	}
+	coef := make([][]float64, n)
+	for i := range coef {
+		coef[i] = make([]float64, len(p.caps))
+	}
+	try := func(rho float64) ([][]float64, bool, error) {
+		for i, row := range p.thr {
+			for k, v := range row {
+				coef[i][k] = 0
+				if E[i] > 0 {
+					coef[i][k] = v * (rho*E[i] - age[i]) / math.Max(rem[i], 1e-9)
+				}
+			}
+		}
+		X, t, err := p.maxMin(coef, 0)
+		return X, t >= 1-1e-9, err
+	}
+	hi := lo
+	var X [][]float64
+	for range 64 {
+		x, ok, err := try(hi)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			X = x
+			break
+		}
+		lo, hi = hi, 2*hi
+	}
+	if X == nil {
+		return nil, 0, errNoFTF
+	}
+	for hi-lo > tol*hi {
+		mid := (lo + hi) / 2
+		x, ok, err := try(mid)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			X, hi = x, mid
+		} else {
+			lo = mid
+		}
+	}
+	return X, hi, nil
+}
