@@ -17,6 +17,17 @@ type problem struct {
 	scale []float64   // GPUs each job asks for (Gavel's scale factor)
 	thr   [][]float64 // thr[i][k]: steps/s of job i on type k, 0: cannot run
 	count []float64   // jobs each row stands for; nil: 1 each
+	// size, when set, is each type's GPUs for the test whether a job fits
+	// there at all (caps may be what is left of them); nil: caps.
+	size []float64
+}
+
+// fits reports whether job i's GPUs fit type k at all.
+func (p *problem) fits(i, k int) bool {
+	if p.size != nil {
+		return p.scale[i] <= p.size[k]
+	}
+	return p.scale[i] <= p.caps[k]
 }
 
 // mult is the number of jobs row i stands for.
@@ -35,7 +46,7 @@ func (p *problem) pairs() []pair {
 	var ps []pair
 	for i, row := range p.thr {
 		for k, v := range row {
-			if v > 0 && p.scale[i] <= p.caps[k] {
+			if v > 0 && p.fits(i, k) {
 				ps = append(ps, pair{i, k})
 			}
 		}
@@ -106,9 +117,23 @@ const tieBreak = 1e-4
 // of Σ_k coef[i][k]·X[i][k] (plus tieBreak times the mean of these sums),
 // subject to the base constraints. It returns X and the minimum reached.
 func (p *problem) maxMin(coef [][]float64, secondary float64) ([][]float64, float64, error) {
+	lp, ps := p.maxMinLP(coef, secondary)
+	if lp == nil {
+		return p.allocation(nil, nil), 0, nil
+	}
+	x, _, err := lp.Solve()
+	if err != nil {
+		return nil, 0, err
+	}
+	return p.allocation(ps, x), x[len(ps)], nil
+}
+
+// maxMinLP builds maxMin's program over the pairs ps (variables: the
+// pairs' time fractions, then t); nil when no job can run.
+func (p *problem) maxMinLP(coef [][]float64, secondary float64) (*LP, []pair) {
 	ps := p.pairs()
 	if len(ps) == 0 {
-		return p.allocation(nil, nil), 0, nil
+		return nil, nil
 	}
 	ok := runnable(len(p.thr), ps)
 	jobs := 0.0
@@ -132,14 +157,10 @@ func (p *problem) maxMin(coef [][]float64, secondary float64) ([][]float64, floa
 			lp.B = append(lp.B, 0)
 		}
 		lp.A[r][v] = -coef[q.i][q.k]
-		lp.C[v] = secondary * coef[q.i][q.k] * p.mult(q.i) / float64(jobs)
+		lp.C[v] = secondary * coef[q.i][q.k] * p.mult(q.i) / jobs
 	}
 	p.capacityRows(lp, ps, width)
-	x, _, err := lp.Solve()
-	if err != nil {
-		return nil, 0, err
-	}
-	return p.allocation(ps, x), x[len(ps)], nil
+	return lp, ps
 }
 
 // maxSum solves Gavel's max-sum program: maximise Σ_i Σ_k coef[i][k]·X[i][k]
@@ -189,7 +210,7 @@ func (p *problem) isolated() []float64 {
 		frac := math.Min(1, c/p.scale[i])
 		gpus, sum := 0.0, 0.0
 		for k, v := range p.thr[i] {
-			if v > 0 && p.scale[i] <= p.caps[k] {
+			if v > 0 && p.fits(i, k) {
 				gpus += p.caps[k]
 				sum += p.caps[k] * v
 			}
@@ -226,7 +247,8 @@ func waterLevel(want, count []float64, total float64) float64 {
 }
 
 // las is gavel-las: max-min fairness over the jobs' throughputs normalised
-// by their isolated throughputs and divided by their priority weights.
+// by their isolated throughputs and divided by their priority weights,
+// water-filled (see waterFill).
 func (p *problem) las(weights []float64) ([][]float64, error) {
 	iso := p.isolated()
 	coef := make([][]float64, len(p.thr))
@@ -238,8 +260,72 @@ func (p *problem) las(weights []float64) ([][]float64, error) {
 			}
 		}
 	}
-	X, _, err := p.maxMin(coef, tieBreak)
-	return X, err
+	return p.waterFill(coef)
+}
+
+// waterFill is max-min fairness by progressive filling, as Gavel's
+// water-filling variant of its max-min program: one max-min program only
+// raises the smallest normalised throughput, and a job held back by its
+// own time (its fractions already sum to 1) caps everyone else's. So it
+// solves the max-min program, fixes the jobs that sit at the minimum with
+// their time used up (their X and GPUs leave the program), and solves
+// again for the others, until no such job is left; the last program adds
+// the tie-break towards fewer idle GPUs. On one GPU type this is exact
+// water-filling (a job at the minimum with all its time cannot get more);
+// on several it is a heuristic (Gavel finds the bottlenecked jobs with an
+// extra program per level).
+func (p *problem) waterFill(coef [][]float64) ([][]float64, error) {
+	n := len(p.thr)
+	X := p.allocation(nil, nil)
+	fixed := make([]bool, n)
+	caps := append([]float64(nil), p.caps...)
+	for range n + 1 {
+		var idx []int
+		sub := &problem{caps: caps, size: p.caps}
+		var sc [][]float64
+		for i := range n {
+			if fixed[i] {
+				continue
+			}
+			idx = append(idx, i)
+			sub.thr = append(sub.thr, p.thr[i])
+			sub.scale = append(sub.scale, p.scale[i])
+			sub.count = append(sub.count, p.mult(i))
+			sc = append(sc, coef[i])
+		}
+		if len(idx) == 0 {
+			return X, nil
+		}
+		Xs, tmin, err := sub.maxMin(sc, 0)
+		if err != nil {
+			return nil, err
+		}
+		progress := false
+		for r, i := range idx {
+			level, used := 0.0, 0.0
+			for k, x := range Xs[r] {
+				level += sc[r][k] * x
+				used += x
+			}
+			if used >= 1-1e-9 && level <= tmin*(1+1e-9)+1e-12 && tmin > 0 {
+				fixed[i], X[i], progress = true, Xs[r], true
+				for k, x := range Xs[r] {
+					caps[k] = math.Max(caps[k]-x*p.scale[i]*p.mult(i), 0)
+				}
+			}
+		}
+		if !progress {
+			Xs, _, err = sub.maxMin(sc, tieBreak)
+			if err != nil {
+				return nil, err
+			}
+			for r, i := range idx {
+				X[i] = Xs[r]
+			}
+			return X, nil
+		}
+	}
+	return X, nil
 }
 
 // throughput is gavel-throughput: the largest sum of normalised
@@ -253,7 +339,7 @@ func (p *problem) throughput() ([][]float64, error) {
 		coef[i] = make([]float64, len(row))
 		sum := 0.0
 		for k, v := range row {
-			if v > 0 && p.scale[i] <= p.caps[k] {
+			if v > 0 && p.fits(i, k) {
 				sum += v
 			}
 		}
@@ -287,7 +373,7 @@ func (p *problem) ftf(age, rem []float64, tol float64) ([][]float64, float64, er
 		E[i] = age[i] + r/iso[i]
 		best := 0.0
 		for k, v := range p.thr[i] {
-			if v > 0 && p.scale[i] <= p.caps[k] {
+			if v > 0 && p.fits(i, k) {
 				best = math.Max(best, v)
 			}
 		}
