@@ -31,6 +31,13 @@ func (r *reduced) branchAndBound() ([]int, int) {
 		sufBest[d] = sufBest[d+1] + r.opts[i][0].Value
 		sufMu[d] = sufMu[d+1] + lagrangeTerm(r.opts[i], mu)
 	}
+	// When every value is a multiple of a grain (Sia's values are rounded
+	// to 0.01), an improvement is worth at least the grain: cut subtrees
+	// whose bound does not reach the incumbent plus the grain.
+	margin := eps
+	if g := r.grain(); g > 0 {
+		margin = g - eps
+	}
 	rem := append([]int(nil), r.capacity...)
 	cur := make([]int, J)
 	for i := range cur {
@@ -51,7 +58,7 @@ func (r *reduced) branchAndBound() ([]int, int) {
 		for t := 0; t < T; t++ {
 			bound += mu[t] * float64(rem[t])
 		}
-		if val+min(bound, sufBest[d]) <= incumbent+eps {
+		if val+min(bound, sufBest[d]) < incumbent+margin {
 			return
 		}
 		i := order[d]
@@ -69,6 +76,19 @@ func (r *reduced) branchAndBound() ([]int, int) {
 	}
 	dfs(0, 0)
 	return pick, nodes
+}
+
+// grain returns 0.01 when every option's value is a whole multiple of it
+// (to 1e-9), else 0.
+func (r *reduced) grain() float64 {
+	for _, ops := range r.opts {
+		for _, op := range ops {
+			if x := op.Value * 100; math.Abs(x-math.Round(x)) > 1e-6 {
+				return 0
+			}
+		}
+	}
+	return 0.01
 }
 
 // lagrangeTerm is a job's term of the Lagrangian bound at multipliers mu.

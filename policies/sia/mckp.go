@@ -196,19 +196,31 @@ func SolveDP(p *Problem, maxCells int) (Solution, error) {
 			return Solution{}, errTooLarge
 		}
 	}
+	// coord[t][s] is state s's GPUs of type t.
+	coord := make([][]int32, len(r.capacity))
+	for t := range coord {
+		coord[t] = make([]int32, states)
+		for s := range coord[t] {
+			coord[t][s] = int32((s / stride[t]) % (r.capacity[t] + 1))
+		}
+	}
 	f := make([]float64, states)
 	g := make([]float64, states)
 	choice := make([][]uint8, len(r.jobs))
 	for i, ops := range r.opts {
 		copy(g, f)
 		choice[i] = make([]uint8, states)
-		for s := 0; s < states; s++ {
-			for o, op := range ops {
-				if (s/stride[op.Type])%(r.capacity[op.Type]+1) < op.GPUs {
+		ch := choice[i]
+		// Options in order, each improving g strictly: the first option
+		// reaching a state's maximum keeps it.
+		for o, op := range ops {
+			k, shift, v0, c := int32(op.GPUs), op.GPUs*stride[op.Type], op.Value, coord[op.Type]
+			for s := shift; s < states; s++ {
+				if c[s] < k {
 					continue
 				}
-				if v := f[s-op.GPUs*stride[op.Type]] + op.Value; v > g[s]+eps {
-					g[s], choice[i][s] = v, uint8(o+1)
+				if v := f[s-shift] + v0; v > g[s]+eps {
+					g[s], ch[s] = v, uint8(o+1)
 				}
 			}
 		}
