@@ -9,7 +9,7 @@ import (
 // paper's shape.
 func TestEmbeddedExperiments(t *testing.T) {
 	want := map[string]int{ // runs
-		"table2": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 16, "ci": 15, "ci-real": 9,
+		"table2": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 16, "ci": 15, "ci-real": 9, "gavel": 48,
 	}
 	names := ExperimentNames()
 	if len(names) != len(want) {

@@ -116,7 +116,14 @@ const tieBreak = 1e-4
 // maxMin solves Gavel's max-min program: maximise min over runnable jobs
 // of Σ_k coef[i][k]·X[i][k] (plus tieBreak times the mean of these sums),
 // subject to the base constraints. It returns X and the minimum reached.
+//
+// On a single GPU type the program is solved in closed form (see
+// maxMinOneType) instead, without the tie-break.
 func (p *problem) maxMin(coef [][]float64, secondary float64) ([][]float64, float64, error) {
+	if len(p.caps) == 1 {
+		X, t := p.maxMinOneType(coef)
+		return X, t, nil
+	}
 	lp, ps := p.maxMinLP(coef, secondary)
 	if lp == nil {
 		return p.allocation(nil, nil), 0, nil
@@ -126,6 +133,56 @@ func (p *problem) maxMin(coef [][]float64, secondary float64) ([][]float64, floa
 		return nil, 0, err
 	}
 	return p.allocation(ps, x), x[len(ps)], nil
+}
+
+// maxMinOneType solves the max-min program on one GPU type: job i reaches
+// t with X_i = t/c_i, so the largest t is that of the water level
+// Σ_i gpus_i·count_i·min(1, t/c_i) = GPUs, at most min_i c_i (X ≤ 1). X
+// is the smallest allocation reaching it (X_i = min(1, t/c_i)): with the
+// capacity binding there is nothing left to hand out, and otherwise every
+// job at the minimum has all its time. Tests check it against the simplex.
+func (p *problem) maxMinOneType(coef [][]float64) ([][]float64, float64) {
+	X := p.allocation(nil, nil)
+	ps := p.pairs()
+	if len(ps) == 0 {
+		return X, 0
+	}
+	hi, need := math.Inf(1), 0.0
+	for _, q := range ps {
+		c := coef[q.i][0]
+		if !(c > 0) {
+			return X, 0
+		}
+		hi = math.Min(hi, c)
+		need += p.scale[q.i] * p.mult(q.i)
+	}
+	used := func(t float64) float64 {
+		u := 0.0
+		for _, q := range ps {
+			u += p.scale[q.i] * p.mult(q.i) * math.Min(1, t/coef[q.i][0])
+		}
+		return u
+	}
+	t := hi
+	if need > p.caps[0] && used(hi) > p.caps[0] {
+		lo := 0.0
+		for range 200 {
+			mid := (lo + hi) / 2
+			if used(mid) > p.caps[0] {
+				hi = mid
+			} else {
+				lo = mid
+			}
+			if hi-lo <= 1e-15*hi {
+				break
+			}
+		}
+		t = lo
+	}
+	for _, q := range ps {
+		X[q.i][0] = math.Min(1, t/coef[q.i][0])
+	}
+	return X, t
 }
 
 // maxMinLP builds maxMin's program over the pairs ps (variables: the

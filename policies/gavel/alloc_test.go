@@ -175,3 +175,41 @@ func TestFTFHeterogeneous(t *testing.T) {
 		t.Errorf("ρ = %v, X = %v, want 0.55 with each job on its fast type", rho, X)
 	}
 }
+
+// The closed form on one GPU type reaches the simplex's optimum on random
+// programs, with a feasible allocation.
+func TestMaxMinOneTypeAgainstSimplex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for n := range 200 {
+		p, coef := randomGavelLP(rng, 1+rng.IntN(15), 1, n%2 == 1)
+		if n%3 == 0 {
+			p.count = make([]float64, len(p.thr))
+			for i := range p.count {
+				p.count[i] = float64(1 + rng.IntN(3))
+			}
+		}
+		X, got := p.maxMinOneType(coef)
+		prog, _ := p.maxMinLP(coef, 0)
+		want := 0.0
+		if prog != nil {
+			x, _, err := prog.Solve()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = x[len(x)-1]
+		}
+		if !near(got, want, 1e-9*(1+want)) {
+			t.Fatalf("instance %d: closed form %v, simplex %v", n, got, want)
+		}
+		use := 0.0
+		for i := range X {
+			use += X[i][0] * p.scale[i] * p.mult(i)
+			if X[i][0] < 0 || X[i][0] > 1 || (X[i][0] > 0 && coef[i][0]*X[i][0] < got*(1-1e-9)) {
+				t.Fatalf("instance %d: X[%d] = %v below the minimum %v", n, i, X[i][0], got)
+			}
+		}
+		if use > p.caps[0]*(1+1e-9) {
+			t.Fatalf("instance %d: %v GPUs used of %v", n, use, p.caps[0])
+		}
+	}
+}
