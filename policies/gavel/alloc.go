@@ -416,7 +416,7 @@ func (p *problem) throughput() ([][]float64, error) {
 // thr_i(X) ≥ rem_i / (ρ·E_i − age_i), E_i the isolated finish time, so ρ is
 // found by bisection over max-min programs (feasible iff their minimum of
 // thr_i(X)·(ρ·E_i − age_i)/rem_i reaches 1), to relative precision tol.
-// It returns X at the smallest feasible ρ found, and that ρ.
+// It returns the allocation with the smallest largest ρ found, and that ρ.
 func (p *problem) ftf(age, rem []float64, tol float64) ([][]float64, float64, error) {
 	iso := p.isolated()
 	n := len(p.thr)
@@ -443,6 +443,27 @@ func (p *problem) ftf(age, rem []float64, tol float64) ([][]float64, float64, er
 	for i := range coef {
 		coef[i] = make([]float64, len(p.caps))
 	}
+	// rhoOf is the largest ρ_i an allocation gives, an upper bound on ρ*
+	// (any allocation of the program is feasible).
+	rhoOf := func(X [][]float64) float64 {
+		worst := 0.0
+		for i, row := range p.thr {
+			if E[i] <= 0 {
+				continue
+			}
+			thr := 0.0
+			for k, v := range row {
+				thr += v * X[i][k]
+			}
+			if thr <= 0 {
+				return math.Inf(1)
+			}
+			worst = math.Max(worst, (age[i]+math.Max(rem[i], 1e-9)/thr)/E[i])
+		}
+		return worst
+	}
+	// try solves the max-min program at ρ: feasible iff its minimum of
+	// thr_i(X)·(ρ·E_i − age_i)/rem_i reaches 1.
 	try := func(rho float64) ([][]float64, bool, error) {
 		for i, row := range p.thr {
 			for k, v := range row {
@@ -455,31 +476,31 @@ func (p *problem) ftf(age, rem []float64, tol float64) ([][]float64, float64, er
 		X, t, err := p.maxMin(coef, 0)
 		return X, t >= 1-1e-9, err
 	}
-	hi := lo
-	var X [][]float64
-	for range 64 {
-		x, ok, err := try(hi)
-		if err != nil {
-			return nil, 0, err
-		}
-		if ok {
-			X = x
-			break
-		}
-		lo, hi = hi, 2*hi
+	// Bisection, with every program's allocation also tightening the
+	// upper bound (Dinkelbach's step: the ρ it reaches), which cuts the
+	// number of programs.
+	X, _, err := try(lo)
+	if err != nil {
+		return nil, 0, err
 	}
-	if X == nil {
+	hi := rhoOf(X)
+	if math.IsInf(hi, 1) {
 		return nil, 0, errNoFTF
 	}
-	for hi-lo > tol*hi {
+	for iter := 0; hi-lo > tol*hi && iter < 200; iter++ {
 		mid := (lo + hi) / 2
 		x, ok, err := try(mid)
 		if err != nil {
 			return nil, 0, err
 		}
-		if ok {
+		r := rhoOf(x)
+		switch {
+		case r < hi:
+			X, hi = x, r
+		case ok: // feasible at mid up to rounding
 			X, hi = x, mid
-		} else {
+		}
+		if !ok {
 			lo = mid
 		}
 	}

@@ -142,6 +142,6 @@ func pivot(t, d []float64, w, m, r, e int) {
 	}
 }
 
-// errNoFTF is returned when no finish-time ratio up to 2^64 times the
-// lower bound is feasible, which a well-formed problem cannot produce.
+// errNoFTF is returned when the max-min allocation leaves a runnable job
+// without throughput, which a well-formed problem cannot produce.
 var errNoFTF = errors.New("gavel-ftf: no feasible finish-time ratio")
