@@ -119,4 +119,3 @@ func abs(x float64) float64 {
 	}
 	return x
 }
-

@@ -1,6 +1,7 @@
 // Package policies holds cluster scheduling policies behind one Policy
 // interface: Pollux (policies/pollux), Optimus+Oracle (policies/optimus),
-// Tiresias (policies/tiresias) and FIFO (policies/fifo).
+// Tiresias (policies/tiresias), SRTF (policies/srtf), FIFO (policies/fifo)
+// and Sia (policies/sia).
 //
 // A policy sees only what a live scheduler sees: the cluster's shape and,
 // per job, its public description, its current allocation and what its

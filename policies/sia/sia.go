@@ -35,9 +35,6 @@ type Policy struct {
 	// allocation: a job whose restart is still under way keeps its
 	// configuration (Sia's non-preemptible constraint).
 	changed map[string]float64
-	// lastNodes is the number of search states of the last round's solve,
-	// for benchmarks.
-	lastStates int
 }
 
 // New returns a Sia policy with options opt in environment env.
@@ -148,7 +145,6 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 			panic("sia: " + err.Error()) // options are built valid: a bug
 		}
 	}
-	p.lastStates = sol.Nodes
 	chosen := make([]*config, len(jobs))
 	for i, o := range sol.Choice {
 		if o >= 0 {
