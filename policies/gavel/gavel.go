@@ -46,6 +46,9 @@ func New(name string, opt Options) (*Policy, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	if opt.Weights != "" && name != LAS {
+		return nil, fmt.Errorf("weights apply to %s only", LAS)
+	}
 	w, _ := parseWeights(opt.Weights)
 	return &Policy{name: name, opt: opt, weights: w,
 		running: map[string]bool{}, active: map[string]int{}, received: map[string]map[string]int{}}, nil

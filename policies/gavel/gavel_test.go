@@ -164,6 +164,9 @@ func TestOptions(t *testing.T) {
 			t.Errorf("%+v accepted", o)
 		}
 	}
+	if _, err := New(FTF, Options{RoundSeconds: 360, Tolerance: 1e-3, Weights: "bert=2"}); err == nil {
+		t.Error("weights accepted for gavel-ftf")
+	}
 	w, err := parseWeights(" bert=2, ncf = 0.5")
 	if err != nil || w["bert"] != 2 || w["ncf"] != 0.5 {
 		t.Errorf("parseWeights = %v, %v", w, err)
