@@ -108,12 +108,17 @@ func (lp *LP) Solve() (x []float64, obj float64, err error) {
 }
 
 // pivot makes column e basic in row r of the tableau t (m rows of w
-// columns) and updates the reduced costs d.
+// columns) and updates the reduced costs d. The pivot row is usually
+// sparse, so only its nonzero columns are visited in the other rows.
 func pivot(t, d []float64, w, m, r, e int) {
 	pr := t[r*w : (r+1)*w]
 	inv := 1 / pr[e]
-	for j := range pr {
-		pr[j] *= inv
+	nz := make([]int, 0, 64)
+	for j, v := range pr {
+		if v != 0 {
+			pr[j] = v * inv
+			nz = append(nz, j)
+		}
 	}
 	pr[e] = 1
 	for i := 0; i < m; i++ {
@@ -125,18 +130,14 @@ func pivot(t, d []float64, w, m, r, e int) {
 		if f == 0 {
 			continue
 		}
-		for j, v := range pr {
-			if v != 0 {
-				row[j] -= f * v
-			}
+		for _, j := range nz {
+			row[j] -= f * pr[j]
 		}
 		row[e] = 0
 	}
 	if f := d[e]; f != 0 {
-		for j, v := range pr {
-			if v != 0 {
-				d[j] -= f * v
-			}
+		for _, j := range nz {
+			d[j] -= f * pr[j]
 		}
 		d[e] = 0
 	}
