@@ -50,6 +50,10 @@ type OutputOptions struct {
 	// peak memory, the policy_wall_s column) so that outputs of the same
 	// inputs are byte-identical.
 	NoTiming bool
+	// Rounds, when set, holds the run's rounds.parquet, streamed while it
+	// ran (see RoundsStream); WriteRun commits it instead of writing
+	// Result.Rounds.
+	Rounds *RoundsStream
 }
 
 // NewRunSummary assembles summary.json's content for a finished run.
@@ -90,10 +94,22 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 	if err := WriteJobs(filepath.Join(dir, "jobs.parquet"), res, kv, order); err != nil {
 		return err
 	}
-	if err := WriteRounds(filepath.Join(dir, "rounds.parquet"), res, opt, kv, order); err != nil {
+	if err := writeRunRounds(filepath.Join(dir, "rounds.parquet"), res, spec, opt, kv, order); err != nil {
 		return err
 	}
 	return WriteJSON(filepath.Join(dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
+}
+
+// writeRunRounds writes or commits rounds.parquet; a run recording no
+// rounds has none.
+func writeRunRounds(path string, res *sim.Result, spec RunSpec, opt OutputOptions, kv map[string]string, order []string) error {
+	if opt.Rounds != nil {
+		return opt.Rounds.Commit()
+	}
+	if m, _ := spec.RoundsMode(); m == sim.RoundsNone {
+		return nil
+	}
+	return WriteRounds(path, res, opt, kv, order)
 }
 
 // WriteJSON writes v as indented JSON, atomically.
@@ -155,28 +171,33 @@ func WriteJobs(path string, res *sim.Result, kv map[string]string, order []strin
 // WriteRounds writes one row per active job per scheduling round.
 func WriteRounds(path string, res *sim.Result, opt OutputOptions, kv map[string]string, order []string) error {
 	r := res.Rounds
-	pol := res.Summary.Policy
-	cols := []column{
+	return writeParquet(path, roundColumns(&r, res.Summary.Policy, opt), len(r), kv, order)
+}
+
+// roundColumns are the columns of rounds.parquet over the records *rp (a
+// pointer, so that a streaming writer can refill the slice).
+func roundColumns(rp *[]sim.RoundRecord, pol string, opt OutputOptions) []column {
+	r := func(i int) *sim.RoundRecord { return &(*rp)[i] }
+	return []column{
 		strCol("policy", func(int) string { return pol }),
-		f64Col("time_s", func(i int) float64 { return r[i].Time }),
-		strCol("job", func(i int) string { return r[i].Job }),
-		strCol("application", func(i int) string { return r[i].App }),
-		strCol("phase", func(i int) string { return r[i].Phase }),
-		i64Col("gpus", func(i int) int64 { return int64(r[i].GPUs) }),
-		i64Col("nodes", func(i int) int64 { return int64(r[i].Nodes) }),
-		i64Col("local_batch", func(i int) int64 { return int64(r[i].Local) }),
-		i64Col("accum_steps", func(i int) int64 { return int64(r[i].Accum) }),
-		i64Col("batch", func(i int) int64 { return int64(r[i].Batch) }),
-		f64Col("pgns", func(i int) float64 { return r[i].PGNS }),
-		f64Col("efficiency", func(i int) float64 { return r[i].Efficiency }),
-		f64Col("goodput", func(i int) float64 { return r[i].Goodput }),
-		f64Col("progress", func(i int) float64 { return r[i].Progress }),
+		f64Col("time_s", func(i int) float64 { return r(i).Time }),
+		strCol("job", func(i int) string { return r(i).Job }),
+		strCol("application", func(i int) string { return r(i).App }),
+		strCol("phase", func(i int) string { return r(i).Phase }),
+		i64Col("gpus", func(i int) int64 { return int64(r(i).GPUs) }),
+		i64Col("nodes", func(i int) int64 { return int64(r(i).Nodes) }),
+		i64Col("local_batch", func(i int) int64 { return int64(r(i).Local) }),
+		i64Col("accum_steps", func(i int) int64 { return int64(r(i).Accum) }),
+		i64Col("batch", func(i int) int64 { return int64(r(i).Batch) }),
+		f64Col("pgns", func(i int) float64 { return r(i).PGNS }),
+		f64Col("efficiency", func(i int) float64 { return r(i).Efficiency }),
+		f64Col("goodput", func(i int) float64 { return r(i).Goodput }),
+		f64Col("progress", func(i int) float64 { return r(i).Progress }),
 		f64Col("policy_wall_s", func(i int) float64 {
 			if opt.NoTiming {
 				return 0
 			}
-			return r[i].PolicySeconds
+			return r(i).PolicySeconds
 		}),
 	}
-	return writeParquet(path, cols, len(r), kv, order)
 }

@@ -30,6 +30,9 @@ type RunSpec struct {
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// Rounds selects the per-job round records: "all" (also when empty),
+	// "changes" or "none" (see sim.RoundsMode).
+	Rounds string `json:"rounds,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -77,7 +80,22 @@ func (s RunSpec) Validate() error {
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
 	}
+	if _, err := s.RoundsMode(); err != nil {
+		return err
+	}
 	return nil
+}
+
+// RoundsMode is the spec's rounds mode ("" is all).
+func (s RunSpec) RoundsMode() (sim.RoundsMode, error) {
+	if s.Rounds == "" {
+		return sim.RoundsAll, nil
+	}
+	m, err := sim.ParseRoundsMode(s.Rounds)
+	if err != nil {
+		return 0, fmt.Errorf("--rounds must be all, changes or none, got %q", s.Rounds)
+	}
+	return m, nil
 }
 
 // SimConfig is the engine configuration the spec describes.
@@ -88,6 +106,7 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference
 	c.Step = s.Step
+	c.Rounds, _ = s.RoundsMode()
 	return c
 }
 

@@ -35,6 +35,11 @@ type Config struct {
 	// observations (a refit would reapply the exploration priors and throw
 	// the offline knowledge away). Other applications learn online.
 	SeedParams map[string]models.Params
+	// Rounds selects the per-job round records (default RoundsAll).
+	Rounds RoundsMode
+	// RoundSink, if set, receives the round records as the run goes
+	// instead of Result.Rounds, so that memory does not grow with them.
+	RoundSink RoundSink
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.
@@ -74,6 +79,9 @@ func (c *Config) normalise() error {
 	}
 	if c.Interference < 0 || c.Interference >= 1 || math.IsNaN(c.Interference) {
 		return fmt.Errorf("interference slowdown must be in [0, 1), got %v", c.Interference)
+	}
+	if c.Rounds < RoundsAll || c.Rounds > RoundsNone {
+		return fmt.Errorf("unknown rounds mode %d", int(c.Rounds))
 	}
 	if c.MaxTime == 0 {
 		c.MaxTime = 1e8

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -12,11 +13,14 @@ import (
 
 // engine is the state of one simulation.
 type engine struct {
-	cfg      Config
-	policy   policies.Policy
-	traits   policies.Traits
-	jobs     []*job
+	cfg    Config
+	policy policies.Policy
+	traits policies.Traits
+	jobs   []*job
+	// active holds the submitted, unfinished jobs in workload order.
+	active   []*job
 	events   scheduler
+	rec      roundRecorder
 	now      float64
 	nextTick float64
 	ticks    int
@@ -61,6 +65,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		e.jobs = append(e.jobs, j)
 		e.events.push(event{time: spec.Time, kind: evArrival, job: i})
 	}
+	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
 	e.res = newResult(cfg, p.Name(), w, set)
 	e.res.adaptive = e.traits.AdaptiveBatch
 	e.nextTick = cfg.Interval
@@ -96,6 +101,7 @@ func (e *engine) loop() error {
 			j := e.jobs[ev.job]
 			err = j.setPhase(phasePending, e.now)
 			j.last = e.now
+			e.activate(j)
 		case evRestartDone:
 			j := e.jobs[ev.job]
 			if ev.version != j.version {
@@ -168,6 +174,8 @@ func (e *engine) epochBoundary(j *job) error {
 		j.finish = e.now
 		j.version++
 		j.setAlloc(nil)
+		j.release()
+		e.deactivate(j)
 		e.finished++
 		return nil
 	}
@@ -224,11 +232,8 @@ func (e *engine) tick() error {
 	e.nextTick = e.cfg.Interval * float64(e.ticks+1)
 	// Bring every job up to date; running jobs re-tune their batch, as the
 	// agent does at the end of every interval.
-	var active []*job
-	for _, j := range e.jobs {
-		if j.phase == phaseFuture || j.phase == phaseDone {
-			continue
-		}
+	active := e.active
+	for _, j := range active {
 		j.advanceTo(e.now)
 		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
 			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
@@ -237,7 +242,6 @@ func (e *engine) tick() error {
 		if j.phase == phaseRunning {
 			j.tune(e.traits.AdaptiveBatch)
 		}
-		active = append(active, j)
 	}
 	if len(active) > 0 {
 		if err := e.schedule(active); err != nil {
@@ -302,8 +306,24 @@ func (e *engine) schedule(active []*job) error {
 			}
 		}
 	}
-	e.res.addRound(e.now, wall, active)
-	return nil
+	return e.rec.record(e.res, e.now, wall, active)
+}
+
+// activate adds a submitted job to the active list, keeping workload
+// order.
+func (e *engine) activate(j *job) {
+	i := sort.Search(len(e.active), func(i int) bool { return e.active[i].idx > j.idx })
+	e.active = append(e.active, nil)
+	copy(e.active[i+1:], e.active[i:])
+	e.active[i] = j
+}
+
+// deactivate removes a finished job from the active list.
+func (e *engine) deactivate(j *job) {
+	i := sort.Search(len(e.active), func(i int) bool { return e.active[i].idx >= j.idx })
+	if i < len(e.active) && e.active[i] == j {
+		e.active = append(e.active[:i], e.active[i+1:]...)
+	}
 }
 
 // applyInterference sets each job's slowdown: a multi-node job that shares

@@ -26,7 +26,16 @@ func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention flo
 		maxK = min(maxK, app.MaxGPUs)
 	}
 	k = max(1, min(k, maxK))
-	placement := models.PackedPlacement(k, cfg.Cluster.GPUsPerNode)
+	return runTime(app, spec, k, cfg.Cluster.GPUsPerNode, adaptive)
+}
+
+// runTime is how long the job takes alone on k GPUs packed onto the
+// fewest nodes of gpusPerNode GPUs, with no restarts and no queueing: in
+// each epoch at the batch size that maximises its true goodput (adaptive)
+// or at its requested batch.
+func runTime(app *profiles.App, spec traces.Job, k, gpusPerNode int, adaptive bool) float64 {
+	lim := app.Limits
+	placement := models.PackedPlacement(k, gpusPerNode)
 	truth := app.Truth
 	m0 := float64(lim.InitBatch)
 

@@ -87,6 +87,8 @@ type job struct {
 	eff float64
 
 	agent agent
+	// lastRec is the state of the job's last round record (RoundsChanges).
+	lastRec recKey
 }
 
 func (j *job) target() float64 { return j.app.Target() }
@@ -216,4 +218,11 @@ func (o jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 // RemainingIterations implements policies.Oracle.
 func (o jobOracle) RemainingIterations(batch int) float64 {
 	return o.app.RemainingIterations(float64(batch), o.epoch, o.progress)
+}
+
+// release drops what a finished job no longer needs (its agent's
+// observations), so that memory follows the active jobs.
+func (j *job) release() {
+	j.agent.obs, j.agent.seen, j.agent.params = nil, nil, nil
+	j.alloc, j.placement = nil, nil
 }
