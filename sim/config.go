@@ -28,6 +28,10 @@ type Config struct {
 	// MaxTime stops a simulation that has not finished by then (seconds;
 	// default 10^8, about three years of simulated time).
 	MaxTime float64
+	// MaxJobRounds stops a simulation whose work, active jobs summed over
+	// scheduling rounds, passes it (default 10^9, minutes to hours of
+	// wall time); CheckFeasible refuses workloads that would, up front.
+	MaxJobRounds int64
 	// SeedParams, when set, holds offline-fitted throughput parameters θ_sys
 	// per application ("offline-seeded" agents, paper §5.3.2): under an
 	// adaptive policy a job of such an application starts with them, before
@@ -85,6 +89,12 @@ func (c *Config) normalise() error {
 	}
 	if c.MaxTime == 0 {
 		c.MaxTime = 1e8
+	}
+	if c.MaxJobRounds == 0 {
+		c.MaxJobRounds = 1e9
+	}
+	if c.MaxJobRounds < 0 {
+		return fmt.Errorf("work limit must be positive, got %d job-rounds", c.MaxJobRounds)
 	}
 	return nil
 }

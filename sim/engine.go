@@ -24,8 +24,10 @@ type engine struct {
 	now      float64
 	nextTick float64
 	ticks    int
-	finished int
-	res      *Result
+	// jobRounds is the work so far: active jobs summed over rounds.
+	jobRounds int64
+	finished  int
+	res       *Result
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -233,6 +235,11 @@ func (e *engine) tick() error {
 	// Bring every job up to date; running jobs re-tune their batch, as the
 	// agent does at the end of every interval.
 	active := e.active
+	e.jobRounds += int64(len(active))
+	if e.jobRounds > e.cfg.MaxJobRounds {
+		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?)",
+			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs))
+	}
 	for _, j := range active {
 		j.advanceTo(e.now)
 		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -16,13 +17,22 @@ import (
 // policy, the goodput-optimal batch of each epoch. Unknown applications
 // count zero (Run reports them).
 func MinGPUSeconds(cfg Config, set *profiles.Set, w *traces.Workload, traits policies.Traits) float64 {
+	total := 0.0
+	for _, gs := range jobGPUSeconds(cfg, set, w, traits) {
+		total += gs
+	}
+	return total
+}
+
+// jobGPUSeconds is each job's share of MinGPUSeconds.
+func jobGPUSeconds(cfg Config, set *profiles.Set, w *traces.Workload, traits policies.Traits) []float64 {
 	type key struct {
 		app         string
 		gpus, batch int
 	}
 	cache := map[key]float64{}
-	total := 0.0
-	for _, spec := range w.Jobs {
+	out := make([]float64, len(w.Jobs))
+	for i, spec := range w.Jobs {
 		app, ok := set.Apps[spec.App]
 		if !ok || spec.Replicas < 1 || spec.Batch < 1 {
 			continue
@@ -40,15 +50,39 @@ func MinGPUSeconds(cfg Config, set *profiles.Set, w *traces.Workload, traits pol
 			gs = float64(k) * runTime(app, spec, k, cfg.Cluster.GPUsPerNode, traits.AdaptiveBatch)
 			cache[kk] = gs
 		}
-		total += gs
+		out[i] = gs
 	}
-	return total
+	return out
+}
+
+// MinJobRounds is a lower estimate of the simulation's work: active jobs
+// summed over scheduling rounds. The jobs' times in the system sum to at
+// least those of shortest-work-first on one machine as fast as the whole
+// cluster with every job there from the start (arrivals only delay
+// completions): the k-th smallest job completes no earlier than the GPU
+// time of the k smallest over the cluster's GPUs; minus the arrival
+// times, over the interval.
+func MinJobRounds(cfg Config, set *profiles.Set, w *traces.Workload, traits policies.Traits) float64 {
+	gs := jobGPUSeconds(cfg, set, w, traits)
+	slices.Sort(gs)
+	gpus := float64(cfg.Cluster.TotalGPUs())
+	sum, prefix := 0.0, 0.0
+	for _, g := range gs {
+		prefix += g
+		sum += prefix / gpus
+	}
+	for _, j := range w.Jobs {
+		sum -= j.Time
+	}
+	return math.Max(sum, 0) / cfg.Interval
 }
 
 // CheckFeasible refuses, before any simulation, a workload that cannot
-// finish within cfg.MaxTime on the cluster however it is scheduled: its
-// first arrival plus MinGPUSeconds over the cluster's GPUs is beyond the
-// limit. The error is one line with the numbers.
+// finish within the engine's limits on the cluster however it is
+// scheduled: its first arrival plus MinGPUSeconds over the cluster's GPUs
+// is beyond cfg.MaxTime, or MinJobRounds is beyond cfg.MaxJobRounds (the
+// cluster is so overloaded that the queue of pending jobs alone would take
+// too long to simulate). The error is one line with the numbers.
 func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, traits policies.Traits) error {
 	if err := cfg.normalise(); err != nil {
 		return err
@@ -65,6 +99,10 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, traits pol
 	if need := first + gpuSec/float64(gpus); need > cfg.MaxTime {
 		return fmt.Errorf("workload %s needs at least %.3g GPU-hours, so at least %.3g s of simulated time on %d GPUs, beyond the simulation's time limit of %.3g s: use a larger cluster or fewer jobs",
 			w.Source, gpuSec/3600, need, gpus, cfg.MaxTime)
+	}
+	if jr := MinJobRounds(cfg, set, w, traits); jr > float64(cfg.MaxJobRounds) {
+		return fmt.Errorf("workload %s on %d GPUs is so overloaded (%.3g GPU-hours of work) that simulating it takes at least %.3g job-rounds (active jobs summed over rounds), beyond the engine's work limit of %.3g: use a larger cluster or fewer jobs",
+			w.Source, gpus, gpuSec/3600, jr, float64(cfg.MaxJobRounds))
 	}
 	return nil
 }
