@@ -18,6 +18,8 @@ type RoundsStream struct {
 	kv    map[string]string
 	order []string
 	rows  int
+	// groupRows is the row group size (default batchRows).
+	groupRows int
 }
 
 var _ sim.RoundSink = (*RoundsStream)(nil)
@@ -29,7 +31,7 @@ func NewRoundsStream(path, policy string, spec RunSpec, meta RunMeta, opt Output
 	if err != nil {
 		return nil, err
 	}
-	s := &RoundsStream{file: f}
+	s := &RoundsStream{file: f, groupRows: batchRows}
 	s.kv, s.order = parquetMeta(spec, meta)
 	s.tw, err = newTableWriter(path, f, roundColumns(&s.buf, policy, opt))
 	if err != nil {
@@ -42,7 +44,7 @@ func NewRoundsStream(path, policy string, spec RunSpec, meta RunMeta, opt Output
 // WriteRounds implements sim.RoundSink.
 func (s *RoundsStream) WriteRounds(recs []sim.RoundRecord) error {
 	s.buf = append(s.buf, recs...)
-	if len(s.buf) >= batchRows {
+	if len(s.buf) >= s.groupRows {
 		return s.flush()
 	}
 	return nil
