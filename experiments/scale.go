@@ -17,6 +17,12 @@ import (
 type ScaleSize struct {
 	Nodes int `json:"nodes"`
 	Jobs  int `json:"jobs"`
+	// Policy, when set, replaces the options' policy (with its defaults).
+	Policy string `json:"policy,omitempty"`
+	// Workload, when set, is simulated instead of a generated one (Jobs
+	// is then its job count); WorkloadName names it.
+	Workload     *traces.Workload `json:"-"`
+	WorkloadName string           `json:"workload,omitempty"`
 }
 
 // ActiveBucket is the policy's round latency over rounds with a range of
@@ -34,6 +40,8 @@ type ScaleResult struct {
 	ScaleSize
 	GPUs        int            `json:"gpus"`
 	MaxActive   int            `json:"max_active_jobs"`
+	MaxPending  int            `json:"max_pending_jobs"`
+	MaxRunning  int            `json:"max_running_jobs"`
 	Rounds      int            `json:"rounds"`
 	RoundP50    float64        `json:"policy_round_p50_s"`
 	RoundP99    float64        `json:"policy_round_p99_s"`
@@ -60,6 +68,14 @@ type ScaleOptions struct {
 	Quality int     // compare with a 10× longer search every Quality-th round (0: no)
 	// Progress, if set, is told about each size as it starts.
 	Progress func(s ScaleSize)
+	// Observer, if set, is the engine's observer during each run (see
+	// sim.Config.Observer), e.g. for a progress bar.
+	Observer func(now float64, finished, total int)
+	// Done, if set, is told when each size's run has ended.
+	Done func()
+	// Result, if set, receives each size's result as soon as it is
+	// measured.
+	Result func(r ScaleResult)
 }
 
 // RunScale runs one simulation per size, on a workload of the size's job
@@ -73,21 +89,39 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			opt.Progress(sz)
 		}
 		spec := opt.Spec
+		if sz.Policy != "" && sz.Policy != spec.Policy {
+			perNode := spec.GPUsPerNode
+			spec = DefaultSpec(sz.Policy)
+			spec.GPUsPerNode, spec.Seed = perNode, opt.Spec.Seed
+		}
 		spec.Nodes = sz.Nodes
+		spec.Rounds = "none" // round statistics suffice; memory follows the active jobs
 		if err := spec.Validate(); err != nil {
 			return nil, err
 		}
-		w, err := GenerateWorkload(nil, set, sz.Jobs, opt.Seed, "tuned", spec.GPUsPerNode)
-		if err != nil {
-			return nil, err
+		w := sz.Workload
+		if w == nil {
+			var err error
+			if w, err = GenerateWorkload(nil, set, sz.Jobs, opt.Seed, "tuned", spec.GPUsPerNode); err != nil {
+				return nil, err
+			}
 		}
+		sz.Jobs, sz.Policy = len(w.Jobs), spec.Policy
 		runtime.GC()
 		pol, err := NewPolicy(spec)
 		if err != nil {
 			return nil, err
 		}
+		cfg := spec.SimConfig()
+		if err := sim.CheckFeasible(cfg, set, w, pol.Traits()); err != nil {
+			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
+		}
+		cfg.Observer = opt.Observer
 		start := time.Now()
-		res, err := sim.Run(spec.SimConfig(), set, w, pol)
+		res, err := sim.Run(cfg, set, w, pol)
+		if opt.Done != nil {
+			opt.Done()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 		}
@@ -111,6 +145,8 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		}
 		for _, rs := range res.RoundStats {
 			r.MaxActive = max(r.MaxActive, rs.Active)
+			r.MaxPending = max(r.MaxPending, rs.Active-rs.Running)
+			r.MaxRunning = max(r.MaxRunning, rs.Running)
 		}
 		r.ByActive = bucketByActive(res.RoundStats)
 		if len(rq) > 0 {
@@ -124,6 +160,9 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			r.QualityRounds = len(rq)
 			r.QualityMean /= float64(len(rq))
 			r.QualityLongSecs /= float64(len(rq))
+		}
+		if opt.Result != nil {
+			opt.Result(r)
 		}
 		out = append(out, r)
 	}

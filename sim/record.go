@@ -99,7 +99,7 @@ func (rc *roundRecorder) record(r *Result, now, wall float64, active []*job) err
 	if running > 0 {
 		eff /= float64(running)
 	}
-	r.RoundStats = append(r.RoundStats, RoundStat{Time: now, Active: len(active), GPUs: gpus, Efficiency: eff, PolicySeconds: wall})
+	r.RoundStats = append(r.RoundStats, RoundStat{Time: now, Active: len(active), Running: running, GPUs: gpus, Efficiency: eff, PolicySeconds: wall})
 	if len(rc.buf) == 0 {
 		return nil
 	}

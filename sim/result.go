@@ -56,7 +56,9 @@ type RoundRecord struct {
 type RoundStat struct {
 	Time   float64 // simulated time of the round
 	Active int     // active (submitted, unfinished) jobs
-	GPUs   int     // GPUs allocated after the round
+	// Running is the number of active jobs holding GPUs after the round.
+	Running int
+	GPUs    int // GPUs allocated after the round
 	// Efficiency is the mean true statistical efficiency of the jobs
 	// holding GPUs after the round (0 when none does).
 	Efficiency    float64
