@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -38,20 +39,24 @@ type ActiveBucket struct {
 // ScaleResult is what the scaling benchmark measured at one size.
 type ScaleResult struct {
 	ScaleSize
-	GPUs        int            `json:"gpus"`
-	MaxActive   int            `json:"max_active_jobs"`
-	MaxPending  int            `json:"max_pending_jobs"`
-	MaxRunning  int            `json:"max_running_jobs"`
-	Rounds      int            `json:"rounds"`
-	RoundP50    float64        `json:"policy_round_p50_s"`
-	RoundP99    float64        `json:"policy_round_p99_s"`
-	PolicyTotal float64        `json:"policy_total_s"`
-	Wall        float64        `json:"wall_s"`
-	PeakRSSMB   float64        `json:"peak_rss_mb"`
-	HeapMB      float64        `json:"peak_heap_mb"`
-	AvgJCT      float64        `json:"avg_jct_s"`
-	AgentFits   int            `json:"agent_fits"`
-	ByActive    []ActiveBucket `json:"by_active_jobs"`
+	GPUs        int     `json:"gpus"`
+	MaxActive   int     `json:"max_active_jobs"`
+	MaxPending  int     `json:"max_pending_jobs"`
+	MaxRunning  int     `json:"max_running_jobs"`
+	Rounds      int     `json:"rounds"`
+	RoundP50    float64 `json:"policy_round_p50_s"`
+	RoundP99    float64 `json:"policy_round_p99_s"`
+	PolicyTotal float64 `json:"policy_total_s"`
+	Wall        float64 `json:"wall_s"`
+	// CPU is the process's CPU time (user + system) during the run: the
+	// wall time an otherwise idle machine would need, or less with
+	// parallel search workers.
+	CPU       float64        `json:"cpu_s"`
+	PeakRSSMB float64        `json:"peak_rss_mb"`
+	HeapMB    float64        `json:"peak_heap_mb"`
+	AvgJCT    float64        `json:"avg_jct_s"`
+	AgentFits int            `json:"agent_fits"`
+	ByActive  []ActiveBucket `json:"by_active_jobs"`
 	// Quality compares, on sampled rounds, the fitness of the run's search
 	// with a search of ten times the generations (no work cap) on the
 	// same round: mean and minimum of ours / longer.
@@ -117,6 +122,7 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 		}
 		cfg.Observer = opt.Observer
+		cpu0 := cpuSeconds()
 		start := time.Now()
 		res, err := sim.Run(cfg, set, w, pol)
 		if opt.Done != nil {
@@ -126,6 +132,7 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 		}
 		wall := time.Since(start).Seconds()
+		cpu := cpuSeconds() - cpu0
 		// Search quality in a second run, so that the shadow searches do
 		// not count in the latency figures.
 		var rq []RoundQuality
@@ -139,7 +146,7 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		r := ScaleResult{
 			ScaleSize: sz, GPUs: sz.Nodes * spec.GPUsPerNode,
 			Rounds: res.Summary.Rounds, RoundP50: res.Summary.PolicyRoundP50, RoundP99: res.Summary.PolicyRoundP99,
-			PolicyTotal: res.Summary.PolicyRoundTotal, Wall: wall,
+			PolicyTotal: res.Summary.PolicyRoundTotal, Wall: wall, CPU: cpu,
 			PeakRSSMB: PeakRSSMB(), HeapMB: float64(ms.HeapSys) / (1 << 20),
 			AvgJCT: res.Summary.AvgJCT, AgentFits: res.Summary.AgentFits,
 		}
@@ -167,6 +174,15 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// cpuSeconds is the process's CPU time so far (0 where unknown).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // bucketByActive groups rounds by active jobs in power-of-two ranges.

@@ -85,8 +85,8 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 			opt := experiments.ScaleOptions{Spec: spec, Seed: seed, Quality: quality}
 			if !quietRun {
 				opt.Result = func(r experiments.ScaleResult) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d nodes, %d jobs: wall %.1f s, peak RSS %.0f MB, max active %d (pending %d), avg JCT %.0f s\n",
-						r.Policy, r.Nodes, r.Jobs, r.Wall, r.PeakRSSMB, r.MaxActive, r.MaxPending, r.AvgJCT)
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d nodes, %d jobs: wall %.1f s (CPU %.1f s), peak RSS %.0f MB, max active %d (pending %d), avg JCT %.0f s\n",
+						r.Policy, r.Nodes, r.Jobs, r.Wall, r.CPU, r.PeakRSSMB, r.MaxActive, r.MaxPending, r.AvgJCT)
 				}
 			}
 			if !quietRun {
@@ -178,7 +178,7 @@ func parseSizes(text string) ([]experiments.ScaleSize, error) {
 
 func writeScaleTable(w io.Writer, res []experiments.ScaleResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "policy\tworkload\tnodes\tGPUs\tjobs\tmax active\tmax pending\trounds\tround p50\tround p99\tpolicy total\twall\tpeak RSS\tavg JCT\tquality (ours/10x)")
+	fmt.Fprintln(tw, "policy\tworkload\tnodes\tGPUs\tjobs\tmax active\tmax pending\trounds\tround p50\tround p99\tpolicy total\twall\tCPU\tpeak RSS\tavg JCT\tquality (ours/10x)")
 	for _, r := range res {
 		q := "-"
 		if r.QualityRounds > 0 {
@@ -188,8 +188,8 @@ func writeScaleTable(w io.Writer, res []experiments.ScaleResult) error {
 		if wl == "" {
 			wl = "generated"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f s\t%.3f s\t%.1f s\t%.1f s\t%.0f MB\t%.0f s\t%s\n",
-			r.Policy, wl, r.Nodes, r.GPUs, r.Jobs, r.MaxActive, r.MaxPending, r.Rounds, r.RoundP50, r.RoundP99, r.PolicyTotal, r.Wall, r.PeakRSSMB, r.AvgJCT, q)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f s\t%.3f s\t%.1f s\t%.1f s\t%.1f s\t%.0f MB\t%.0f s\t%s\n",
+			r.Policy, wl, r.Nodes, r.GPUs, r.Jobs, r.MaxActive, r.MaxPending, r.Rounds, r.RoundP50, r.RoundP99, r.PolicyTotal, r.Wall, r.CPU, r.PeakRSSMB, r.AvgJCT, q)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
