@@ -75,33 +75,18 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 	for app, n := range count {
 		r.AppAvgJCT[app] /= float64(n)
 	}
-	r.Series = seriesOf(res.Rounds)
+	r.Series = seriesOf(res.RoundStats)
 	return r
 }
 
-// seriesOf sums the per-job round records into one point per round.
-func seriesOf(rounds []sim.RoundRecord) Series {
+// seriesOf is one point per round from the round statistics.
+func seriesOf(stats []sim.RoundStat) Series {
 	var s Series
-	for i := 0; i < len(rounds); {
-		t := rounds[i].Time
-		gpus, active, running := 0, 0, 0
-		eff := 0.0
-		for ; i < len(rounds) && rounds[i].Time == t; i++ {
-			rr := &rounds[i]
-			active++
-			if rr.GPUs > 0 {
-				gpus += rr.GPUs
-				eff += rr.Efficiency
-				running++
-			}
-		}
-		if running > 0 {
-			eff /= float64(running)
-		}
-		s.Time = append(s.Time, t)
-		s.GPUs = append(s.GPUs, gpus)
-		s.Efficiency = append(s.Efficiency, roundTo(eff, 4))
-		s.Active = append(s.Active, active)
+	for _, rs := range stats {
+		s.Time = append(s.Time, rs.Time)
+		s.GPUs = append(s.GPUs, rs.GPUs)
+		s.Efficiency = append(s.Efficiency, roundTo(rs.Efficiency, 4))
+		s.Active = append(s.Active, rs.Active)
 	}
 	return s
 }

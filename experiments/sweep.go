@@ -341,6 +341,7 @@ func (rn *runner) runOne(p planned) error {
 		return err
 	}
 	cfg := spec.SimConfig()
+	cfg.Rounds = sim.RoundsNone // the series comes from the round statistics
 	if spec.OfflinePriors {
 		if cfg.SeedParams, err = rn.offline(spec.GPUsPerNode); err != nil {
 			return err
