@@ -58,11 +58,14 @@ func noWallStats(stats []RoundStat) []RoundStat {
 // discrete columns.
 func TestRoundsModes(t *testing.T) {
 	set := profiles.Default()
-	w := paperPrefix(t, set, 40)
-	for _, mk := range []func() policies.Policy{
-		func() policies.Policy { return tiresias.New(tiresias.DefaultThreshold) },
-		func() policies.Policy { return pollux.New(pollux.DefaultOptions()) },
+	for _, tc := range []struct {
+		mk   func() policies.Policy
+		jobs int
+	}{
+		{func() policies.Policy { return tiresias.New(tiresias.DefaultThreshold) }, 40},
+		{func() policies.Policy { return pollux.New(pollux.DefaultOptions()) }, 20},
 	} {
+		mk, w := tc.mk, paperPrefix(t, set, tc.jobs)
 		name := mk().Name()
 		run := func(mode RoundsMode, sink RoundSink) *Result {
 			cfg := DefaultConfig()
