@@ -1,7 +1,15 @@
 // Package experiments runs simulations and writes what they produce: a
 // single run from a RunSpec (the `polluxsim run` command), its outputs
-// (summary.json, jobs.parquet, rounds.parquet), named experiment specs and
-// sweeps over them, plots, and regression baselines.
+// (summary.json, jobs.parquet, rounds.parquet, cluster.parquet), named
+// experiment specs and sweeps over them, plots, reports, and regression
+// baselines.
+//
+// Output tables, by concern:
+//   - schema.go: Tables, the documented schema of every table (docs/outputs.md
+//     is generated from it); writers are checked against it as they write.
+//   - tables.go, parquet.go, output.go: the run columns (run_id, ...), the
+//     jobs, rounds and cluster tables of a run; Parquet writing.
+//   - readtables.go, sweeprounds.go: reading tables back; a sweep's rounds.
 //
 // It is the only package that names concrete policies; sim knows only the
 // policies.Policy interface.
@@ -16,9 +24,13 @@
 //     stores every finished run atomically as cells/<cell>.w<i>.json, so an
 //     interrupted sweep resumes where it stopped.
 //   - runresult.go, results.go, stats.go, summary.go: a stored run
-//     (RunResult), results.parquet (one row per run), summary.json (mean
-//     and t-based 95 % confidence interval per cell, paired ratios).
+//     (RunResult), the sweep's tables (results, apps, jobs, cluster),
+//     summary.json (mean and t-based 95 % confidence interval per cell,
+//     paired ratios).
 //   - merge.go: Merge joins the folders of a sharded sweep.
-//   - plotspec.go, plot.go: figures (PNG and SVG) with gonum/plot.
+//   - plotspec.go, plot.go, figure.go: figures (PNG, SVG, PDF; page or
+//     column size) with gonum/plot; fig6.go (co-adaptation, from a run's
+//     tables), fig3.go (the throughput model against the measurements).
+//   - report.go: a sweep's self-contained HTML report.
 //   - regress.go: baselines (baselines/*.json) and the regression check.
 package experiments

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -75,6 +76,9 @@ type CellWorkload struct {
 	// Jobs, when positive, is the job count itself (generated workloads
 	// only: a workload folder is not consulted).
 	Jobs int `json:"jobs,omitempty"`
+	// Uniform, when set, makes the workload Jobs identical jobs of one
+	// application instead (Jobs is then required).
+	Uniform *Uniform `json:"uniform,omitempty"`
 }
 
 // Cell is one setting of an experiment.
@@ -102,6 +106,7 @@ type Cell struct {
 	jobs   int
 	// fixedJobs: the job count was given, not derived from a load.
 	fixedJobs bool
+	uniform   Uniform
 }
 
 // Ratio compares two cells on a metric: per workload num/den, then the
@@ -163,13 +168,36 @@ func (e *Experiment) Runs() []Run {
 
 var cellNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// ParseExperiment reads an experiment spec (JSON; unknown keys are errors)
-// and resolves and checks every cell. name is used in messages.
+// MaxNameLen bounds the names of experiments, cells and plots: they become
+// file names (cells/<cell>.w<i>.json and its hidden temporary twin,
+// <plot>.png), which most file systems limit to 255 bytes.
+const MaxNameLen = 200
+
+// checkName checks a name that becomes part of a file name.
+func checkName(name string) error {
+	if !cellNameRE.MatchString(name) {
+		return fmt.Errorf("name %q must be letters, digits, '.', '_' or '-'", name)
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("name is %d bytes long, at most %d (it becomes a file name)", len(name), MaxNameLen)
+	}
+	return nil
+}
+
+// ParseExperiment reads an experiment spec (JSON; unknown keys and data
+// after the object are errors) and resolves and checks every cell. name
+// is used in messages.
 func ParseExperiment(data []byte, name string) (*Experiment, error) {
 	var e Experiment
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("experiment %s: unexpected data after the JSON object", name)
+	}
+	if err := checkExplicit(data, &e); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)
 	}
 	if err := e.resolve(); err != nil {
@@ -178,10 +206,53 @@ func ParseExperiment(data []byte, name string) (*Experiment, error) {
 	return &e, nil
 }
 
+// checkExplicit refuses a count, job count or load written as 0 (or
+// less): left out, each has a default; written, it must be positive.
+func checkExplicit(data []byte, e *Experiment) error {
+	type counts struct {
+		Count *int     `json:"count"`
+		Jobs  *int     `json:"jobs"`
+		Load  *float64 `json:"load"`
+	}
+	var raw struct {
+		Workloads counts `json:"workloads"`
+		Cells     []struct {
+			Workload *counts `json:"workload"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	check := func(c counts) error {
+		switch {
+		case c.Count != nil && *c.Count < 1:
+			return fmt.Errorf("count must be at least 1, got %d", *c.Count)
+		case c.Jobs != nil && *c.Jobs < 1:
+			return fmt.Errorf("jobs must be at least 1, got %d", *c.Jobs)
+		case c.Load != nil && !(*c.Load > 0):
+			return fmt.Errorf("load must be positive, got %v", *c.Load)
+		}
+		return nil
+	}
+	if err := check(raw.Workloads); err != nil {
+		return fmt.Errorf("workloads: %w", err)
+	}
+	for i, c := range raw.Cells {
+		if c.Workload == nil || i >= len(e.Cells) {
+			continue
+		}
+		if err := check(*c.Workload); err != nil {
+			return fmt.Errorf("cell %q: workload: %w", e.Cells[i].Name, err)
+		}
+	}
+	return nil
+}
+
 func (e *Experiment) resolve() error {
+	if err := checkName(e.Name); err != nil {
+		return err
+	}
 	switch {
-	case !cellNameRE.MatchString(e.Name):
-		return fmt.Errorf("name %q must be letters, digits, '.', '_' or '-'", e.Name)
 	case e.Version < 1:
 		return fmt.Errorf("version must be at least 1, got %d", e.Version)
 	case len(e.Cells) == 0:
@@ -206,8 +277,8 @@ func (e *Experiment) resolve() error {
 	seen := map[string]bool{}
 	for i := range e.Cells {
 		c := &e.Cells[i]
-		if !cellNameRE.MatchString(c.Name) {
-			return fmt.Errorf("cell %d: name %q must be letters, digits, '.', '_' or '-'", i+1, c.Name)
+		if err := checkName(c.Name); err != nil {
+			return fmt.Errorf("cell %d: %w", i+1, err)
 		}
 		if seen[c.Name] {
 			return fmt.Errorf("cell %q appears twice", c.Name)
@@ -280,6 +351,10 @@ func (c *Cell) resolve(e *Experiment) error {
 	if err := s.Validate(); err != nil {
 		return err
 	}
+	s, err := s.WithAutoscalerOptions()
+	if err != nil {
+		return err
+	}
 	c.spec = s
 	c.load, c.config, c.jobs = e.Workloads.Load, e.Workloads.Config, 0
 	if w := c.Workload; w != nil {
@@ -291,6 +366,12 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 		if w.Jobs != 0 {
 			c.jobs, c.fixedJobs = w.Jobs, true
+		}
+		if w.Uniform != nil {
+			if w.Jobs == 0 || w.Uniform.App == "" || w.Uniform.GPUs < 0 || w.Uniform.Batch < 0 {
+				return fmt.Errorf("workload: a uniform workload needs \"jobs\", an \"app\" and non-negative gpus and batch")
+			}
+			c.uniform = *w.Uniform
 		}
 	}
 	if !(c.load > 0) || c.load > 100 {

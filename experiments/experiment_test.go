@@ -9,7 +9,7 @@ import (
 // paper's shape.
 func TestEmbeddedExperiments(t *testing.T) {
 	want := map[string]int{ // runs
-		"table2": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 16, "ci": 15, "ci-real": 9,
+		"table2": 56, "table2-sia": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 24, "ci": 15, "ci-real": 9, "fig9": 3, "table3": 2,
 	}
 	names := ExperimentNames()
 	if len(names) != len(want) {
@@ -70,7 +70,7 @@ func TestParseExperimentErrors(t *testing.T) {
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"policy": "fifo"}}]}`, `cell's "policy"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": -1}}]}`, "--interval must be positive"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"config": "lazy"}}]}`, `config "lazy"`},
-		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"load": -2}}]}`, "load -2"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"load": -2}}]}`, "workload: load must be positive, got -2"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "reference": {"paper": {"avg_jct_s": 1}}}]}`, `source "paper"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "ratios": [{"name": "r", "num": "a", "den": "b", "metric": "avg_jct_s"}]}`, `"b" must both exist`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "ratios": [{"name": "r", "num": "a", "den": "a", "metric": "speed"}]}`, `unknown metric "speed"`},
@@ -84,7 +84,7 @@ func TestParseExperimentErrors(t *testing.T) {
 			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
 		}
 	}
-	if _, _, err := LoadExperiment("fig9"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig9\" (known: ci, ci-real, fig7") {
+	if _, _, err := LoadExperiment("fig10"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (known: ci, ci-real, fig7") {
 		t.Errorf("unknown experiment: %v", err)
 	}
 }

@@ -65,8 +65,8 @@ func NewRunSummary(res *sim.Result, spec RunSpec, meta RunMeta, opt OutputOption
 	return s
 }
 
-// WriteRun writes dir/summary.json, dir/jobs.parquet and dir/rounds.parquet
-// (creating dir). Each file is written atomically (to a hidden temporary
+// WriteRun writes dir/summary.json, dir/jobs.parquet, dir/rounds.parquet and
+// dir/cluster.parquet (creating dir; the tables are documented in Tables). Each file is written atomically (to a hidden temporary
 // name, then renamed), and summary.json is written last: a folder with a
 // summary.json holds a complete run. Outputs of an earlier run in dir are
 // removed first, so an interrupted run never leaves a mix of old and new
@@ -75,7 +75,7 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create output folder: %w", err)
 	}
-	outputs := []string{"summary.json", "jobs.parquet", "rounds.parquet"} // summary.json first
+	outputs := []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "nodes.parquet"} // summary.json first
 	for _, f := range outputs {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot replace the earlier output: %w", err)
@@ -91,25 +91,34 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 		}
 	}
 	kv, order := parquetMeta(spec, meta)
-	if err := WriteJobs(filepath.Join(dir, "jobs.parquet"), res, kv, order); err != nil {
+	key := plainRunKey(spec, meta)
+	if err := writeJobs(filepath.Join(dir, "jobs.parquet"), &key, res, kv, order); err != nil {
 		return err
 	}
-	if err := writeRunRounds(filepath.Join(dir, "rounds.parquet"), res, spec, opt, kv, order); err != nil {
+	if err := writeRunRounds(filepath.Join(dir, "rounds.parquet"), &key, res, spec, opt, kv, order); err != nil {
 		return err
+	}
+	if err := writeCluster(filepath.Join(dir, "cluster.parquet"), &key, res, opt.NoTiming, kv, order); err != nil {
+		return err
+	}
+	if len(res.NodeStats) > 0 {
+		if err := writeNodes(nodesFile(dir), &key, res, kv, order); err != nil {
+			return err
+		}
 	}
 	return WriteJSON(filepath.Join(dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
 }
 
 // writeRunRounds writes or commits rounds.parquet; a run recording no
 // rounds has none.
-func writeRunRounds(path string, res *sim.Result, spec RunSpec, opt OutputOptions, kv map[string]string, order []string) error {
+func writeRunRounds(path string, key *runKey, res *sim.Result, spec RunSpec, opt OutputOptions, kv map[string]string, order []string) error {
 	if opt.Rounds != nil {
 		return opt.Rounds.Commit()
 	}
 	if m, _ := spec.RoundsMode(); m == sim.RoundsNone {
 		return nil
 	}
-	return WriteRounds(path, res, opt, kv, order)
+	return writeRounds(path, key, res, kv, order)
 }
 
 // WriteJSON writes v as indented JSON, atomically.
@@ -141,63 +150,28 @@ func parquetMeta(spec RunSpec, meta RunMeta) (map[string]string, []string) {
 	return kv, []string{"polluxsim.version", "polluxsim.seed", "polluxsim.inputs_hash", "polluxsim.settings"}
 }
 
-// WriteJobs writes one row per job.
-func WriteJobs(path string, res *sim.Result, kv map[string]string, order []string) error {
-	j := res.Jobs
-	pol := res.Summary.Policy
-	cols := []column{
-		strCol("policy", func(int) string { return pol }),
-		strCol("name", func(i int) string { return j[i].Name }),
-		strCol("application", func(i int) string { return j[i].App }),
-		i64Col("request_gpus", func(i int) int64 { return int64(j[i].RequestGPUs) }),
-		i64Col("request_batch", func(i int) int64 { return int64(j[i].RequestBatch) }),
-		f64Col("submit_s", func(i int) float64 { return j[i].Submit }),
-		f64Col("first_start_s", func(i int) float64 { return j[i].FirstStart }),
-		f64Col("finish_s", func(i int) float64 { return j[i].Finish }),
-		f64Col("jct_s", func(i int) float64 { return j[i].JCT }),
-		f64Col("queueing_s", func(i int) float64 { return j[i].Queueing }),
-		i64Col("restarts", func(i int) int64 { return int64(j[i].Restarts) }),
-		f64Col("gpu_seconds", func(i int) float64 { return j[i].GPUSeconds }),
-		f64Col("mean_batch", func(i int) float64 { return j[i].MeanBatch }),
-		f64Col("mean_efficiency", func(i int) float64 { return j[i].MeanEfficiency }),
-		i64Col("epochs", func(i int) int64 { return int64(j[i].Epochs) }),
-		f64Col("contention", func(i int) float64 { return j[i].Contention }),
-		f64Col("exclusive_jct_s", func(i int) float64 { return j[i].ExclusiveJCT }),
-		f64Col("fairness_rho", func(i int) float64 { return j[i].Fairness }),
+// writeJobs writes jobs.parquet: one row per job of the run key.
+func writeJobs(path string, key *runKey, res *sim.Result, kv map[string]string, order []string) error {
+	rows := make([]jobRow, len(res.Jobs))
+	for i := range res.Jobs {
+		rows[i] = jobRow{key, &res.Jobs[i]}
 	}
-	return writeParquet(path, cols, len(j), kv, order)
+	return writeTable(path, Table("jobs.parquet"), jobTableCols(rows), len(rows), kv, order)
 }
 
-// WriteRounds writes one row per active job per scheduling round.
-func WriteRounds(path string, res *sim.Result, opt OutputOptions, kv map[string]string, order []string) error {
-	r := res.Rounds
-	return writeParquet(path, roundColumns(&r, res.Summary.Policy, opt), len(r), kv, order)
+// writeRounds writes rounds.parquet: one row per active job per
+// scheduling round.
+func writeRounds(path string, key *runKey, res *sim.Result, kv map[string]string, order []string) error {
+	return writeTable(path, Table("rounds.parquet"), roundTableCols(key, &res.Rounds), len(res.Rounds), kv, order)
 }
 
-// roundColumns are the columns of rounds.parquet over the records *rp (a
-// pointer, so that a streaming writer can refill the slice).
-func roundColumns(rp *[]sim.RoundRecord, pol string, opt OutputOptions) []column {
-	r := func(i int) *sim.RoundRecord { return &(*rp)[i] }
-	return []column{
-		strCol("policy", func(int) string { return pol }),
-		f64Col("time_s", func(i int) float64 { return r(i).Time }),
-		strCol("job", func(i int) string { return r(i).Job }),
-		strCol("application", func(i int) string { return r(i).App }),
-		strCol("phase", func(i int) string { return r(i).Phase }),
-		i64Col("gpus", func(i int) int64 { return int64(r(i).GPUs) }),
-		i64Col("nodes", func(i int) int64 { return int64(r(i).Nodes) }),
-		i64Col("local_batch", func(i int) int64 { return int64(r(i).Local) }),
-		i64Col("accum_steps", func(i int) int64 { return int64(r(i).Accum) }),
-		i64Col("batch", func(i int) int64 { return int64(r(i).Batch) }),
-		f64Col("pgns", func(i int) float64 { return r(i).PGNS }),
-		f64Col("efficiency", func(i int) float64 { return r(i).Efficiency }),
-		f64Col("goodput", func(i int) float64 { return r(i).Goodput }),
-		f64Col("progress", func(i int) float64 { return r(i).Progress }),
-		f64Col("policy_wall_s", func(i int) float64 {
-			if opt.NoTiming {
-				return 0
-			}
-			return r(i).PolicySeconds
-		}),
+// writeCluster writes cluster.parquet: one row per scheduling round, idle
+// ones included.
+func writeCluster(path string, key *runKey, res *sim.Result, noTiming bool, kv map[string]string, order []string) error {
+	cr := clusterRows(res, noTiming)
+	rows := make([]clusterRow, len(cr))
+	for i := range cr {
+		rows[i] = clusterRow{key, res.Config.Cluster.TotalGPUs(), &cr[i]}
 	}
+	return writeTable(path, Table("cluster.parquet"), clusterTableCols(rows), len(rows), kv, order)
 }

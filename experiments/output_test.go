@@ -47,7 +47,7 @@ func TestOutputsByteIdentical(t *testing.T) {
 		smallRun(t, policy, 1, a)
 		smallRun(t, policy, 1, b)
 		smallRun(t, policy, 3, c)
-		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet"} {
+		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 			x, err := os.ReadFile(filepath.Join(a, f))
 			if err != nil {
 				t.Fatal(err)
@@ -103,7 +103,7 @@ func TestParquetReadsBack(t *testing.T) {
 	if rounds.NumRows() == 0 {
 		t.Error("rounds.parquet is empty")
 	}
-	for _, name := range []string{"time_s", "job", "gpus", "batch", "efficiency", "goodput", "policy_wall_s"} {
+	for _, name := range []string{"run_id", "time_s", "duration_s", "name", "gpus", "batch", "efficiency", "goodput"} {
 		if len(rounds.Schema().FieldIndices(name)) != 1 {
 			t.Errorf("rounds.parquet lacks column %s", name)
 		}

@@ -3,6 +3,8 @@ package experiments
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -21,12 +23,19 @@ type column struct {
 	// dict enables dictionary encoding (for repetitive strings); unique
 	// numeric columns leave it off.
 	dict bool
-	// put appends row i's value to the builder.
+	// put appends row i's value (or a null) to the builder.
 	put func(b array.Builder, i int)
 }
 
+// stringDict is the in-memory type of string columns: dictionary-encoded,
+// so that readers that keep Arrow's types (pandas through pyarrow, Polars)
+// get categoricals; Parquet stores plain (dictionary-encoded) strings.
+var stringDict = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
+
 func strCol(name string, get func(i int) string) column {
-	return column{name, arrow.BinaryTypes.String, true, func(b array.Builder, i int) { b.(*array.StringBuilder).Append(get(i)) }}
+	return column{name, stringDict, true, func(b array.Builder, i int) {
+		b.(*array.BinaryDictionaryBuilder).AppendString(get(i)) //nolint:errcheck // a string builder takes strings
+	}}
 }
 
 func f64Col(name string, get func(i int) float64) column {
@@ -41,15 +50,111 @@ func boolCol(name string, get func(i int) bool) column {
 	return column{name, arrow.FixedWidthTypes.Boolean, false, func(b array.Builder, i int) { b.(*array.BooleanBuilder).Append(get(i)) }}
 }
 
+// strNull, f64Null and i64Null are nullable columns: get's ok = false
+// writes a null.
+func strNull(name string, get func(i int) (string, bool)) column {
+	return column{name, stringDict, true, func(b array.Builder, i int) {
+		if v, ok := get(i); ok {
+			b.(*array.BinaryDictionaryBuilder).AppendString(v) //nolint:errcheck // a string builder takes strings
+		} else {
+			b.AppendNull()
+		}
+	}}
+}
+
+func f64Null(name string, get func(i int) (float64, bool)) column {
+	return column{name, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, i int) {
+		if v, ok := get(i); ok && !math.IsNaN(v) {
+			b.(*array.Float64Builder).Append(v)
+		} else {
+			b.AppendNull()
+		}
+	}}
+}
+
+func i64Null(name string, get func(i int) (int64, bool)) column {
+	return column{name, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, i int) {
+		if v, ok := get(i); ok {
+			b.(*array.Int64Builder).Append(v)
+		} else {
+			b.AppendNull()
+		}
+	}}
+}
+
+// sqlType is the documented type of an Arrow type.
+func sqlType(t arrow.DataType) string {
+	switch t.ID() {
+	case arrow.STRING:
+		return TypeString
+	case arrow.DICTIONARY:
+		if t.(*arrow.DictionaryType).ValueType.ID() == arrow.STRING {
+			return TypeString
+		}
+	case arrow.INT64:
+		return TypeInt
+	case arrow.FLOAT64:
+		return TypeFloat
+	case arrow.BOOL:
+		return TypeBool
+	}
+	return t.String()
+}
+
+// writeTable writes n rows of the documented table t to path. cols must be
+// t's columns, in order, with their documented types (an error otherwise:
+// the schema documentation and the writers cannot drift apart); the Arrow
+// fields take their nullability and unit from the documentation.
+func writeTable(path string, t *TableDoc, cols []column, n int, meta map[string]string, metaOrder []string) error {
+	fields, err := tableFields(path, t, cols)
+	if err != nil {
+		return err
+	}
+	kv, order := tableMeta(meta, metaOrder)
+	return writeParquet(path, fields, cols, n, kv, order)
+}
+
+// tableFields checks that cols are t's documented columns and gives their
+// Arrow fields (see writeTable).
+func tableFields(path string, t *TableDoc, cols []column) ([]arrow.Field, error) {
+	if len(cols) != len(t.Columns) {
+		return nil, fmt.Errorf("%s: %d columns written, %d documented", path, len(cols), len(t.Columns))
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		d := t.Columns[i]
+		if c.name != d.Name || sqlType(c.typ) != d.Type {
+			return nil, fmt.Errorf("%s: column %d is %s %s, documented as %s %s", path, i, c.name, sqlType(c.typ), d.Name, d.Type)
+		}
+		fields[i] = arrow.Field{Name: c.name, Type: c.typ, Nullable: d.Nullable}
+		if d.Unit != "" {
+			fields[i].Metadata = arrow.NewMetadata([]string{"unit"}, []string{d.Unit})
+		}
+	}
+	return fields, nil
+}
+
+// tableMeta is a documented table's key-value metadata: the schema version,
+// then meta in metaOrder.
+func tableMeta(meta map[string]string, metaOrder []string) (map[string]string, []string) {
+	kv := map[string]string{"polluxsim.schema_version": strconv.Itoa(SchemaVersion)}
+	order := []string{"polluxsim.schema_version"}
+	for _, k := range metaOrder {
+		kv[k] = meta[k]
+		order = append(order, k)
+	}
+	return kv, order
+}
+
 // batchRows is the number of rows per record batch handed to the writer.
 const batchRows = 64 * 1024
 
 // writeParquet writes n rows described by cols to path, atomically, with
 // meta as the file's key-value metadata. Output is deterministic: the same
 // rows give the same bytes.
-func writeParquet(path string, cols []column, n int, meta map[string]string, metaOrder []string) error {
+func writeParquet(path string, fields []arrow.Field, cols []column, n int, meta map[string]string, metaOrder []string) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
-		tw, err := newTableWriter(path, w, cols)
+		tw, err := newTableWriter(path, w, fields, cols)
 		if err != nil {
 			return err
 		}
@@ -70,11 +175,7 @@ type tableWriter struct {
 	rb   *array.RecordBuilder
 }
 
-func newTableWriter(path string, w io.Writer, cols []column) (*tableWriter, error) {
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.name, Type: c.typ}
-	}
+func newTableWriter(path string, w io.Writer, fields []arrow.Field, cols []column) (*tableWriter, error) {
 	schema := arrow.NewSchema(fields, nil)
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),

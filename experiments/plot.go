@@ -10,17 +10,16 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
-
-	"github.com/polluxsim/polluxsim/internal/atomicfile"
 )
 
 // PlotReport lists what Plot wrote and what it skipped (and why).
@@ -29,17 +28,65 @@ type PlotReport struct {
 	Skipped []string
 }
 
+// PlotOptions choose the figures' size and formats.
+type PlotOptions struct {
+	Size    FigureSize // SizeWide when empty
+	Formats []string   // png and svg when empty (see FigureFormats)
+}
+
 // Plot draws the experiment's figures (PlotsOf) from its stored runs into
-// outDir, each as PNG and SVG.
-func Plot(exp *Experiment, runs []*RunResult, outDir string) (*PlotReport, error) {
+// outDir, in each of opt's formats, each with a caption naming its inputs.
+func Plot(exp *Experiment, runs []*RunResult, outDir string, opt PlotOptions) (*PlotReport, error) {
+	formats := opt.Formats
+	if len(formats) == 0 {
+		formats = []string{"png", "svg"}
+	}
+	for _, f := range formats {
+		if !slices.Contains(FigureFormats, f) {
+			return nil, fmt.Errorf("plot: unknown format %q (use %s)", f, strings.Join(FigureFormats, ", "))
+		}
+	}
+	size := opt.Size
+	if size == "" {
+		size = SizeWide
+	}
+	if size != SizeWide && size != SizeColumn {
+		return nil, fmt.Errorf("plot: unknown size %q (use %s or %s)", size, SizeWide, SizeColumn)
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, fmt.Errorf("plot: %w", unwrapPathError(err))
 	}
+	rep := &PlotReport{}
+	for _, nf := range figures(exp, runs) {
+		if nf.err != nil {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", nf.spec.Name, nf.err))
+			continue
+		}
+		for _, ext := range formats {
+			path := filepath.Join(outDir, nf.spec.Name+"."+ext)
+			if err := nf.fig.save(path, ext, size); err != nil {
+				return rep, err
+			}
+			rep.Files = append(rep.Files, path)
+		}
+	}
+	return rep, nil
+}
+
+// namedFigure is one figure of an experiment, or why it cannot be drawn.
+type namedFigure struct {
+	spec PlotSpec
+	fig  figure
+	err  error
+}
+
+// figures draws every figure the experiment lists, each with a caption.
+func figures(exp *Experiment, runs []*RunResult) []namedFigure {
 	byCell := map[string][]*RunResult{}
 	for _, r := range runs {
 		byCell[r.Cell] = append(byCell[r.Cell], r)
 	}
-	rep := &PlotReport{}
+	var out []namedFigure
 	for _, ps := range PlotsOf(exp) {
 		var fig figure
 		var err error
@@ -52,81 +99,67 @@ func Plot(exp *Experiment, runs []*RunResult, outDir string) (*PlotReport, error
 			fig, err = timeline(exp, ps, byCell)
 		case PlotLines:
 			fig, err = linesPlot(exp, ps, byCell)
+		case PlotElastic:
+			fig, err = elasticPlot(exp, ps, byCell)
 		}
-		if err != nil {
-			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", ps.Name, err))
-			continue
-		}
-		for _, ext := range []string{"png", "svg"} {
-			path := filepath.Join(outDir, ps.Name+"."+ext)
-			if err := fig.save(path, ext); err != nil {
-				return rep, err
-			}
-			rep.Files = append(rep.Files, path)
-		}
+		fig.caption = captionOf(exp, runs, ps)
+		out = append(out, namedFigure{ps, fig, err})
 	}
-	return rep, nil
+	return out
 }
 
-// figure is one or more plots stacked vertically, sharing the x axis, with
-// one legend to their right (outside the data, so it never hides a line).
-type figure struct {
-	plots  []*plot.Plot
-	legend *plot.Legend
-	w, h   vg.Length
+// captionOf names a figure's inputs: experiment, profiles, workloads,
+// polluxsim version, and where its reference numbers come from.
+func captionOf(exp *Experiment, runs []*RunResult, ps PlotSpec) string {
+	profs, vers, wls := map[string]bool{}, map[string]bool{}, map[string]int{}
+	for _, r := range runs {
+		profs[r.ProfilesID] = true
+		vers[r.PolluxsimVersion] = true
+		wls[workloadKind(r.WorkloadSource)]++
+	}
+	keys := func(m map[string]bool) string {
+		var k []string
+		for s := range m {
+			k = append(k, s)
+		}
+		sort.Strings(k)
+		return strings.Join(k, ", ")
+	}
+	var wl []string
+	for _, k := range sortedKeys(wls) {
+		wl = append(wl, fmt.Sprintf("%s (%d runs)", k, wls[k]))
+	}
+	c := fmt.Sprintf("%s v%d, %d runs; profiles: %s; workloads: %s; polluxsim %s", exp.Name, exp.Version, len(runs), keys(profs), strings.Join(wl, ", "), keys(vers))
+	if ps.Reference != "" {
+		c += "; dashed: " + ps.Reference + " numbers (" + referenceInputs(exp, ps.Reference) + ")"
+	}
+	return c
 }
 
-// newLegend makes a figure legend in the plots' type style.
-func newLegend() *plot.Legend {
-	l := plot.NewLegend()
-	l.TextStyle.Font.Size = vg.Points(10)
-	l.ThumbnailWidth = vg.Points(26)
-	l.Padding = vg.Points(3)
-	l.Top, l.Left = true, true
-	return &l
+// workloadKind shortens a workload's source to its kind: the folder of a
+// file (dir/*.csv), or a generator's description without its seed.
+func workloadKind(src string) string {
+	if i := strings.IndexAny(src, ":("); i > 0 {
+		return strings.TrimSpace(src[:i])
+	}
+	if i := strings.LastIndex(src, "/"); i >= 0 {
+		return src[:i+1] + "*" + filepath.Ext(src)
+	}
+	return src
 }
 
-// pngDPI is the resolution of PNG figures.
-const pngDPI = 110
-
-func (f figure) save(path, ext string) error {
-	var c vg.CanvasWriterTo
-	switch ext {
-	case "png":
-		c = smallPNG{vgimg.NewWith(vgimg.UseWH(f.w, f.h), vgimg.UseDPI(pngDPI))}
-	default:
-		c = vgsvg.New(f.w, f.h)
-	}
-	dc := draw.New(c)
-	// White background (PNG would be transparent).
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	if f.legend != nil {
-		r := f.legend.Rectangle(dc)
-		w := r.Max.X - r.Min.X + vg.Points(24)
-		strip := dc
-		strip.Min.X = dc.Max.X - w
-		dc.Max.X -= w
-		f.legend.YOffs = -vg.Points(30) // level with the top of the data area
-		f.legend.Draw(strip)
-	}
-	if len(f.plots) == 1 {
-		f.plots[0].Draw(dc)
-	} else {
-		rows := make([][]*plot.Plot, len(f.plots))
-		for i, p := range f.plots {
-			rows[i] = []*plot.Plot{p}
+// referenceInputs says what a reference's numbers were measured on.
+func referenceInputs(exp *Experiment, ref string) string {
+	if src, ok := exp.Sources[ref]; ok {
+		if i := strings.IndexAny(src, ",;("); i > 0 && i < 60 {
+			return strings.TrimSpace(src[:i])
 		}
-		t := draw.Tiles{Rows: len(f.plots), Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
-		canvases := plot.Align(rows, t, dc)
-		for i, p := range f.plots {
-			p.Draw(canvases[i][0])
+		if len(src) > 60 {
+			return src[:57] + "..."
 		}
+		return src
 	}
-	return atomicfile.Write(path, func(w io.Writer) error {
-		_, err := c.WriteTo(w)
-		return err
-	})
+	return "published"
 }
 
 // smallPNG writes a vgimg canvas as a PNG with the best compression
@@ -367,9 +400,9 @@ func fractionTicks() []plot.Tick {
 func jctCDF(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": job completion time", "job completion time (hours, log scale)", log10Axis,
 		func(r *RunResult) []float64 {
-			h := make([]float64, len(r.JobJCT))
-			for i, v := range r.JobJCT {
-				h[i] = math.Max(v, 1) / 3600
+			h := make([]float64, len(r.JobResults))
+			for i, j := range r.JobResults {
+				h[i] = math.Max(j.JCT, 1) / 3600
 			}
 			return h
 		})
@@ -378,10 +411,10 @@ func jctCDF(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (figur
 func rhoCDF(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": finish-time fairness", "finish-time fairness ρ = JCT / JCT on an exclusive 1/N share (log scale)", log2Axis,
 		func(r *RunResult) []float64 {
-			v := make([]float64, 0, len(r.JobRho))
-			for _, x := range r.JobRho {
-				if x > 0 {
-					v = append(v, x)
+			v := make([]float64, 0, len(r.JobResults))
+			for _, j := range r.JobResults {
+				if j.Fairness > 0 {
+					v = append(v, j.Fairness)
 				}
 			}
 			return v
@@ -412,28 +445,30 @@ func timeline(exp *Experiment, ps PlotSpec, byCell map[string][]*RunResult) (fig
 				run = r
 			}
 		}
-		if run == nil || len(run.Series.Time) == 0 {
+		if run == nil || len(run.Cluster) == 0 {
 			continue
 		}
 		found++
-		gp, ef := windowed(run.Series, 600)
+		gp, efs := windowed(run.Cluster, 600)
 		for _, pt := range gp {
 			maxT = math.Max(maxT, pt.X)
 			maxGPUs = max(maxGPUs, int(pt.Y))
 		}
-		for _, pl := range []struct {
-			p  *plot.Plot
-			xy plotter.XYs
-		}{{top, gp}, {bottom, ef}} {
-			l, err := plotter.NewLine(pl.xy)
+		l, err := plotter.NewLine(gp)
+		if err != nil {
+			return figure{}, err
+		}
+		l.LineStyle = lineStyle(i)
+		top.Add(l)
+		leg.Add(c.Title(), l)
+		// Efficiency is undefined while no job holds GPUs: the line breaks.
+		for _, seg := range efs {
+			l, err := plotter.NewLine(seg)
 			if err != nil {
 				return figure{}, err
 			}
 			l.LineStyle = lineStyle(i)
-			pl.p.Add(l)
-			if pl.p == top {
-				leg.Add(c.Title(), l)
-			}
+			bottom.Add(l)
 		}
 	}
 	if found == 0 {
@@ -466,36 +501,47 @@ func (e *Experiment) gpus() int {
 	return e.Cells[0].spec.Nodes * e.Cells[0].spec.GPUsPerNode
 }
 
-// windowed averages a series over windows of width seconds, weighting
-// each round by the time until the next: GPUs allocated and efficiency
-// (in %), against time in hours.
-func windowed(s Series, width float64) (gpus, eff plotter.XYs) {
-	n := len(s.Time)
-	var sumG, sumE, sumW float64
-	win := 0
+// windowed averages a run's cluster rows over windows of width seconds,
+// weighting each round by its duration: GPUs allocated (idle rounds count
+// as 0) and the mean efficiency of the jobs holding GPUs (in %), against
+// time in hours. Efficiency is undefined in windows where no job held
+// GPUs: its line is returned as segments broken there.
+func windowed(rows []ClusterRow, width float64) (gpus plotter.XYs, eff []plotter.XYs) {
+	var sumG, sumE, wG, wE float64
+	win := -1
+	var seg plotter.XYs
 	flush := func() {
-		if sumW > 0 {
-			t := (float64(win) + 0.5) * width / 3600
-			gpus = append(gpus, plotter.XY{X: t, Y: sumG / sumW})
-			eff = append(eff, plotter.XY{X: t, Y: 100 * sumE / sumW})
+		if win < 0 {
+			return
 		}
-		sumG, sumE, sumW = 0, 0, 0
+		t := (float64(win) + 0.5) * width / 3600
+		if wG > 0 {
+			gpus = append(gpus, plotter.XY{X: t, Y: sumG / wG})
+		}
+		if wE > 0 {
+			seg = append(seg, plotter.XY{X: t, Y: 100 * sumE / wE})
+		} else if len(seg) > 0 {
+			eff = append(eff, seg)
+			seg = nil
+		}
+		sumG, sumE, wG, wE = 0, 0, 0, 0
 	}
-	for i := 0; i < n; i++ {
-		dt := width / 10
-		if i+1 < n {
-			dt = s.Time[i+1] - s.Time[i]
-		}
-		k := int(s.Time[i] / width)
-		if k != win {
+	for _, r := range rows {
+		if k := int(r.Time / width); k != win {
 			flush()
 			win = k
 		}
-		sumG += float64(s.GPUs[i]) * dt
-		sumE += s.Efficiency[i] * dt
-		sumW += dt
+		sumG += float64(r.GPUs) * r.Duration
+		wG += r.Duration
+		if r.MeanEfficiency != nil {
+			sumE += *r.MeanEfficiency * r.Duration
+			wE += r.Duration
+		}
 	}
 	flush()
+	if len(seg) > 0 {
+		eff = append(eff, seg)
+	}
 	return gpus, eff
 }
 

@@ -18,7 +18,7 @@ func TestPlot(t *testing.T) {
 		t.Fatalf("open: %v, %d runs, missing %v", err, len(runs), missing)
 	}
 	out := t.TempDir()
-	rep, err := Plot(exp, runs, out)
+	rep, err := Plot(exp, runs, out, PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestPlot(t *testing.T) {
 			some = append(some, r)
 		}
 	}
-	rep, err = Plot(exp, some, t.TempDir())
+	rep, err = Plot(exp, some, t.TempDir(), PlotOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,8 +62,8 @@ type PlotPoint struct {
 }
 
 func (p *PlotSpec) check(e *Experiment) error {
-	if !cellNameRE.MatchString(p.Name) {
-		return fmt.Errorf("name %q must be letters, digits, '.', '_' or '-'", p.Name)
+	if err := checkName(p.Name); err != nil {
+		return err
 	}
 	for _, c := range p.Cells {
 		if e.Cell(c) == nil {
@@ -72,7 +72,7 @@ func (p *PlotSpec) check(e *Experiment) error {
 	}
 	switch p.Kind {
 	case PlotJCTCDF, PlotRhoCDF:
-	case PlotTimeline:
+	case PlotTimeline, PlotElastic:
 		if p.Workload < 0 || p.Workload > e.Workloads.Count {
 			return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, e.Workloads.Count)
 		}
@@ -102,7 +102,7 @@ func (p *PlotSpec) check(e *Experiment) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown kind %q (want %s, %s, %s or %s)", p.Kind, PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines)
+		return fmt.Errorf("unknown kind %q (want %s, %s, %s, %s or %s)", p.Kind, PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines, PlotElastic)
 	}
 	return nil
 }

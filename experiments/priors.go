@@ -29,6 +29,18 @@ func OfflineParams(set *profiles.Set, gpusPerNode int) (map[string]models.Params
 	return out, nil
 }
 
+// OfflineSeenGPUs is, per application, the most GPUs of the placements
+// OfflineParams fits on.
+func OfflineSeenGPUs(set *profiles.Set, gpusPerNode int) map[string]int {
+	out := make(map[string]int, len(set.Apps))
+	for _, name := range set.Names() {
+		for _, o := range offlineObservations(set.Apps[name], gpusPerNode) {
+			out[name] = max(out[name], o.GPUs)
+		}
+	}
+	return out
+}
+
 func offlineObservations(app *profiles.App, gpusPerNode int) []models.Observation {
 	lim := app.Limits
 	var locals []float64
@@ -81,6 +93,9 @@ func (s RunSpec) SimConfigFor(set *profiles.Set) (sim.Config, error) {
 			return c, err
 		}
 		c.SeedParams = seeds
+		if s.OfflinePriorsScaleOut {
+			c.SeedSeenGPUs = OfflineSeenGPUs(set, s.GPUsPerNode)
+		}
 	}
 	return c, nil
 }

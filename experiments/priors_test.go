@@ -41,12 +41,16 @@ func TestOfflinePriorsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(offline bool) sim.Summary {
+	run := func(offline bool, scaleOut ...bool) sim.Summary {
 		spec, err := DefaultSpec("pollux").WithOptions([]string{"population=16", "generations=8"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		spec.OfflinePriors = offline
+		spec.OfflinePriorsScaleOut = len(scaleOut) > 0
+		if err := spec.Validate(); err != nil {
+			t.Fatal(err)
+		}
 		cfg, err := spec.SimConfigFor(set)
 		if err != nil {
 			t.Fatal(err)
@@ -67,6 +71,18 @@ func TestOfflinePriorsRun(t *testing.T) {
 	}
 	if online.AvgJCT == offline.AvgJCT {
 		t.Error("offline-seeded models changed nothing")
+	}
+	// Scaling out from the first round changes the run again.
+	if scaled := run(true, true); scaled.AvgJCT == offline.AvgJCT || scaled.AgentFits != 0 {
+		t.Errorf("scale-out: avg JCT %v (offline %v), %d fits", scaled.AvgJCT, offline.AvgJCT, scaled.AgentFits)
+	}
+	if seen := OfflineSeenGPUs(set, 4); seen["imagenet"] != 64 || seen["ncf"] < 1 {
+		t.Errorf("offline seen GPUs %v", seen)
+	}
+	bad := DefaultSpec("pollux")
+	bad.OfflinePriorsScaleOut = true
+	if err := bad.Validate(); err == nil {
+		t.Error("offline_priors_scale_out without offline_priors was accepted")
 	}
 	// Non-adaptive policies ignore the seeds.
 	spec := DefaultSpec("tiresias")

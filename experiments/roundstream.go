@@ -32,8 +32,13 @@ func NewRoundsStream(path, policy string, spec RunSpec, meta RunMeta, opt Output
 		return nil, err
 	}
 	s := &RoundsStream{file: f, groupRows: batchRows}
-	s.kv, s.order = parquetMeta(spec, meta)
-	s.tw, err = newTableWriter(path, f, roundColumns(&s.buf, policy, opt))
+	s.kv, s.order = tableMeta(parquetMeta(spec, meta))
+	key := plainRunKey(spec, meta)
+	cols := roundTableCols(&key, &s.buf)
+	fields, err := tableFields(path, Table("rounds.parquet"), cols)
+	if err == nil {
+		s.tw, err = newTableWriter(path, f, fields, cols)
+	}
 	if err != nil {
 		f.Abort()
 		return nil, err

@@ -14,8 +14,8 @@ import (
 
 // RunResult is what a sweep keeps of one run, stored as
 // DIR/cells/<run>.json: its identity and settings, the run's summary, the
-// per-job JCTs and finish-time fairness (for CDFs) and a compact time
-// series of the cluster (for timelines).
+// jobs' rows (for tables and distributions) and its cluster rows (one per
+// scheduling round, for tables and timelines).
 type RunResult struct {
 	Experiment        string `json:"experiment"`
 	ExperimentVersion int    `json:"experiment_version"`
@@ -37,24 +37,24 @@ type RunResult struct {
 
 	Summary sim.Summary `json:"summary"`
 	MaxRho  float64     `json:"max_rho"`
+	// MaxRhoEqualShare is the largest equal-share ρ
+	// (sim.JobResult.FairnessEqualShare).
+	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
 	// AppAvgJCT is the average JCT of each application's jobs.
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
-	JobApp []string  `json:"job_app"`
-	JobJCT []float64 `json:"job_jct_s"`
-	JobRho []float64 `json:"job_rho"`
-
-	Series Series `json:"series"`
-}
-
-// Series is the cluster's state after each scheduling round: time, GPUs
-// allocated, the mean true statistical efficiency of the jobs holding GPUs
-// and the number of active (submitted, unfinished) jobs.
-type Series struct {
-	Time       []float64 `json:"time_s"`
-	GPUs       []int     `json:"gpus"`
-	Efficiency []float64 `json:"efficiency"`
-	Active     []int     `json:"active_jobs"`
+	// JobResults are the run's rows of jobs.parquet and Cluster its rows
+	// of cluster.parquet (without the run columns); ClusterGPUs is the
+	// cluster's size.
+	JobResults  []sim.JobResult `json:"job_results"`
+	Cluster     []ClusterRow    `json:"cluster"`
+	ClusterGPUs int             `json:"cluster_gpus"`
+	// NoTiming says that wall-clock fields were not measured (zero in
+	// Summary, null in the tables).
+	NoTiming bool `json:"no_timing,omitempty"`
+	// Elastic is the elastic cluster's state per round (nil on a fixed
+	// cluster), for the Fig 9 plot.
+	Elastic *ElasticSeries `json:"elastic,omitempty"`
 }
 
 // newRunResult condenses a finished simulation.
@@ -65,66 +65,57 @@ func newRunResult(res *sim.Result, noTiming bool) *RunResult {
 	}
 	count := map[string]int{}
 	for _, j := range res.Jobs {
-		r.JobApp = append(r.JobApp, j.App)
-		r.JobJCT = append(r.JobJCT, j.JCT)
-		r.JobRho = append(r.JobRho, roundTo(j.Fairness, 6))
 		r.MaxRho = math.Max(r.MaxRho, j.Fairness)
+		r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
 	}
 	for app, n := range count {
 		r.AppAvgJCT[app] /= float64(n)
 	}
-	r.Series = seriesOf(res.RoundStats)
+	r.JobResults = res.Jobs
+	r.Cluster = clusterRows(res, noTiming)
+	r.ClusterGPUs = res.Config.Cluster.TotalGPUs()
+	r.NoTiming = noTiming
+	r.Elastic = elasticSeries(res)
 	return r
-}
-
-// seriesOf is one point per round from the round statistics.
-func seriesOf(stats []sim.RoundStat) Series {
-	var s Series
-	for _, rs := range stats {
-		s.Time = append(s.Time, rs.Time)
-		s.GPUs = append(s.GPUs, rs.GPUs)
-		s.Efficiency = append(s.Efficiency, roundTo(rs.Efficiency, 4))
-		s.Active = append(s.Active, rs.Active)
-	}
-	return s
-}
-
-// roundTo rounds x to digits decimals (keeps stored files short).
-func roundTo(x float64, digits int) float64 {
-	p := math.Pow10(digits)
-	return math.Round(x*p) / p
 }
 
 // metric is one number of a run that summaries, tables and baselines use.
 type metric struct {
 	name string
 	get  func(r *RunResult) float64
+	// count metrics are whole numbers (BIGINT columns); timing ones are
+	// wall-clock measurements (null when not measured).
+	count, timing bool
 }
 
 // runMetrics are the metrics of every run, in table order; per-application
 // average JCTs follow as avg_jct_s_<application>.
 var runMetrics = []metric{
-	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }},
-	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }},
-	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }},
-	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }},
-	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }},
-	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }},
-	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }},
-	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }},
-	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }},
-	{"avg_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }},
-	{"p99_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }},
-	{"max_rho", func(r *RunResult) float64 { return r.MaxRho }},
-	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }},
-	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }},
-	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }},
-	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }},
-	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }},
-	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }},
-	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }},
+	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }, false, false},
+	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }, false, false},
+	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }, false, false},
+	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }, false, false},
+	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }, false, false},
+	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }, false, false},
+	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }, true, false},
+	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }, false, false},
+	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }, false, false},
+	{"avg_fairness_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }, false, false},
+	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false},
+	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false},
+	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false},
+	{"avg_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }, false, false},
+	{"p99_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }, false, false},
+	{"max_fairness_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }, false, false},
+	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }, false, false},
+	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false},
+	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false},
+	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true},
+	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }, false, true},
+	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }, false, true},
+	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }, false, true},
 }
 
 // appMetricPrefix starts the name of a per-application average JCT.
@@ -137,10 +128,23 @@ func MetricNames() []string {
 	for _, m := range runMetrics {
 		names = append(names, m.name)
 	}
+	for _, m := range elasticMetrics {
+		names = append(names, m.name)
+	}
 	return append(names, appMetricPrefix+"<application>")
 }
 
+// metricAliases are earlier names of metrics, accepted in specs.
+var metricAliases = map[string]string{
+	"avg_rho": "avg_fairness_rho",
+	"p99_rho": "p99_fairness_rho",
+	"max_rho": "max_fairness_rho",
+}
+
 func knownMetric(name string) bool {
+	if a, ok := metricAliases[name]; ok {
+		name = a
+	}
 	if app, ok := strings.CutPrefix(name, appMetricPrefix); ok {
 		return app != ""
 	}
@@ -149,12 +153,16 @@ func knownMetric(name string) bool {
 			return true
 		}
 	}
-	return false
+	_, ok := elasticMetric(name)
+	return ok
 }
 
 // Metric returns the named metric of the run; ok is false for an unknown
 // metric or an application without jobs in this run.
 func (r *RunResult) Metric(name string) (v float64, ok bool) {
+	if a, isAlias := metricAliases[name]; isAlias {
+		name = a
+	}
 	if app, isApp := strings.CutPrefix(name, appMetricPrefix); isApp {
 		v, ok = r.AppAvgJCT[app]
 		return v, ok
@@ -163,6 +171,9 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 		if m.name == name {
 			return m.get(r), true
 		}
+	}
+	if m, ok := elasticMetric(name); ok {
+		return m.get(r), true
 	}
 	return 0, false
 }

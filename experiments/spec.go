@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -33,6 +34,27 @@ type RunSpec struct {
 	// Rounds selects the per-job round records: "all" (also when empty),
 	// "changes" or "none" (see sim.RoundsMode).
 	Rounds string `json:"rounds,omitempty"`
+	// Elastic cluster (paper §5.4.1; see ElasticSpec and sim.Elastic):
+	// Autoscaler names an autoscaler (`polluxsim autoscalers`), which
+	// resizes the cluster from Nodes within [MinNodes, MaxNodes].
+	ElasticSpec
+	// ClosedLoop, when positive, submits the workload's jobs that many at
+	// a time, each further one when a job finishes (paper §5.4.2).
+	ClosedLoop int `json:"closed_loop,omitempty"`
+	// Cluster, when set, gives the cluster as node pools in ParseCluster's
+	// syntax (e.g. "t4:6x4,a100:2x8"); Nodes and GPUsPerNode are then its
+	// total nodes and largest node. Empty: Nodes × GPUsPerNode T4 GPUs.
+	Cluster string `json:"cluster,omitempty"`
+	// OfflinePriorsScaleOut, with OfflinePriors, also lets a seeded job
+	// count as having run on its offline profile's largest placement, so
+	// that Pollux may scale it out from its first round instead of
+	// starting it on one GPU and at most doubling it per round (see
+	// sim.Config.SeedSeenGPUs).
+	OfflinePriorsScaleOut bool `json:"offline_priors_scale_out,omitempty"`
+	// Calibration names a calibration of the simulated cluster to a
+	// physical one (see Calibrations), "" for none: the measured tables as
+	// they are, one restart delay for all.
+	Calibration string `json:"calibration,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options,
@@ -79,6 +101,25 @@ func (s RunSpec) Validate() error {
 		return fmt.Errorf("--realloc-delay must be non-negative, got %v s", s.RestartDelay)
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
+	case s.ClosedLoop < 0:
+		return fmt.Errorf("--closed-loop must be non-negative, got %d", s.ClosedLoop)
+	}
+	if s.OfflinePriorsScaleOut && !s.OfflinePriors {
+		return errors.New("offline_priors_scale_out needs offline_priors")
+	}
+	if _, err := LookupCalibration(s.Calibration); err != nil {
+		return err
+	}
+	if s.Cluster != "" {
+		if _, err := ParseCluster(s.Cluster); err != nil {
+			return err
+		}
+		if s.Autoscaler != "" {
+			return errors.New("--cluster (node pools) and --autoscaler cannot be combined: elastic clusters are homogeneous")
+		}
+	}
+	if err := s.ElasticSpec.validate(s.Nodes); err != nil {
+		return err
 	}
 	if _, err := s.RoundsMode(); err != nil {
 		return err
@@ -102,11 +143,21 @@ func (s RunSpec) RoundsMode() (sim.RoundsMode, error) {
 func (s RunSpec) SimConfig() sim.Config {
 	c := sim.DefaultConfig()
 	c.Cluster = policies.Cluster{Nodes: s.Nodes, GPUsPerNode: s.GPUsPerNode}
+	if s.Cluster != "" {
+		if cl, err := ParseCluster(s.Cluster); err == nil { // Validate reports errors
+			c.Cluster = cl
+		}
+	}
 	c.Interval = s.Interval
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference
 	c.Step = s.Step
 	c.Rounds, _ = s.RoundsMode()
+	c.Elastic = s.ElasticSpec.config(s.Nodes)
+	c.ClosedLoop = s.ClosedLoop
+	if cal, err := LookupCalibration(s.Calibration); err == nil {
+		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
+	}
 	return c
 }
 

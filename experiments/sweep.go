@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -82,6 +83,10 @@ type SweepOptions struct {
 	// NoTiming stores zeros for wall-clock fields, so that the same sweep
 	// gives identical files.
 	NoTiming bool
+	// JobRounds also keeps every run's rounds table
+	// (cells/<run>.rounds.parquet) and writes the sweep's rounds.parquet;
+	// off by default, as it is large (about 100,000 rows per 160-job run).
+	JobRounds bool
 	// Version identifies the code (polluxsim's version; the CLI adds a
 	// digest of its binary), recorded with every run and part of its hash:
 	// runs stored by other code are redone.
@@ -118,6 +123,10 @@ var ErrInterrupted = errors.New("interrupted")
 const (
 	ExperimentFile = "experiment.json"
 	ResultsFile    = "results.parquet"
+	AppsFile       = "apps.parquet"
+	JobsFile       = "jobs.parquet"
+	ClusterFile    = "cluster.parquet"
+	RoundsFile     = "rounds.parquet"
 	SummaryFile    = "summary.json"
 	CellsDir       = "cells"
 )
@@ -156,9 +165,11 @@ type planned struct {
 // in opt.Out, opt.Parallel at a time. Each finished run is written at once,
 // atomically, to DIR/cells/<run>.json, so an interrupted sweep (Ctrl-C,
 // SIGKILL, a lost node) loses no finished run; run again, it skips every
-// run whose file exists with the same inputs hash. At the end
-// DIR/results.parquet and DIR/summary.json are rebuilt from all the run
-// files present.
+// run whose file exists with the same inputs hash. At the end the
+// sweep's tables (see Rebuild) and DIR/summary.json are rebuilt from all
+// the run files present. The sweep holds the folder's lock
+// (internal/dirlock) while it writes: a second sweep or merge into it
+// fails at once.
 func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport, error) {
 	start := time.Now()
 	if opt.Parallel == 0 {
@@ -204,6 +215,14 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 	if err := os.MkdirAll(cells, 0o755); err != nil {
 		return nil, fmt.Errorf("--out %s: %w", opt.Out, unwrapPathError(err))
 	}
+	release, err := lockOut(opt.Out, "sweep "+exp.Name+" shard "+opt.Shard.String())
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if err := CheckSweepOut(opt.Out, exp); err != nil { // again, under the lock
+		return nil, err
+	}
 	removeStaleTemps(cells)
 	spec := opt.Spec
 	if len(spec) == 0 {
@@ -219,7 +238,7 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 	rep := &SweepReport{Runs: len(plan)}
 	var todo []planned
 	for _, p := range plan {
-		if r, err := ReadRunResult(runPath(opt.Out, p.run.ID())); err == nil && r.Hash == p.hash {
+		if r, err := ReadRunResult(runPath(opt.Out, p.run.ID())); err == nil && r.Hash == p.hash && r.JobResults != nil && (!opt.JobRounds || hasRounds(opt.Out, r)) {
 			rep.Skipped++
 			continue
 		}
@@ -341,10 +360,15 @@ func (rn *runner) runOne(p planned) error {
 		return err
 	}
 	cfg := spec.SimConfig()
-	cfg.Rounds = sim.RoundsNone // the series comes from the round statistics
+	if !rn.opt.JobRounds {
+		cfg.Rounds = sim.RoundsNone // cluster rows come from the round statistics
+	}
 	if spec.OfflinePriors {
 		if cfg.SeedParams, err = rn.offline(spec.GPUsPerNode); err != nil {
 			return err
+		}
+		if spec.OfflinePriorsScaleOut {
+			cfg.SeedSeenGPUs = OfflineSeenGPUs(rn.opt.Profiles, spec.GPUsPerNode)
 		}
 	}
 	res, err := sim.Run(cfg, rn.opt.Profiles, p.wl.w, pol)
@@ -359,8 +383,38 @@ func (rn *runner) runOne(p planned) error {
 	rr.Load, rr.Config, rr.Jobs = p.run.Cell.load, p.run.Cell.config, len(p.wl.w.Jobs)
 	rr.WorkloadSource = p.wl.desc
 	rr.Profiles, rr.ProfilesID = rn.opt.Profiles.Source, rn.opt.ProfilesID
+	if rn.opt.JobRounds {
+		key := sweepRunKey(rr)
+		kv, order := sweepMeta(rn.exp)
+		kv["polluxsim.run_id"] = key.ID
+		order = append(order, "polluxsim.run_id")
+		if err := writeRounds(runRoundsPath(rn.opt.Out, rr.Run), &key, res, kv, order); err != nil {
+			return err
+		}
+	}
 	return writeRunResult(runPath(rn.opt.Out, rr.Run), rr)
 }
+
+// hasRounds reports whether the run's rounds table is stored.
+func hasRounds(dir string, r *RunResult) bool {
+	id, err := parquetMetaValue(runRoundsPath(dir, r.Run), "polluxsim.run_id")
+	return err == nil && id == sweepRunKey(r).ID
+}
+
+// SweepOutputs lists the files a sweep's tables and summary are in dir
+// (rounds.parquet when present).
+func SweepOutputs(dir string) []string {
+	var files []string
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, RoundsFile, SummaryFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			files = append(files, filepath.Join(dir, f))
+		}
+	}
+	return files
+}
+
+// runRoundsPath is where a sweep keeps a run's rounds table (JobRounds).
+func runRoundsPath(dir, id string) string { return filepath.Join(dir, CellsDir, id+".rounds.parquet") }
 
 // policy builds the run's policy with PolicyWorkers goroutines for its
 // own use (decisions do not depend on their number).
@@ -400,6 +454,21 @@ func removeStaleTemps(dir string) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// lockOut takes the lock of an output folder (see internal/dirlock), so
+// that two sweeps or merges never write one folder at once; a second one
+// fails at once naming the holder.
+func lockOut(dir, what string) (func(), error) {
+	release, err := dirlock.Acquire(dir, what)
+	var held *dirlock.HeldError
+	if errors.As(err, &held) {
+		return nil, fmt.Errorf("--out %s is in use by %s (wait for it to end, or choose another folder)", dir, held.Holder)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--out %s: %w", dir, unwrapPathError(err))
+	}
+	return release, nil
 }
 
 func unwrapPathError(err error) error {

@@ -5,15 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
+	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -62,7 +61,7 @@ func tinyFull(t *testing.T) string {
 		}
 		e, data := loadTiny(t)
 		_, tinyErr = Sweep(context.Background(), e, SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact",
-			Out: tinyDir, Parallel: 2, NoTiming: true, Version: "test", Spec: data})
+			Out: tinyDir, Parallel: 2, NoTiming: true, JobRounds: true, Version: "test", Spec: data})
 	})
 	if tinyErr != nil {
 		t.Fatal(tinyErr)
@@ -111,9 +110,9 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		dir := t.TempDir()
 		opt := tinyOptions(t, dir)
-		opt.Shard, opt.Parallel = Shard{i, 3}, 1
+		opt.Shard, opt.Parallel, opt.JobRounds = Shard{i, 3}, 1, true
 		rep := sweepTiny(t, opt)
-		if rep.Runs != len(cellFiles(t, dir)) || rep.Summary.Runs != rep.Runs || len(rep.Summary.Missing) != 20-rep.Runs {
+		if 2*rep.Runs != len(cellFiles(t, dir)) || rep.Summary.Runs != rep.Runs || len(rep.Summary.Missing) != 20-rep.Runs {
 			t.Errorf("shard %d: %d runs, %d files, summary %d runs, %d missing", i, rep.Runs, len(cellFiles(t, dir)), rep.Summary.Runs, len(rep.Summary.Missing))
 		}
 		total += rep.Runs
@@ -130,13 +129,13 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 	if rep.Runs != 20 || len(rep.Missing) != 0 {
 		t.Errorf("merge: %d runs, missing %v", rep.Runs, rep.Missing)
 	}
-	for _, f := range []string{ResultsFile, SummaryFile, ExperimentFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, RoundsFile, SummaryFile, ExperimentFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(merged, f))) {
 			t.Errorf("%s of the merged shards differs from the unsharded sweep's", f)
 		}
 	}
 	fa, fb := cellFiles(t, full), cellFiles(t, merged)
-	if len(fa) != 20 || len(fb) != 20 {
+	if len(fa) != 40 || len(fb) != 40 { // the runs and their rounds tables
 		t.Fatalf("%d and %d run files", len(fa), len(fb))
 	}
 	for name, data := range fa {
@@ -188,7 +187,7 @@ func TestSweepResume(t *testing.T) {
 	if rep.Ran != 2 || rep.Skipped != 18 || planned != [2]int{2, 18} {
 		t.Errorf("rerun ran %d and skipped %d (planned %v), want 2 and 18", rep.Ran, rep.Skipped, planned)
 	}
-	for _, f := range []string{ResultsFile, SummaryFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, SummaryFile} {
 		if !bytes.Equal(readFile(t, filepath.Join(full, f)), readFile(t, filepath.Join(dir, f))) {
 			t.Errorf("%s after the resumed sweep differs from an uninterrupted one", f)
 		}
@@ -295,17 +294,14 @@ func TestResultsTable(t *testing.T) {
 	}
 	for _, col := range []string{"run", "cell", "policy", "workload", "load", "config", "jobs", "policy_options", "interval_s",
 		"interference", "offline_priors", "avg_jct_s", "p99_jct_s", "makespan_s",
-		"avg_rho", "max_rho", "avg_jct_s_cifar10", "wall_s", "hash"} {
+		"avg_fairness_rho", "max_fairness_rho", "wall_s", "run_id"} {
 		if len(tbl.Schema().FieldIndices(col)) != 1 {
 			t.Errorf("no column %s", col)
 		}
 	}
 	var runs []string
 	for _, ch := range tbl.Column(tbl.Schema().FieldIndices("run")[0]).Data().Chunks() {
-		s := ch.(*array.String)
-		for i := 0; i < s.Len(); i++ {
-			runs = append(runs, s.Value(i))
-		}
+		runs = append(runs, parquettest.Strings(ch)...)
 	}
 	seen := map[string]bool{}
 	for _, r := range runs {
@@ -348,27 +344,34 @@ func TestRunResultContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Jobs != 16 || len(r.JobJCT) != 16 || len(r.JobRho) != 16 || len(r.JobApp) != 16 {
-		t.Fatalf("jobs %d, %d JCTs", r.Jobs, len(r.JobJCT))
+	if r.Jobs != 16 || len(r.JobResults) != 16 {
+		t.Fatalf("jobs %d, %d job rows", r.Jobs, len(r.JobResults))
 	}
 	sum := 0.0
-	for _, v := range r.JobJCT {
-		sum += v
+	for _, j := range r.JobResults {
+		sum += j.JCT
 	}
 	if d := sum/16 - r.Summary.AvgJCT; d > 1e-6 || d < -1e-6 {
 		t.Errorf("mean of job JCTs %v, summary %v", sum/16, r.Summary.AvgJCT)
 	}
-	s := r.Series
-	if len(s.Time) != r.Summary.Rounds || len(s.GPUs) != len(s.Time) || len(s.Efficiency) != len(s.Time) {
-		t.Fatalf("series of %d points for %d rounds", len(s.Time), r.Summary.Rounds)
-	}
-	if !sort.Float64sAreSorted(s.Time) {
-		t.Error("series time not increasing")
-	}
-	for i := range s.Time {
-		if s.GPUs[i] < 0 || s.GPUs[i] > 64 || s.Efficiency[i] < 0 || s.Efficiency[i] > 1 || s.Active[i] < 1 {
-			t.Fatalf("round %d: %d GPUs, efficiency %v, %d active", i, s.GPUs[i], s.Efficiency[i], s.Active[i])
+	active, total := 0, 0.0
+	for i, c := range r.Cluster {
+		if c.Round != i || c.Time != 60*float64(i) {
+			t.Fatalf("cluster row %d is round %d at %v s", i, c.Round, c.Time)
 		}
+		if c.Active > 0 {
+			active++
+		}
+		total += c.Duration
+		if c.GPUs < 0 || c.GPUs > 64 || c.Pending > c.Active || (c.MeanEfficiency != nil && (*c.MeanEfficiency <= 0 || *c.MeanEfficiency > 1)) {
+			t.Fatalf("round %d: %+v", i, c)
+		}
+	}
+	if active != r.Summary.Rounds || math.Abs(total-r.Summary.Makespan) > 1e-6 {
+		t.Errorf("%d active rounds of %d, summing to %v s (makespan %v s)", active, r.Summary.Rounds, total, r.Summary.Makespan)
+	}
+	if len(r.JobResults) != 16 {
+		t.Errorf("%d job rows", len(r.JobResults))
 	}
 	if r.WorkloadSource != "generated from the embedded Philly summary: 16 jobs, seed 2, tuned" {
 		t.Errorf("workload source %q", r.WorkloadSource)

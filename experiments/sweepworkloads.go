@@ -51,6 +51,7 @@ type workloadKey struct {
 	fixedJobs   bool
 	gpusPerNode int
 	index       int
+	uniform     Uniform
 }
 
 // workloadStore reads or generates each workload a sweep needs once and
@@ -94,7 +95,7 @@ func (s *workloadStore) note(msg string) {
 
 // get returns workload index of the cell's kind.
 func (s *workloadStore) get(c *Cell, index int) (*sweepWorkload, error) {
-	k := workloadKey{c.config, c.load, c.jobs, c.fixedJobs, c.spec.GPUsPerNode, index}
+	k := workloadKey{c.config, c.load, c.jobs, c.fixedJobs, c.spec.GPUsPerNode, index, c.uniform}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.cache[k]; ok {
@@ -109,6 +110,13 @@ func (s *workloadStore) get(c *Cell, index int) (*sweepWorkload, error) {
 }
 
 func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
+	if k.uniform.App != "" {
+		w, err := UniformWorkload(s.set, k.uniform, k.jobs)
+		if err != nil {
+			return nil, err
+		}
+		return finishWorkload(w, w.Source)
+	}
 	embeddedFits := k.jobs == int(math.Round(k.load*referenceJobs)) && k.index <= adaptdl.Workloads
 	if s.dir == "" && !k.fixedJobs && !embeddedFits {
 		s.note(fmt.Sprintf("workloads %s %.4gx: generated (the embedded reference workloads are %d of %d jobs per 1.0x load)",

@@ -1,6 +1,8 @@
 package experiments
 
 import (
+	"fmt"
+
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -34,4 +36,34 @@ func GenerateWorkload(src traces.Source, set *profiles.Set, n int, seed uint64, 
 	return traces.Generate(src, traces.GenerateOptions{
 		Jobs: n, Seed: seed, Config: config, Apps: AppConfigs(set, gpusPerNode),
 	})
+}
+
+// FarBatchFactor is how far above an application's largest total batch
+// size a job's batch_size may be before BatchWarnings flags it: realistic
+// workloads (B0 × the user's GPUs) exceed the largest batch a little.
+const FarBatchFactor = 10
+
+// BatchWarnings flags the jobs of w whose batch_size is far outside the
+// range its application's profile covers: below the smallest per-GPU
+// batch (Limits.MinLocal) or above FarBatchFactor × the largest total
+// batch (Limits.MaxBatch). Such a job still runs, on extrapolated step
+// times and statistics (under fixed-batch policies, for as long as such a
+// batch takes), so this is a warning, naming the job's line and the range.
+func BatchWarnings(w *traces.Workload, set *profiles.Set) []string {
+	var out []string
+	for _, j := range w.Jobs {
+		app, ok := set.Apps[j.App]
+		if !ok {
+			continue
+		}
+		lo, hi := app.Limits.MinLocal, app.Limits.MaxBatch
+		if j.Batch >= lo && j.Batch <= FarBatchFactor*hi {
+			continue
+		}
+		e := &traces.InputError{File: w.Source, Line: j.Line, Job: j.Name, Column: traces.ColBatch,
+			Err: fmt.Errorf("%d is far outside %s's range %d..%d (smallest per-GPU batch .. largest total batch); its profile is extrapolated",
+				j.Batch, j.App, lo, hi)}
+		out = append(out, e.Error())
+	}
+	return out
 }

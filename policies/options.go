@@ -72,6 +72,12 @@ func Describe(name string) ([]OptionDoc, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DescribeOptions(r)
+}
+
+// DescribeOptions is Describe for a registration that need not be in the
+// policy registry (another registry reusing the options machinery).
+func DescribeOptions(r Registration) ([]OptionDoc, error) {
 	if r.Defaults == nil {
 		return nil, nil
 	}
@@ -99,6 +105,12 @@ func Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
 	if err != nil {
 		return "", err
 	}
+	return ResolveOptions(r, base, layers...)
+}
+
+// ResolveOptions is Resolve for a registration that need not be in the
+// policy registry (another registry reusing the options machinery).
+func ResolveOptions(r Registration, base OptionSet, layers ...any) (OptionSet, error) {
 	v, err := decode(r, base)
 	if err != nil {
 		return "", err
@@ -122,12 +134,17 @@ func Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
 	return encode(v)
 }
 
+// DecodeOptions returns the options value of a set for r: a new pointer
+// of its Defaults' type with the set's values on top, validated (nil for a
+// registration without options).
+func DecodeOptions(r Registration, s OptionSet) (any, error) { return decode(r, s) }
+
 // decode builds the options value of a set: the defaults with the set's
 // values on top, validated.
 func decode(r Registration, s OptionSet) (any, error) {
 	if r.Defaults == nil {
 		if s != "" && s != "{}" {
-			return nil, fmt.Errorf("policy %s has no options, got %s", r.Name, s)
+			return nil, fmt.Errorf("%s has no options, got %s", r.label(), s)
 		}
 		return nil, nil
 	}
@@ -146,7 +163,7 @@ func decode(r Registration, s OptionSet) (any, error) {
 func validate(r Registration, v any) error {
 	if val, ok := v.(interface{ Validate() error }); ok {
 		if err := val.Validate(); err != nil {
-			return fmt.Errorf("policy %s: %w", r.Name, err)
+			return fmt.Errorf("%s: %w", r.label(), err)
 		}
 	}
 	return nil
@@ -157,16 +174,16 @@ func applyJSON(r Registration, v any, raw json.RawMessage) error {
 	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("policy %s: options must be a JSON object: %w", r.Name, err)
+		return fmt.Errorf("%s: options must be a JSON object: %w", r.label(), err)
 	}
 	if dec.More() {
-		return fmt.Errorf("policy %s: options: text after the JSON object", r.Name)
+		return fmt.Errorf("%s: options: text after the JSON object", r.label())
 	}
 	if len(m) == 0 {
 		return nil
 	}
 	if v == nil {
-		return fmt.Errorf("policy %s has no options", r.Name)
+		return fmt.Errorf("%s has no options", r.label())
 	}
 	fields, _ := optionFields(v)
 	rv := reflect.ValueOf(v).Elem()
@@ -177,11 +194,11 @@ func applyJSON(r Registration, v any, raw json.RawMessage) error {
 		}
 		ptr := reflect.New(rv.Field(f.index).Type())
 		if err := json.Unmarshal(m[key], ptr.Interface()); err != nil {
-			return fmt.Errorf("policy %s: option %s: %s is not a valid %s", r.Name, key, m[key], typeName(f.kind))
+			return fmt.Errorf("%s: option %s: %s is not a valid %s", r.label(), key, m[key], typeName(f.kind))
 		}
 		if f.kind == reflect.Float64 {
 			if x := ptr.Elem().Float(); math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("policy %s: option %s must be finite", r.Name, key)
+				return fmt.Errorf("%s: option %s must be finite", r.label(), key)
 			}
 		}
 		rv.Field(f.index).Set(ptr.Elem())
@@ -199,14 +216,14 @@ func applyStrings(r Registration, v any, kvs []string) error {
 		key, val, ok := strings.Cut(kv, "=")
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		if !ok || key == "" {
-			return fmt.Errorf("policy %s: option %q must be key=value", r.Name, kv)
+			return fmt.Errorf("%s: option %q must be key=value", r.label(), kv)
 		}
 		f, ok := findField(fields, key)
 		if !ok {
 			return unknownOption(r, fields, key)
 		}
 		if err := setString(reflect.ValueOf(v).Elem().Field(f.index), f.kind, val); err != nil {
-			return fmt.Errorf("policy %s: option %s: %q is not a valid %s", r.Name, key, val, typeName(f.kind))
+			return fmt.Errorf("%s: option %s: %q is not a valid %s", r.label(), key, val, typeName(f.kind))
 		}
 	}
 	return nil
@@ -246,13 +263,13 @@ func setString(field reflect.Value, kind reflect.Kind, s string) error {
 
 func unknownOption(r Registration, fields []optionField, key string) error {
 	if len(fields) == 0 {
-		return fmt.Errorf("policy %s has no options (got %q)", r.Name, key)
+		return fmt.Errorf("%s has no options (got %q)", r.label(), key)
 	}
 	keys := make([]string, len(fields))
 	for i, f := range fields {
 		keys[i] = f.key
 	}
-	return fmt.Errorf("policy %s has no option %q (valid: %s)", r.Name, key, strings.Join(keys, ", "))
+	return fmt.Errorf("%s has no option %q (valid: %s)", r.label(), key, strings.Join(keys, ", "))
 }
 
 // encode writes every option of v, in declaration order, as a compact JSON

@@ -4,7 +4,7 @@ package policies
 func FreeGPUs(c Cluster, allocs [][]int) []int {
 	free := make([]int, c.Nodes)
 	for i := range free {
-		free[i] = c.GPUsPerNode
+		free[i] = c.NodeGPUs(i)
 	}
 	for _, a := range allocs {
 		for n, v := range a {
@@ -42,6 +42,51 @@ func PlaceMostFree(free []int, gpus int) []int {
 		alloc[best] += take
 		free[best] -= take
 		left -= take
+	}
+	return alloc
+}
+
+// PlaceJob places gpus GPUs for job j as PlaceMostFree does, on a cluster
+// of any kind. On a single-type cluster it is PlaceMostFree. On a cluster
+// of several GPU types it treats GPUs as interchangeable, as a
+// heterogeneity-unaware scheduler does, except that a job holds GPUs of one
+// type: it keeps the job's current type if that has room, else takes the
+// offered type with the most free GPUs (ties: the type of the lowest
+// node), and places most-free within that type's nodes.
+func PlaceJob(c Cluster, free []int, gpus int, j *Job) []int {
+	if !c.Heterogeneous() {
+		return PlaceMostFree(free, gpus)
+	}
+	freeOf := map[string]int{}
+	for n, f := range free {
+		freeOf[c.NodeType(n)] += f
+	}
+	best := ""
+	if cur := c.AllocType(j.Alloc); cur != "" && j.Offers(cur) && freeOf[cur] >= gpus {
+		best = cur
+	}
+	if best == "" {
+		for n := range free {
+			t := c.NodeType(n)
+			if j.Offers(t) && freeOf[t] >= gpus && (best == "" || freeOf[t] > freeOf[best]) {
+				best = t
+			}
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	sub := make([]int, len(free))
+	for n, f := range free {
+		if c.NodeType(n) == best {
+			sub[n] = f
+		}
+	}
+	alloc := PlaceMostFree(sub, gpus)
+	if alloc != nil {
+		for n, v := range alloc {
+			free[n] -= v
+		}
 	}
 	return alloc
 }

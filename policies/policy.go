@@ -1,6 +1,12 @@
-// Package policies holds cluster scheduling policies behind one Policy
-// interface: Pollux (policies/pollux), Optimus+Oracle (policies/optimus),
-// Tiresias (policies/tiresias) and FIFO (policies/fifo).
+// Package policies holds the Policy interface that every cluster
+// scheduling policy implements, the registry through which policies are
+// found by name with their options (Register, Build, Resolve, Describe),
+// optional capabilities (FitnessReporter, Coster) and placement helpers.
+// The policies themselves live in subpackages — Pollux (policies/pollux),
+// Optimus+Oracle (policies/optimus), Tiresias (policies/tiresias), SRTF
+// (policies/srtf), FIFO (policies/fifo), Sia (policies/sia) — each registering
+// itself at init; policies/builtin imports them all, and
+// policies/conformance is the suite every registered policy must pass.
 //
 // A policy sees only what a live scheduler sees: the cluster's shape and,
 // per job, its public description, its current allocation and what its
@@ -13,14 +19,28 @@ import (
 )
 
 // Cluster describes the GPUs a policy may allocate: Nodes identical nodes of
-// GPUsPerNode GPUs each.
+// GPUsPerNode GPUs each (of DefaultType) when Pools is empty; otherwise the
+// nodes of Pools in order (see NewCluster), Nodes their total and
+// GPUsPerNode the largest node's GPUs. Per-node figures: NodeGPUs and
+// NodeType.
 type Cluster struct {
 	Nodes       int
 	GPUsPerNode int
+	// Pools, when set, are the cluster's node pools (see cluster.go).
+	Pools []Pool
 }
 
 // TotalGPUs is the number of GPUs in the cluster.
-func (c Cluster) TotalGPUs() int { return c.Nodes * c.GPUsPerNode }
+func (c Cluster) TotalGPUs() int {
+	if len(c.Pools) == 0 {
+		return c.Nodes * c.GPUsPerNode
+	}
+	k := 0
+	for _, p := range c.Pools {
+		k += p.Nodes * p.GPUsPerNode
+	}
+	return k
+}
 
 // Request is what the user asked for when submitting a job.
 type Request struct {
@@ -77,6 +97,22 @@ type Job struct {
 	Epoch int
 	// Oracle is non-nil only for policies whose Traits ask for it.
 	Oracle Oracle
+	// Types, on a cluster of several GPU types, are the types the job may
+	// run on (its application has measured tables there); empty means
+	// every type. A job holds GPUs of one type at a time.
+	Types []string
+	// TypeModels, on a cluster of several GPU types, hold per offered type
+	// the job's throughput model and batch limits there: θ_sys fitted by
+	// its agent from what it ran on that type or, before that, from the
+	// one-GPU bootstrap measurement taken when the job arrived. Nil on a
+	// single-type cluster and for non-adaptive policies.
+	TypeModels map[string]TypeModel
+}
+
+// TypeModel is what a job's agent knows about the job on one GPU type.
+type TypeModel struct {
+	Params models.Params
+	Limits models.Limits
 }
 
 // GPUs is the number of GPUs in the job's current allocation.

@@ -27,6 +27,18 @@ type Registration struct {
 	// New builds a policy from decoded, validated options (a pointer of
 	// Defaults' type, or nil without options) and the run's environment.
 	New func(opts any, env Env) (Policy, error)
+	// Kind names what is registered in messages (default "policy"); other
+	// registries that reuse the options machinery (DecodeOptions,
+	// ResolveOptions, DescribeOptions) set it, e.g. "autoscaler".
+	Kind string
+}
+
+// label names the registration in messages, e.g. "policy pollux".
+func (r Registration) label() string {
+	if r.Kind != "" {
+		return r.Kind + " " + r.Name
+	}
+	return "policy " + r.Name
 }
 
 // Env is what a policy may learn about the run it schedules, beyond its

@@ -66,6 +66,13 @@ type App struct {
 	Tuned []TunedConfig
 	// Truth gives the real costs and training curve.
 	Truth Truth
+	// Type is the GPU type of Truth's tables: "" for the unsuffixed
+	// reference tables (T4), else a canonical type name (see CanonicalType).
+	Type string
+	// ByType, for data in the Sia artifact's layout, holds the application
+	// on each GPU type it has tables for (placements-<type>.csv), keyed by
+	// canonical type name; they share the training curve. See ForType.
+	ByType map[string]*App
 }
 
 // Target is the progress at which a job of this application is complete.

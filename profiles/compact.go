@@ -296,10 +296,19 @@ func ParseCompact(name string, data []byte) (*CompactFile, error) {
 	if len(f.Apps) == 0 {
 		return nil, fmt.Errorf("%s: no applications", name)
 	}
+	var keys struct {
+		Apps []map[string]json.RawMessage `json:"apps"`
+	}
+	_ = json.Unmarshal(data, &keys) // it decoded above
 	seen := map[string]bool{}
 	for i, m := range f.Apps {
 		if m == nil {
 			return nil, fmt.Errorf("%s: application %d is null", name, i)
+		}
+		if i < len(keys.Apps) {
+			if err := missingKeys(keys.Apps[i]); err != nil {
+				return nil, fmt.Errorf("%s: application %q: %w", name, m.Name, err)
+			}
 		}
 		if err := m.validate(); err != nil {
 			return nil, fmt.Errorf("%s: application %q: %w", name, m.Name, err)
@@ -310,6 +319,32 @@ func ParseCompact(name string, data []byte) (*CompactFile, error) {
 		seen[m.Name] = true
 	}
 	return &f, nil
+}
+
+// requiredKeys are the keys of an application that have no default: a
+// missing one would read as 0 and be reported as a wrong value.
+var requiredKeys = []string{"name", "init_batch", "max_batch", "min_local", "max_local", "epochs", "target", "throughput"}
+
+// throughputKeys are the keys of CompactThroughput, all required.
+var throughputKeys = []string{"alpha_c", "beta_c", "alpha_r", "beta_r", "alpha_n", "beta_n", "gamma"}
+
+// missingKeys names the first required key an application's object lacks.
+func missingKeys(app map[string]json.RawMessage) error {
+	for _, k := range requiredKeys {
+		if _, ok := app[k]; !ok {
+			return fmt.Errorf("missing %q", k)
+		}
+	}
+	var tp map[string]json.RawMessage
+	if json.Unmarshal(app["throughput"], &tp) != nil {
+		return nil // null: reported by validate
+	}
+	for _, k := range throughputKeys {
+		if _, ok := tp[k]; !ok {
+			return fmt.Errorf("missing %q", "throughput."+k)
+		}
+	}
+	return nil
 }
 
 // jsonError adds the line of a syntax or type error.
@@ -359,11 +394,11 @@ func (m *CompactModel) validate() error {
 	p := m.Throughput
 	for i, v := range []float64{p.AlphaC, p.BetaC, p.AlphaR, p.BetaR, p.AlphaN, p.BetaN} {
 		if !(v >= 0 && v <= maxParam) {
-			return fmt.Errorf("throughput parameter %d (%v) must be in [0, %g]", i, v, maxParam)
+			return fmt.Errorf("throughput.%s %v must be in [0, %g]", throughputKeys[i], v, maxParam)
 		}
 	}
 	if !(p.Gamma >= models.GammaMin && p.Gamma <= models.GammaMax) {
-		return fmt.Errorf("throughput gamma %v outside [%v, %v]", p.Gamma, models.GammaMin, models.GammaMax)
+		return fmt.Errorf("throughput.gamma %v must be in [%v, %v]", p.Gamma, models.GammaMin, models.GammaMax)
 	}
 	if !(p.AlphaC+p.BetaC*float64(m.MinLocal) > 0) {
 		return errors.New("throughput predicts a zero compute time")

@@ -73,7 +73,7 @@ func TestCompact(t *testing.T) {
 }
 
 // TestEmbeddedVsReal measures how far the embedded default is from the
-// measured tables (the table in README.md) and checks that the embedded
+// measured tables (the table in docs/data.md) and checks that the embedded
 // file is what `profiles derive` makes of the data today.
 func TestEmbeddedVsReal(t *testing.T) {
 	real := loadReference(t)
@@ -207,8 +207,11 @@ func TestParseCompactErrors(t *testing.T) {
 		{"duplicate", mutate(func(m map[string]any) { m["apps"] = append(m["apps"].([]any), m["apps"].([]any)[0]) }), "appears twice"},
 		{"batch range", mutate(func(m map[string]any) { app0(m)["max_batch"] = 1 }), "batch range 12..1 is empty"},
 		{"epochs", mutate(func(m map[string]any) { app0(m)["epochs"] = 0 }), "epochs 0"},
-		{"negative param", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["beta_c"] = -1 }), "throughput parameter 1"},
-		{"gamma", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["gamma"] = 11 }), "gamma 11"},
+		{"negative param", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["beta_c"] = -1 }), "throughput.beta_c -1 must be in [0, 1e+06]"},
+		{"negative alpha_c", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["alpha_c"] = -5 }), "throughput.alpha_c -5 must be in [0, 1e+06]"},
+		{"gamma", mutate(func(m map[string]any) { app0(m)["throughput"].(map[string]any)["gamma"] = 11 }), "throughput.gamma 11 must be in [1, 10]"},
+		{"no throughput", mutate(func(m map[string]any) { delete(app0(m), "throughput") }), `missing "throughput"`},
+		{"no gamma", mutate(func(m map[string]any) { delete(app0(m)["throughput"].(map[string]any), "gamma") }), `missing "throughput.gamma"`},
 		{"scaler", mutate(func(m map[string]any) { app0(m)["lr_scaler"] = "magic" }), `lr_scaler "magic" is not supported`},
 		{"knots", mutate(func(m map[string]any) { app0(m)["noise"].(map[string]any)["epochs"] = []any{1, 0} }), "knots must increase"},
 		{"ratios", mutate(func(m map[string]any) { app0(m)["steps"].(map[string]any)["log_ratio"] = []any{1} }), "1 log ratios for 2 epochs"},

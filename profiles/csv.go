@@ -237,6 +237,14 @@ func (t *tableReader) times(ks, ky int) (step, sync float64, err error) {
 // rotation; a (placement, local_bsz) pair may appear only once. file names
 // the data in error messages.
 func ParsePlacements(file string, data []byte) ([]PlacementRow, error) {
+	return parsePlacements(file, data, false)
+}
+
+// parsePlacements is ParsePlacements; with average, a repeated
+// (placement, local_bsz) pair is merged into its first row by averaging its
+// times instead of being an error (the Sia artifact's tables repeat a few
+// measurements).
+func parsePlacements(file string, data []byte, average bool) ([]PlacementRow, error) {
 	t, err := newTableReader(file, data, placementColumns)
 	if err != nil {
 		return nil, err
@@ -245,7 +253,7 @@ func ParsePlacements(file string, data []byte) ([]PlacementRow, error) {
 		id    string
 		local float64
 	}
-	seen := map[key]int{}
+	seen, index, count := map[key]int{}, map[key]int{}, map[key]int{}
 	var rows []PlacementRow
 	for {
 		ok, err := t.next()
@@ -269,10 +277,17 @@ func ParsePlacements(file string, data []byte) ([]PlacementRow, error) {
 		}
 		k := key{placementKey(row.Placement), row.Local}
 		if first, dup := seen[k]; dup {
-			return nil, csvError(file, t.line, 0, "duplicate row for placement %s at local_bsz %v (first at line %d)",
-				k.id, row.Local, first)
+			if !average {
+				return nil, csvError(file, t.line, 0, "duplicate row for placement %s at local_bsz %v (first at line %d)",
+					k.id, row.Local, first)
+			}
+			i := index[k]
+			rows[i].Step, rows[i].Sync = mergeMean(rows[i].Step, row.Step, count[k]), mergeMean(rows[i].Sync, row.Sync, count[k])
+			count[k]++
+			continue
 		}
 		seen[k] = t.line
+		index[k], count[k] = len(rows), 1
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
@@ -307,6 +322,15 @@ func parsePlacementID(s string) ([]int, error) {
 // ParseScalability reads scalability.csv (header num_nodes, num_replicas,
 // local_bsz, step_time, sync_time).
 func ParseScalability(file string, data []byte) ([]ScalabilityRow, error) {
+	return parseScalability(file, data, false)
+}
+
+// mergeMean adds x to the mean m of n values.
+func mergeMean(m, x float64, n int) float64 { return m + (x-m)/float64(n+1) }
+
+// parseScalability is ParseScalability; with average, repeated rows are
+// averaged as in parsePlacements.
+func parseScalability(file string, data []byte, average bool) ([]ScalabilityRow, error) {
 	t, err := newTableReader(file, data, scalabilityColumns)
 	if err != nil {
 		return nil, err
@@ -315,7 +339,7 @@ func ParseScalability(file string, data []byte) ([]ScalabilityRow, error) {
 		n, r  int
 		local float64
 	}
-	seen := map[key]int{}
+	seen, index, count := map[key]int{}, map[key]int{}, map[key]int{}
 	var rows []ScalabilityRow
 	for {
 		ok, err := t.next()
@@ -343,10 +367,17 @@ func ParseScalability(file string, data []byte) ([]ScalabilityRow, error) {
 		}
 		k := key{row.Nodes, row.Replicas, row.Local}
 		if first, dup := seen[k]; dup {
-			return nil, csvError(file, t.line, 0, "duplicate row for %d nodes, %d replicas at local_bsz %v (first at line %d)",
-				k.n, k.r, k.local, first)
+			if !average {
+				return nil, csvError(file, t.line, 0, "duplicate row for %d nodes, %d replicas at local_bsz %v (first at line %d)",
+					k.n, k.r, k.local, first)
+			}
+			i := index[k]
+			rows[i].Step, rows[i].Sync = mergeMean(rows[i].Step, row.Step, count[k]), mergeMean(rows[i].Sync, row.Sync, count[k])
+			count[k]++
+			continue
 		}
 		seen[k] = t.line
+		index[k], count[k] = len(rows), 1
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
@@ -357,8 +388,8 @@ func ParseScalability(file string, data []byte) ([]ScalabilityRow, error) {
 
 // ParseValidation reads one validation-<B>.csv (header progress, iteration,
 // metric, grad_sqr, grad_var). Progress and iteration are cumulative: they
-// must be non-negative and never decrease; grad_sqr and grad_var must be
-// non-negative.
+// must be non-negative and never decrease, and the last progress (the
+// target) must be positive; grad_sqr and grad_var must be non-negative.
 func ParseValidation(file string, data []byte) ([]ValidationRow, error) {
 	t, err := newTableReader(file, data, validationColumns)
 	if err != nil {
@@ -401,6 +432,9 @@ func ParseValidation(file string, data []byte) ([]ValidationRow, error) {
 	}
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("%s:%d: no data rows after the header", file, t.line)
+	}
+	if !(rows[len(rows)-1].Progress > 0) {
+		return nil, t.errAt(0, "0 on every row: training never progresses (the last row's progress is the target)")
 	}
 	return rows, nil
 }

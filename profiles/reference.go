@@ -118,26 +118,18 @@ func loadApp(t tree, dir, name string) (*App, error) {
 		return nil, fmt.Errorf("%s: %w", t.name(dir), err)
 	}
 	sort.Strings(vPaths)
-	pData, pErr := fs.ReadFile(t.fsys, pPath)
-	sData, sErr := fs.ReadFile(t.fsys, sPath)
-	if errors.Is(pErr, fs.ErrNotExist) && errors.Is(sErr, fs.ErrNotExist) && len(vPaths) == 0 {
+	typed, err := fs.Glob(t.fsys, path.Join(dir, typedGlob))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t.name(dir), err)
+	}
+	sort.Strings(typed)
+	_, pErr := fs.Stat(t.fsys, pPath)
+	_, sErr := fs.Stat(t.fsys, sPath)
+	if errors.Is(pErr, fs.ErrNotExist) && errors.Is(sErr, fs.ErrNotExist) && len(vPaths) == 0 && len(typed) == 0 {
 		return nil, fmt.Errorf("%s: %w", t.name(dir), errNotApp)
 	}
-	if pErr != nil {
+	if pErr != nil && !(errors.Is(pErr, fs.ErrNotExist) && len(typed) > 0) {
 		return nil, fileError(t.name(pPath), pErr)
-	}
-	placements, err := ParsePlacements(t.name(pPath), pData)
-	if err != nil {
-		return nil, err
-	}
-	var scalability []ScalabilityRow
-	switch {
-	case sErr == nil:
-		if scalability, err = ParseScalability(t.name(sPath), sData); err != nil {
-			return nil, err
-		}
-	case !errors.Is(sErr, fs.ErrNotExist):
-		return nil, fileError(t.name(sPath), sErr)
 	}
 	if len(vPaths) == 0 {
 		return nil, fmt.Errorf("%s: missing file: no validation-<batch>.csv (one training curve per validated total batch size is required)", t.name(dir))
@@ -163,9 +155,88 @@ func loadApp(t tree, dir, name string) (*App, error) {
 		}
 		files[b], validation[b] = shown, rows
 	}
+	var app *App
+	if pErr == nil {
+		if app, err = tableApp(t, dir, name, PlacementsFile, ScalabilityFile, validation); err != nil {
+			return nil, err
+		}
+	}
+	// The Sia artifact's layout: placements-<type>.csv and
+	// scalability-<type>.csv per GPU type, sharing the validation files.
+	for _, tp := range typed {
+		sfx := strings.TrimSuffix(strings.TrimPrefix(path.Base(tp), "placements-"), ".csv")
+		if sfx == supersededType {
+			continue
+		}
+		typ, err := CanonicalType(sfx)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.name(tp), err)
+		}
+		a, err := tableApp(t, dir, name, path.Base(tp), "scalability-"+sfx+".csv", validation)
+		if err != nil {
+			return nil, err
+		}
+		a.Type = typ
+		if app == nil {
+			app = a // no unsuffixed tables: the first type stands for the application
+		}
+		if app.ByType == nil {
+			app.ByType = map[string]*App{}
+		}
+		if _, dup := app.ByType[typ]; dup {
+			return nil, fmt.Errorf("%s: a second table for GPU type %s", t.name(tp), typ)
+		}
+		app.ByType[typ] = a
+	}
+	if app != nil && app.Type != "" && app.Type != T4 && app.ByType[T4] != nil {
+		// Prefer the T4 tables as the application's own, like the
+		// unsuffixed files, so that a single-type cluster means T4.
+		base := app.ByType[T4]
+		base.ByType, app.ByType = app.ByType, nil
+		app = base
+	}
+	return app, nil
+}
+
+// Sia-layout file names: typedGlob finds the per-type placement tables;
+// supersededType is the artifact's suffix whose tables dgx-ext extends
+// (FORMAT of the artifact: "use this one"), skipped.
+const (
+	typedGlob      = "placements-*.csv"
+	supersededType = "dgx"
+)
+
+// tableApp builds the application from one placements file and an
+// optional scalability file of folder dir with the given validation runs.
+func tableApp(t tree, dir, name, placementsFile, scalabilityFile string, validation map[int][]ValidationRow) (*App, error) {
+	pPath := path.Join(dir, placementsFile)
+	sPath := path.Join(dir, scalabilityFile)
+	pData, err := fs.ReadFile(t.fsys, pPath)
+	if err != nil {
+		return nil, fileError(t.name(pPath), err)
+	}
+	typed := placementsFile != PlacementsFile // Sia layout: repeated rows are averaged
+	placements, err := parsePlacements(t.name(pPath), pData, typed)
+	if err != nil {
+		return nil, err
+	}
+	var scalability []ScalabilityRow
+	sData, sErr := fs.ReadFile(t.fsys, sPath)
+	switch {
+	case sErr == nil:
+		if scalability, err = parseScalability(t.name(sPath), sData, typed); err != nil {
+			return nil, err
+		}
+	case !errors.Is(sErr, fs.ErrNotExist):
+		return nil, fileError(t.name(sPath), sErr)
+	}
 	app, err := NewApp(name, placements, scalability, validation)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", t.name(dir), err)
+		label := t.name(dir)
+		if typed {
+			label = t.name(pPath)
+		}
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	return app, nil
 }

@@ -318,7 +318,7 @@ func TestPlacements(t *testing.T) {
 }
 
 // TestLeaveOneOut logs the leave-one-out error of the interpolation of
-// unmeasured placements (the table in README.md).
+// unmeasured placements (the table in docs/data.md).
 func TestLeaveOneOut(t *testing.T) {
 	set := loadReference(t)
 	t.Log("leave-one-out relative error of the step time (mean / median / p90 / max):")

@@ -17,15 +17,84 @@ type agent struct {
 	grad    models.GradStats
 	maxGPUs int // largest GPU count observed
 	fits    int // number of refits, for statistics
+
+	// On a cluster of several GPU types the fields above (obs, seen,
+	// params) describe the type typ the job last ran on; the fits of the
+	// other types are kept in other, and boot holds the one-GPU bootstrap
+	// fit per type taken when the job arrived.
+	typ   string
+	other map[string]*typeFit
+	boot  map[string]models.Params
+}
+
+// typeFit is the agent's fit on one GPU type.
+type typeFit struct {
+	obs    []models.Observation
+	seen   map[[3]int]bool
+	params *models.Params
+}
+
+// switchType makes t the type the agent fits: the current type's fit is
+// put aside and t's, if any, taken up. Seeded agents keep their params.
+func (a *agent) switchType(t string) {
+	if t == a.typ {
+		return
+	}
+	if a.other == nil {
+		a.other = map[string]*typeFit{}
+	}
+	if a.typ != "" || len(a.obs) > 0 {
+		a.other[a.typ] = &typeFit{obs: a.obs, seen: a.seen, params: a.params}
+	}
+	a.typ = t
+	f := a.other[t]
+	delete(a.other, t)
+	if f == nil {
+		f = &typeFit{}
+	}
+	a.obs, a.seen = f.obs, f.seen
+	if !a.seeded {
+		a.params = f.params
+	}
+}
+
+// typeParams is the agent's θ_sys for type t: its fit from what the job ran
+// there, else the bootstrap fit; false when it has neither.
+func (a *agent) typeParams(t string) (models.Params, bool) {
+	if t == a.typ && a.params != nil {
+		return *a.params, true
+	}
+	if f := a.other[t]; f != nil && f.params != nil {
+		return *f.params, true
+	}
+	p, ok := a.boot[t]
+	return p, ok
+}
+
+// bootstrap fits θ_sys of type t from one-GPU step times at a few per-GPU
+// batch sizes, as Sia profiles every job on one GPU of each type when it
+// arrives.
+func (a *agent) bootstrap(t string, obs []models.Observation) error {
+	p, err := models.Fit(obs, models.FitOptions{})
+	if err != nil {
+		return err
+	}
+	if a.boot == nil {
+		a.boot = map[string]models.Params{}
+	}
+	a.boot[t] = p
+	return nil
 }
 
 // start prepares the agent of a new job of application app: fit says
 // whether it fits θ_sys at all (adaptive policies only); an entry of seeds
-// for app is an offline-fitted θ_sys the agent starts from and keeps.
-func (a *agent) start(fit bool, app string, seeds map[string]models.Params) {
+// for app is an offline-fitted θ_sys the agent starts from and keeps, and
+// seen[app] the GPUs it then counts as having run on.
+func (a *agent) start(fit bool, app string, seeds map[string]models.Params, seen map[string]int) {
 	a.fit = fit
 	if p, ok := seeds[app]; ok && fit {
 		a.params, a.seeded = &p, true
+		a.maxGPUs = max(seen[app], 0)
 	}
 }
 

@@ -19,6 +19,10 @@ type Config struct {
 	RestartDelay float64
 	// RestartDelayByApp overrides RestartDelay per application.
 	RestartDelayByApp map[string]float64
+	// StepScale, when set, multiplies the true step and sync times of the
+	// named applications (a calibration to a slower or faster cluster; see
+	// profiles.ScaleStepTimes). Agents observe the scaled times.
+	StepScale map[string]float64
 	// Interference is the slowdown in [0, 1) of a multi-node job that
 	// shares a node with another multi-node job.
 	Interference float64
@@ -44,6 +48,19 @@ type Config struct {
 	// RoundSink, if set, receives the round records as the run goes
 	// instead of Result.Rounds, so that memory does not grow with them.
 	RoundSink RoundSink
+	// Elastic, if set, makes the cluster elastic: an autoscaler resizes it
+	// between rounds, starting from Cluster.Nodes (see Elastic).
+	Elastic *Elastic
+	// ClosedLoop, if positive, submits the workload's jobs N at a time:
+	// each further job the moment one finishes (see closedloop.go).
+	ClosedLoop int
+	// SeedSeenGPUs, per application with SeedParams, is the GPU count a
+	// seeded agent reports as the most it has run on (policies.Job's
+	// MaxSeenGPUs) before the job has run at all: the largest placement of
+	// its offline profile. Without it a seeded job is still held to one GPU
+	// at first and to twice its largest allocation after, like a job that
+	// learns online (Pollux's exploration limit).
+	SeedSeenGPUs map[string]int
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.
@@ -67,6 +84,9 @@ func (c *Config) normalise() error {
 	if c.Cluster.GPUsPerNode <= 0 {
 		return fmt.Errorf("nodes must have at least one GPU, got %d", c.Cluster.GPUsPerNode)
 	}
+	if err := checkPools(c.Cluster); err != nil {
+		return err
+	}
 	if !(c.Interval > 0) || math.IsInf(c.Interval, 0) {
 		return fmt.Errorf("scheduling interval must be positive, got %v s", c.Interval)
 	}
@@ -86,6 +106,14 @@ func (c *Config) normalise() error {
 	}
 	if c.Rounds < RoundsAll || c.Rounds > RoundsNone {
 		return fmt.Errorf("unknown rounds mode %d", int(c.Rounds))
+	}
+	if c.Elastic != nil {
+		if err := c.Elastic.Check(c.Cluster.Nodes); err != nil {
+			return err
+		}
+	}
+	if c.ClosedLoop < 0 {
+		return fmt.Errorf("closed-loop concurrency must be non-negative, got %d", c.ClosedLoop)
 	}
 	if c.MaxTime == 0 {
 		c.MaxTime = 1e8

@@ -28,6 +28,10 @@ type engine struct {
 	jobRounds int64
 	finished  int
 	res       *Result
+	// elastic is the book of an elastic cluster (nil: fixed cluster).
+	elastic *elasticState
+	// nextSubmit is the next job a closed loop submits.
+	nextSubmit int
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -40,8 +44,19 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if len(w.Jobs) == 0 {
 		return nil, fmt.Errorf("workload %s has no jobs", w.Source)
 	}
+	set, err := profiles.ScaleStepTimes(set, cfg.StepScale)
+	if err != nil {
+		return nil, err
+	}
 	e := &engine{cfg: cfg, policy: p, traits: p.Traits()}
 	total := cfg.Cluster.TotalGPUs()
+	if cfg.Elastic != nil {
+		e.elastic = &elasticState{cfg: cfg.Elastic}
+		total = cfg.Elastic.MaxNodes * cfg.Cluster.GPUsPerNode
+	}
+	if cfg.typed() {
+		total = math.MaxInt // checkTypes bounds requests per type
+	}
 	for i, spec := range w.Jobs {
 		app, ok := set.Apps[spec.App]
 		if !ok {
@@ -59,15 +74,32 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
 		}
 		if spec.Time > cfg.MaxTime {
-			return nil, fmt.Errorf("workload %s: job %s (job %d) is submitted at %v s, after the simulation's time limit of %v s",
-				w.Source, spec.Name, i+1, spec.Time, cfg.MaxTime)
+			// An input problem: name the file and line the job came from.
+			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: fmt.Errorf(
+				"submitted at %v s, after the simulation's time limit of %v s", spec.Time, cfg.MaxTime)}
 		}
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
-		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams)
+		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
+		if cfg.typed() {
+			j.types, j.typeSec = offered(cfg.Cluster, app), map[string]float64{}
+			if e.traits.AdaptiveBatch && len(cfg.Cluster.Types()) > 1 {
+				if err := e.bootstrap(j); err != nil {
+					return nil, err
+				}
+			}
+		}
 		e.jobs = append(e.jobs, j)
-		e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+		if cfg.ClosedLoop <= 0 || i < cfg.ClosedLoop {
+			e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+		}
 	}
 	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
+	if cfg.typed() {
+		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
+			return nil, err
+		}
+	}
+	e.nextSubmit = e.initialArrivals()
 	e.res = newResult(cfg, p.Name(), w, set)
 	e.res.adaptive = e.traits.AdaptiveBatch
 	e.nextTick = cfg.Interval
@@ -79,7 +111,11 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if err := e.checkFinished(); err != nil {
 		return nil, err
 	}
+	if err := e.rec.flush(e.res, e.jobs); err != nil {
+		return nil, err
+	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
+	e.finishElastic()
 	return e.res, nil
 }
 
@@ -178,7 +214,9 @@ func (e *engine) epochBoundary(j *job) error {
 		j.setAlloc(nil)
 		j.release()
 		e.deactivate(j)
+		e.rec.finished(j)
 		e.finished++
+		e.submitNext()
 		return nil
 	}
 	j.tune(e.traits.AdaptiveBatch)
@@ -192,7 +230,7 @@ func (e *engine) epochBoundary(j *job) error {
 func (e *engine) startSegment(j *job) error {
 	j.version++
 	truth := j.app.Truth
-	pf := j.app.Perf(j.placement, j.local, j.accum, j.epoch)
+	pf := j.on().Perf(j.placement, j.local, j.accum, j.epoch)
 	if !(pf.Step > 0) || math.IsInf(pf.Step, 0) || math.IsNaN(pf.Sync) {
 		return fmt.Errorf("profile of %s has no valid step time for placement %v at per-GPU batch %d (job %s, t=%v)",
 			j.app.Name, j.placement, j.local, j.spec.Name, e.now)
@@ -250,6 +288,11 @@ func (e *engine) tick() error {
 			j.tune(e.traits.AdaptiveBatch)
 		}
 	}
+	if e.elastic != nil {
+		if err := e.autoscale(active); err != nil {
+			return err
+		}
+	}
 	if len(active) > 0 {
 		if err := e.schedule(active); err != nil {
 			return err
@@ -295,6 +338,13 @@ func (e *engine) schedule(active []*job) error {
 			continue
 		}
 		j.setAlloc(append([]int(nil), alloc...))
+		if e.cfg.typed() {
+			// A job holds one GPU type; a change of type is a restart
+			// like any re-allocation, on the new type's tables.
+			j.gtype = e.cfg.Cluster.AllocType(alloc)
+			j.tapp = j.app.ForType(j.gtype)
+			j.agent.switchType(j.gtype)
+		}
 		j.restarts++
 		if j.restarts == 0 {
 			j.firstStart = e.now
@@ -385,15 +435,20 @@ func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
 			used[n] += v
 			k += v
 		}
+		if e.cfg.typed() && k > 0 {
+			if err := e.checkTypedAlloc(active[i], a); err != nil {
+				return err
+			}
+		}
 		if e.traits.UserGPUs && k != 0 && k != active[i].spec.Replicas {
 			return fmt.Errorf("policy %s gave job %s %d GPUs, it asked for exactly %d (t=%v)",
 				e.policy.Name(), active[i].spec.Name, k, active[i].spec.Replicas, e.now)
 		}
 	}
 	for n, u := range used {
-		if u > c.GPUsPerNode {
+		if u > c.NodeGPUs(n) {
 			return fmt.Errorf("invariant violated: policy %s put %d GPUs on node %d, which has %d (t=%v)",
-				e.policy.Name(), u, n, c.GPUsPerNode, e.now)
+				e.policy.Name(), u, n, c.NodeGPUs(n), e.now)
 		}
 	}
 	return nil

@@ -16,8 +16,32 @@ import (
 // adaptive policy the job uses, in each epoch, the batch size that
 // maximises its true goodput on that share; otherwise its requested batch.
 func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention float64, adaptive bool) float64 {
-	lim := app.Limits
 	k := int(math.Floor(float64(cfg.Cluster.TotalGPUs()) / math.Max(contention, 1)))
+	k = max(1, min(k, isolatedMaxGPUs(app, spec, adaptive)))
+	return isolatedJCT(app, spec, cfg, k, adaptive)
+}
+
+// equalShareJCT is the denominator of finish-time fairness as the Pollux
+// paper words it after Themis: the job's run time in an isolated cluster
+// partitioned equally among N = contention jobs, so that its partition is
+// exactly total GPUs / N GPUs' worth of GPU time, a fraction of one GPU
+// included. The job runs on k = min(ceil(total / N), what it can use) GPUs
+// packed onto the fewest nodes, time-sliced down to its share: the run
+// time alone on k GPUs (as in exclusiveJCT) times max(1, k·N / total).
+// It differs from exclusiveJCT only when total / N is not a whole number
+// of GPUs, most of all under contention above the cluster's GPU count,
+// where exclusiveJCT still grants a whole GPU.
+func equalShareJCT(app *profiles.App, spec traces.Job, cfg Config, contention float64, adaptive bool) float64 {
+	share := float64(cfg.Cluster.TotalGPUs()) / math.Max(contention, 1)
+	k := max(1, min(int(math.Ceil(share)), isolatedMaxGPUs(app, spec, adaptive)))
+	return isolatedJCT(app, spec, cfg, k, adaptive) * math.Max(1, float64(k)/share)
+}
+
+// isolatedMaxGPUs is the most GPUs the job can use when it runs alone: its
+// largest batch (the requested one for non-adaptive runs) at the smallest
+// per-GPU batch, and its application's cap.
+func isolatedMaxGPUs(app *profiles.App, spec traces.Job, adaptive bool) int {
+	lim := app.Limits
 	maxK := lim.MaxBatch / max(lim.MinLocal, 1)
 	if !adaptive {
 		maxK = spec.Batch / max(lim.MinLocal, 1)
@@ -25,17 +49,15 @@ func exclusiveJCT(app *profiles.App, spec traces.Job, cfg Config, contention flo
 	if app.MaxGPUs > 0 {
 		maxK = min(maxK, app.MaxGPUs)
 	}
-	k = max(1, min(k, maxK))
-	return runTime(app, spec, k, cfg.Cluster.GPUsPerNode, adaptive)
+	return maxK
 }
 
-// runTime is how long the job takes alone on k GPUs packed onto the
-// fewest nodes of gpusPerNode GPUs, with no restarts and no queueing: in
-// each epoch at the batch size that maximises its true goodput (adaptive)
-// or at its requested batch.
-func runTime(app *profiles.App, spec traces.Job, k, gpusPerNode int, adaptive bool) float64 {
+// isolatedJCT is the job's run time alone on k GPUs packed onto the fewest
+// nodes, with no restarts and no queueing, choosing in each epoch the batch
+// that maximises its true goodput (adaptive) or at its requested batch.
+func isolatedJCT(app *profiles.App, spec traces.Job, cfg Config, k int, adaptive bool) float64 {
 	lim := app.Limits
-	placement := models.PackedPlacement(k, gpusPerNode)
+	placement := models.PackedPlacement(k, cfg.Cluster.GPUsPerNode)
 	truth := app.Truth
 	m0 := float64(lim.InitBatch)
 

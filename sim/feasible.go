@@ -47,7 +47,7 @@ func jobGPUSeconds(cfg Config, set *profiles.Set, w *traces.Workload, traits pol
 		}
 		gs, ok := cache[kk]
 		if !ok {
-			gs = float64(k) * runTime(app, spec, k, cfg.Cluster.GPUsPerNode, traits.AdaptiveBatch)
+			gs = float64(k) * isolatedJCT(app, spec, cfg, k, traits.AdaptiveBatch)
 			cache[kk] = gs
 		}
 		out[i] = gs
@@ -82,12 +82,15 @@ func MinJobRounds(cfg Config, set *profiles.Set, w *traces.Workload, traits poli
 // scheduled: its first arrival plus MinGPUSeconds over the cluster's GPUs
 // is beyond cfg.MaxTime, or MinJobRounds is beyond cfg.MaxJobRounds (the
 // cluster is so overloaded that the queue of pending jobs alone would take
-// too long to simulate). The error is one line with the numbers.
+// too long to simulate). The error is one line with the numbers. Elastic
+// clusters, clusters of node pools (per-type profiles) and closed loops
+// are not checked: the estimates assume a fixed cluster of the
+// applications' own profiles and open arrivals.
 func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, traits policies.Traits) error {
 	if err := cfg.normalise(); err != nil {
 		return err
 	}
-	if len(w.Jobs) == 0 {
+	if len(w.Jobs) == 0 || cfg.Elastic != nil || cfg.typed() || cfg.ClosedLoop > 0 {
 		return nil
 	}
 	first := math.Inf(1)

@@ -89,6 +89,24 @@ type job struct {
 	agent agent
 	// lastRec is the state of the job's last round record (RoundsChanges).
 	lastRec recKey
+	// open is the job's last round record while its duration is unknown.
+	open openRecord
+
+	// On a cluster of pools: the GPU types the job may use, the type and
+	// profile of its current (or last) allocation, and GPU-seconds per type.
+	types   []string
+	gtype   string
+	tapp    *profiles.App
+	typeSec map[string]float64
+}
+
+// on is the job's profile on the GPU type it holds (or last held): its
+// type's tables on a cluster of pools, the application's own otherwise.
+func (j *job) on() *profiles.App {
+	if j.tapp != nil {
+		return j.tapp
+	}
+	return j.app
 }
 
 func (j *job) target() float64 { return j.app.Target() }
@@ -102,6 +120,9 @@ func (j *job) advanceTo(t float64) {
 	}
 	if j.gpus > 0 && (j.phase == phaseRunning || j.phase == phaseRestarting) {
 		j.attained += float64(j.gpus) * dt
+		if j.typeSec != nil {
+			j.typeSec[j.gtype] += float64(j.gpus) * dt
+		}
 	}
 	if j.phase == phaseRunning {
 		j.progress += j.rate * dt
@@ -139,7 +160,7 @@ func (j *job) tune(adaptive bool) {
 		j.local, j.accum, j.batch = 0, 0, 0
 		return
 	}
-	lim := j.app.Limits
+	lim := j.on().Limits
 	fixed := 0
 	switch {
 	case !adaptive:
@@ -173,7 +194,7 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 		Restarts:    max(j.restarts, 0),
 		Attained:    j.attained,
 		Request:     policies.Request{GPUs: j.spec.Replicas, Batch: j.spec.Batch},
-		Limits:      j.app.Limits,
+		Limits:      j.on().Limits,
 		FixedBatch:  j.app.FixedBatch,
 		MaxGPUs:     j.app.MaxGPUs,
 		MaxSeenGPUs: j.agent.maxGPUs,
@@ -185,7 +206,13 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 		v.Alloc = append([]int(nil), j.alloc...)
 	}
 	if oracle {
-		v.Oracle = jobOracle{app: j.app, epoch: j.epoch, progress: j.progress}
+		v.Oracle = jobOracle{app: j.on(), epoch: j.epoch, progress: j.progress}
+	}
+	if j.types != nil {
+		v.Types = append([]string(nil), j.types...)
+		if j.agent.boot != nil {
+			v.TypeModels = j.typeModels()
+		}
 	}
 	return v
 }

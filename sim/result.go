@@ -31,11 +31,20 @@ type JobResult struct {
 	ExclusiveJCT float64 `json:"exclusive_jct_s"`
 	// Fairness is the finish-time fairness ρ = JCT / ExclusiveJCT.
 	Fairness float64 `json:"fairness_rho"`
+	// EqualShareJCT is the job's run time in an isolated cluster partitioned
+	// equally among Contention jobs, fractions of a GPU included (the
+	// wording of the Pollux paper, after Themis; see FairnessEqualShare).
+	EqualShareJCT float64 `json:"equal_share_jct_s"`
+	// FairnessEqualShare is the finish-time fairness ρ = JCT / EqualShareJCT.
+	FairnessEqualShare float64 `json:"fairness_rho_equal_share"`
 }
 
 // RoundRecord is one job's state after one scheduling round.
 type RoundRecord struct {
-	Time       float64
+	Time float64
+	// Duration is how long the record holds: until the next round or the
+	// job's finish, whichever comes first (see RoundsChanges for its rows).
+	Duration   float64
 	Job        string
 	App        string
 	Phase      string // pending, restarting or running
@@ -59,9 +68,13 @@ type RoundStat struct {
 	// Running is the number of active jobs holding GPUs after the round.
 	Running int
 	GPUs    int // GPUs allocated after the round
+	Pending int // active jobs without GPUs after the round
 	// Efficiency is the mean true statistical efficiency of the jobs
 	// holding GPUs after the round (0 when none does).
-	Efficiency    float64
+	Efficiency float64
+	// Batch is the mean total batch of the jobs holding GPUs after the
+	// round (0 when none does).
+	Batch         float64
 	PolicySeconds float64 // wall time the policy took
 }
 
@@ -87,6 +100,23 @@ type Summary struct {
 	PolicyRoundP99   float64 `json:"policy_round_p99_s"`
 	PolicyRoundTotal float64 `json:"policy_total_s"`
 	Wall             float64 `json:"wall_s"`
+
+	// NodeHours are those of an elastic cluster: every node ordered,
+	// billed until the last job finishes.
+	NodeHours float64 `json:"node_hours,omitempty"`
+	// GPUHoursByType and CostByType are, on a cluster of node pools, the
+	// GPU-hours held per GPU type and their cost at the pools' prices
+	// (priced types only).
+	GPUHoursByType map[string]float64 `json:"gpu_hours_by_type,omitempty"`
+	CostByType     map[string]float64 `json:"cost_by_type,omitempty"`
+	// Cost is the run's total: node-hours × price on an elastic cluster,
+	// the sum of CostByType on priced node pools.
+	Cost float64 `json:"cost,omitempty"`
+	// The same as AvgFairness, P99Fairness and FracUnfair for the
+	// equal-share ρ (JobResult.FairnessEqualShare).
+	AvgFairnessEqualShare float64 `json:"avg_fairness_rho_equal_share"`
+	P99FairnessEqualShare float64 `json:"p99_fairness_rho_equal_share"`
+	FracUnfairEqualShare  float64 `json:"frac_rho_equal_share_above_1"`
 }
 
 // Result is everything a simulation produces.
@@ -101,6 +131,8 @@ type Result struct {
 	// RoundStats has one entry per scheduling round.
 	RoundStats []RoundStat
 	Summary    Summary
+	// NodeStats has one entry per round of an elastic cluster.
+	NodeStats []NodeStat
 
 	adaptive bool
 }
@@ -113,7 +145,7 @@ func newResult(cfg Config, policy string, w *traces.Workload, set *profiles.Set)
 func (r *Result) finish(jobs []*job, wall float64) {
 	s := &r.Summary
 	s.Jobs = len(jobs)
-	var jcts, rhos []float64
+	var jcts, rhos, shareRhos []float64
 	var gpuSec, queue float64
 	first, last := math.Inf(1), 0.0
 	for _, j := range jobs {
@@ -132,9 +164,14 @@ func (r *Result) finish(jobs []*job, wall float64) {
 		if jr.ExclusiveJCT > 0 {
 			jr.Fairness = jr.JCT / jr.ExclusiveJCT
 		}
+		jr.EqualShareJCT = equalShareJCT(j.app, j.spec, r.Config, jr.Contention, r.adaptive)
+		if jr.EqualShareJCT > 0 {
+			jr.FairnessEqualShare = jr.JCT / jr.EqualShareJCT
+		}
 		r.Jobs = append(r.Jobs, jr)
 		jcts = append(jcts, jr.JCT)
 		rhos = append(rhos, jr.Fairness)
+		shareRhos = append(shareRhos, jr.FairnessEqualShare)
 		gpuSec += j.attained
 		queue += jr.Queueing
 		s.Restarts += jr.Restarts
@@ -149,6 +186,7 @@ func (r *Result) finish(jobs []*job, wall float64) {
 	s.AvgQueueing = queue / float64(len(jobs))
 	s.Makespan = last
 	s.GPUHours = gpuSec / 3600
+	r.typeHours(jobs)
 	if span := last - first; span > 0 {
 		s.Utilisation = gpuSec / (float64(r.Config.Cluster.TotalGPUs()) * span)
 	}
@@ -161,6 +199,15 @@ func (r *Result) finish(jobs []*job, wall float64) {
 		}
 	}
 	s.FracUnfair = float64(unfair) / float64(len(rhos))
+	s.AvgFairnessEqualShare = mean(shareRhos)
+	s.P99FairnessEqualShare = Percentile(shareRhos, 99)
+	unfair = 0
+	for _, v := range shareRhos {
+		if v > 1 {
+			unfair++
+		}
+	}
+	s.FracUnfairEqualShare = float64(unfair) / float64(len(shareRhos))
 	s.Rounds = len(r.RoundStats)
 	walls := make([]float64, len(r.RoundStats))
 	for i, rs := range r.RoundStats {
@@ -215,4 +262,35 @@ func Percentile(v []float64, q float64) float64 {
 	}
 	frac := pos - float64(lo)
 	return s[lo]*(1-frac) + s[hi]*frac
+}
+
+// typeHours fills the per-type GPU-hours and costs on a cluster of pools.
+func (r *Result) typeHours(jobs []*job) {
+	if !r.Config.typed() {
+		return
+	}
+	s := &r.Summary
+	s.GPUHoursByType = map[string]float64{}
+	for _, t := range r.Config.Cluster.Types() {
+		s.GPUHoursByType[t] = 0
+	}
+	for _, j := range jobs {
+		for t, sec := range j.typeSec {
+			s.GPUHoursByType[t] += sec / 3600
+		}
+	}
+	price := map[string]float64{}
+	for _, p := range r.Config.Cluster.Pools {
+		if p.Price > 0 {
+			price[p.Type] = p.Price // pools of one type share its price (see checkPools)
+		}
+	}
+	if len(price) == 0 {
+		return
+	}
+	s.CostByType = map[string]float64{}
+	for t, pr := range price {
+		s.CostByType[t] = s.GPUHoursByType[t] * pr
+		s.Cost += s.CostByType[t]
+	}
 }

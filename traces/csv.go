@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 )
@@ -43,7 +44,8 @@ type ReadOptions struct {
 // Every problem is reported as an *InputError naming file:line and the
 // column: a missing column, a row with the wrong number of fields, a cell
 // that is not a number (or is NaN or infinite), a negative time, a
-// num_replicas or batch_size below 1, an empty or duplicate name, an
+// num_replicas or batch_size below 1, an empty or duplicate name, a name
+// or application that is not valid UTF-8 or has control characters, an
 // unknown application (when opts.Apps is given), an empty file or a file
 // with no jobs. Up to ten problems are reported at once, joined.
 //
@@ -125,6 +127,8 @@ func parseJobRow(rec []string, h *header, line int, known map[string]bool) (Job,
 	nc := get(ColName)
 	if job.Name = strings.TrimSpace(nc.text); job.Name == "" {
 		errs = append(errs, nc.errorf("empty job name"))
+	} else if !utf8.ValidString(job.Name) {
+		errs = append(errs, nc.errorf("job name %q is not valid UTF-8", job.Name))
 	} else if !cleanText(job.Name) {
 		errs = append(errs, nc.errorf("job name %q has control characters", job.Name))
 	}
@@ -140,6 +144,8 @@ func parseJobRow(rec []string, h *header, line int, known map[string]bool) (Job,
 	switch app := strings.TrimSpace(ac.text); {
 	case app == "":
 		errs = append(errs, ac.errorf("empty application"))
+	case !utf8.ValidString(app):
+		errs = append(errs, ac.errorf("application %q is not valid UTF-8", app))
 	case !cleanText(app):
 		errs = append(errs, ac.errorf("application %q has control characters", app))
 	case known != nil && !known[app]:

@@ -37,12 +37,20 @@ const (
 	DropZeroGPUs DropReason = "zero GPUs"
 	// DropNegativeDuration: the last attempt ends before the first starts.
 	DropNegativeDuration DropReason = "negative duration"
+	// DropTooLong: the attempts span more than MaxPhillyDuration, which no
+	// job of a cluster log can have run (a mistyped year, a clock reset).
+	DropTooLong DropReason = "duration over a year"
 )
+
+// MaxPhillyDuration bounds the duration of a kept job: the Philly log
+// covers a few months, and longer spans than a time.Duration can hold
+// (292 years) would otherwise saturate silently.
+const MaxPhillyDuration = 365 * 24 * time.Hour
 
 // DropReasons lists every DropReason in the order they are checked.
 func DropReasons() []DropReason {
 	return []DropReason{DropMalformed, DropNoSubmitTime, DropNoAttempts, DropNoStartTime,
-		DropNoEndTime, DropBadTime, DropZeroGPUs, DropNegativeDuration}
+		DropNoEndTime, DropBadTime, DropZeroGPUs, DropNegativeDuration, DropTooLong}
 }
 
 // LogReport tells what the Philly log ingest read, kept and dropped.
@@ -176,10 +184,14 @@ func (j *logJob) reduce() (PhillyJob, DropReason) {
 	if gpus == 0 {
 		return PhillyJob{}, DropZeroGPUs
 	}
-	dur := last.End.t.Sub(first.Start.t).Seconds()
-	if dur < 0 {
+	span := last.End.t.Sub(first.Start.t) // saturates beyond ±292 years
+	if span < 0 {
 		return PhillyJob{}, DropNegativeDuration
 	}
+	if span > MaxPhillyDuration {
+		return PhillyJob{}, DropTooLong
+	}
+	dur := span.Seconds()
 	return PhillyJob{
 		Submitted: j.Submitted.t,
 		Duration:  dur,

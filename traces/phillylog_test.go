@@ -209,3 +209,27 @@ func TestDecodePhillyLogLarge(t *testing.T) {
 		t.Fatalf("kept %d: %v", rep.Kept, err)
 	}
 }
+
+// TestDecodePhillyLogAbsurdDuration: an attempt span longer than
+// MaxPhillyDuration (here 400 years, beyond what a time.Duration holds) is
+// dropped with its own counted reason, not given a saturated duration.
+func TestDecodePhillyLogAbsurdDuration(t *testing.T) {
+	job := func(id, start, end string) string {
+		return `{"jobid":"` + id + `","vc":"v","status":"Pass","submitted_time":"` + start + `","attempts":[{"start_time":"` + start +
+			`","end_time":"` + end + `","detail":[{"ip":"m1","gpus":["gpu0"]}]}]}`
+	}
+	in := "[\n" + job("ok", "2017-10-09 07:00:00", "2017-10-09 08:00:00") + ",\n" +
+		job("long", "1700-01-01 00:00:00", "2100-01-01 00:00:00") + ",\n" +
+		job("year", "2017-01-01 00:00:00", "2018-06-01 00:00:00") + "\n]"
+	var rows []PhillyJob
+	rep, err := DecodePhillyLog(strings.NewReader(in), "log", func(j PhillyJob) error { rows = append(rows, j); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Kept != 1 || len(rows) != 1 || rows[0].Duration != 3600 || rep.Dropped[DropTooLong] != 2 {
+		t.Errorf("kept %d rows %+v dropped %v; want the one-hour job kept and 2 dropped as %q", rep.Kept, rows, rep.Dropped, DropTooLong)
+	}
+	if !strings.Contains(rep.String(), "log:3: job long: "+string(DropTooLong)) {
+		t.Errorf("report lacks the first too-long job:\n%s", rep)
+	}
+}

@@ -6,10 +6,11 @@ import (
 	"math"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Validate checks a workload before a simulation starts. Every job must
-// have a non-empty, unique name, a finite time ≥ 0 not before the previous
+// have a non-empty, unique name in valid UTF-8, a finite time ≥ 0 not before the previous
 // job's, an application, and num_replicas and batch_size of at least 1.
 // When apps is not empty, every job's application must be one of them;
 // when totalGPUs > 0, no job may ask for more GPUs than the cluster has.
@@ -40,6 +41,8 @@ func Validate(w *Workload, apps []string, totalGPUs int) error {
 		switch {
 		case j.Name == "":
 			bad(ColName, "empty job name")
+		case !utf8.ValidString(j.Name):
+			bad(ColName, "name %q is not valid UTF-8", j.Name)
 		case !cleanText(j.Name):
 			bad(ColName, "name %q has control characters or surrounding spaces", j.Name)
 		default:
@@ -59,6 +62,8 @@ func Validate(w *Workload, apps []string, totalGPUs int) error {
 		switch {
 		case j.App == "":
 			bad(ColApp, "empty application")
+		case !utf8.ValidString(j.App):
+			bad(ColApp, "application %q is not valid UTF-8", j.App)
 		case !cleanText(j.App):
 			bad(ColApp, "application %q has control characters or surrounding spaces", j.App)
 		case known != nil && !known[j.App]:

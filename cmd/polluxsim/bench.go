@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -122,10 +123,10 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 	f.StringVar(&sizes, "sizes", "16x160,64x640,256x2000", "comma-separated NODESxJOBS")
 	f.StringVar(&dir, "profiles", "", profilesFlagHelp)
 	f.StringVar(&out, "out", "", "also write the results as JSON to this file")
-	f.IntVar(&quality, "quality", 0, "compare with a 10x longer search every N-th round (0: off)")
+	f.Var(flagvalue.NewInt(&quality, 0), "quality", "compare with a 10x longer search every N-th round (0: off)")
 	f.Uint64Var(&seed, "workload-seed", 1, "seed of the generated workloads")
 	f.StringVar(&policy, "policy", "pollux", "policy to measure")
-	f.IntVar(&perNode, "gpus-per-node", 4, "GPUs per node")
+	f.Var(flagvalue.NewInt(&perNode, 4), "gpus-per-node", "GPUs per node")
 	f.BoolVar(&quietRun, "quiet", false, "print no progress")
 	f.StringVar(&trace, "whole-trace", "", "also replay every job of this reduced Philly table (workload generate --all)")
 	f.StringVar(&tNodes, "trace-nodes", "25,100", "comma-separated node counts for --whole-trace")

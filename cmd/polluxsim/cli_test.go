@@ -156,6 +156,10 @@ func TestCLIMalformedInputs(t *testing.T) {
 			[]string{"--workload", "w.csv"}, `w.csv:2: column "application": unknown application "resnet" (known: bert, cifar10,`},
 		{"job larger than the cluster", map[string]string{"w.csv": workloadHeader + "a,0,cifar10,4,512\nb,60,cifar10,9,1024\n"},
 			[]string{"--workload", "w.csv", "--nodes", "2"}, `w.csv:3: job "b": column "num_replicas": asks for 9 GPUs but the cluster has only 8`},
+		{"non-UTF-8 job name", map[string]string{"w.csv": workloadHeader + "a,0,ncf,1,32768\nb\xff\xfe,5,ncf,1,32768\n"},
+			[]string{"--workload", "w.csv"}, `w.csv:3: column "name": job name "b\xff\xfe" is not valid UTF-8`},
+		{"job after the time limit names its line", map[string]string{"w.csv": workloadHeader + "a,0,ncf,1,32768\nlate,200000000,ncf,1,32768\n"},
+			[]string{"--workload", "w.csv", "--policy", "fifo"}, `w.csv:3: job "late": submitted at 2e+08 s, after the simulation's time limit of 1e+08 s`},
 		{"workload with --jobs", map[string]string{"w.csv": workloadHeader + "a,0,ncf,1,32768\n"},
 			[]string{"--workload", "w.csv", "--jobs", "5"}, "--jobs, --workload-seed and --config"},
 
@@ -176,6 +180,10 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"p abc", nil, []string{"--p", "abc"}, `invalid argument "abc" for "--p" flag: not a number`},
 		{"p NaN", nil, []string{"--p", "NaN"}, `invalid argument "NaN" for "--p" flag: not a finite number`},
 		{"p -Inf", nil, []string{"--p", "-Inf"}, `invalid argument "-Inf" for "--p" flag: not a finite number`},
+		{"p with digit separators", nil, []string{"--p", "1_0"}, `invalid argument "1_0" for "--p" flag: not a number`},
+		{"p hexadecimal", nil, []string{"--p", "0x1p-2"}, `invalid argument "0x1p-2" for "--p" flag: not a number`},
+		{"interval with digit separators", nil, []string{"--interval", "1_000"}, `invalid argument "1_000" for "--interval" flag: not a duration`},
+		{"nodes with digit separators", nil, []string{"--nodes", "1_000"}, `invalid argument "1_000" for "--nodes" flag: not a whole number`},
 		{"interference 1.5", nil, []string{"--interference", "1.5"}, "--interference must be in [0, 1), got 1.5"},
 		{"interference negative", nil, []string{"--interference", "-0.1"}, "--interference must be in [0, 1), got -0.1"},
 		{"interference NaN", nil, []string{"--interference", "nan"}, `invalid argument "nan" for "--interference" flag: not a finite number`},
@@ -193,8 +201,27 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"policy option not key=value", nil, []string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours"}, "must be key=value"},
 		{"policy option out of range", nil, []string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours=0"}, "demote_gpu_hours must be positive"},
 		{"pollux shorthand with another policy", nil, []string{"--policy", "optimus", "--p", "2"}, "--p: policy optimus has no options"},
-		{"unknown policy", nil, []string{"--policy", "nosuch"}, `unknown policy "nosuch" (known: fifo, optimus, pollux, srtf, tiresias)`},
+		{"unknown policy", nil, []string{"--policy", "nosuch"}, `unknown policy "nosuch" (known: fifo, optimus, pollux, sia, srtf, tiresias)`},
+		{"cluster unknown type", nil, []string{"--cluster", "h100:2x8"}, `--cluster pool 1 "h100:2x8": unknown GPU type "h100"`},
+		{"cluster zero nodes", nil, []string{"--cluster", "t4:0x4"}, `--cluster pool 1 "t4:0x4": nodes must be a whole number in [1, 100000], got "0"`},
+		{"cluster malformed pool", nil, []string{"--cluster", "t4:4"}, `--cluster pool 1 "t4:4": want NODESxGPUS after the type`},
+		{"cluster type without tables", nil, []string{"--policy", "fifo", "--workload", "paper:1", "--cluster", "t4:4x4,a100:2x8"}, "cluster GPU type a100: no application of workload paper:1 has measured tables for it"},
+		{"cluster with nodes", nil, []string{"--cluster", "t4:4x4", "--nodes", "4"}, "--cluster replaces --nodes and --gpus-per-node"},
 		{"unknown config", nil, []string{"--config", "tunned"}, `--config must be tuned or realistic, got "tunned"`},
+
+		// elastic clusters and closed loops
+		{"autoscaler u not above l", nil, []string{"--autoscaler", "goodput", "--autoscaler-opt", "u=0.5", "--autoscaler-opt", "l=0.5"}, "--autoscaler-opt: autoscaler goodput: u must be greater than l, got u=0.5 l=0.5"},
+		{"autoscaler u below l", nil, []string{"--autoscaler", "throughput", "--autoscaler-opt", "u=0.3"}, "--autoscaler-opt: autoscaler throughput: u must be greater than l, got u=0.3 l=0.5"},
+		{"autoscaler band inverted", nil, []string{"--autoscaler", "utility-band", "--autoscaler-opt", "low=0.7"}, "--autoscaler-opt: autoscaler utility-band: high must be greater than low"},
+		{"autoscaler option unknown", nil, []string{"--autoscaler", "goodput", "--autoscaler-opt", "x=1"}, `--autoscaler-opt: autoscaler goodput has no option "x" (valid: u, l, scale_down)`},
+		{"unknown autoscaler", nil, []string{"--autoscaler", "nosuch"}, `unknown autoscaler "nosuch" (known: goodput, throughput, utility-band)`},
+		{"autoscaler options without autoscaler", nil, []string{"--autoscaler-opt", "u=0.9"}, "--autoscaler-opt: autoscaler options need --autoscaler"},
+		{"max nodes below min", nil, []string{"--autoscaler", "goodput", "--nodes", "2", "--min-nodes", "3", "--max-nodes", "2"}, "--max-nodes 2 is below --min-nodes 3"},
+		{"initial nodes outside the range", nil, []string{"--autoscaler", "goodput", "--nodes", "1", "--min-nodes", "2", "--max-nodes", "4"}, "--nodes 1 (the initial cluster) must be within --min-nodes 2 and --max-nodes 4"},
+		{"negative provisioning delay", nil, []string{"--autoscaler", "goodput", "--provision-delay", "-1"}, `invalid argument "-1" for "--provision-delay" flag: must not be negative`},
+		{"negative node price", nil, []string{"--autoscaler", "goodput", "--node-price", "-3"}, "--node-price must be non-negative, got -3"},
+		{"elastic flag without autoscaler", nil, []string{"--max-nodes", "8"}, "--min-nodes, --max-nodes, --provision-delay, --node-price and autoscaler options need --autoscaler"},
+		{"closed loop negative", nil, []string{"--closed-loop", "-1"}, "--closed-loop must be non-negative, got -1"},
 		{"unknown flag", nil, []string{"--nodse", "4"}, "unknown flag: --nodse"},
 		{"positional argument", nil, []string{"workload.csv"}, `unknown command "workload.csv" for "polluxsim run"`},
 
@@ -207,6 +234,11 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"profile missing column", toyProfiles(map[string]string{
 			"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr\n100,100,0.5,1\n"}),
 			[]string{"--profiles", "prof"}, `prof/traces/toy/validation-16.csv:1: missing column "grad_var"`},
+		{"profile progress all zero", toyProfiles(map[string]string{
+			"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n0,100,0.5,1,2\n0,200,0.6,1,2\n"}),
+			[]string{"--profiles", "prof"}, `prof/traces/toy/validation-16.csv:3:1: progress: 0 on every row`},
+		{"compact profile key named", map[string]string{"p.json": "{\"format\": \"polluxsim-compact-profiles/1\", \"apps\": [{\"name\": \"a\"}]}"},
+			[]string{"--profiles", "p.json"}, `p.json: application "a": missing "init_batch"`},
 		{"profile missing file", map[string]string{"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n100,100,0.5,1,2\n"},
 			[]string{"--profiles", "prof"}, "prof/traces/toy/placements.csv: missing file"},
 		{"malformed compact profile file", map[string]string{"p.json": "{\"format\": 3,"}, []string{"--profiles", "p.json"}, "p.json: "},
@@ -358,7 +390,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 			if err := json.Unmarshal(data, &s); err != nil || s.Version == "" || len(s.InputsHash) != 64 || s.Jobs < 1 {
 				t.Errorf("summary.json incomplete (%v): %.200s", err, data)
 			}
-		case name == "jobs.parquet" || name == "rounds.parquet":
+		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet" || name == "nodes.parquet":
 			if err := checkParquet(data); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
@@ -369,7 +401,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 		outputs = append(outputs, name)
 	}
 	if have["summary.json"] || complete {
-		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet"} {
+		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 			if !have[f] {
 				t.Errorf("%s missing (have %v)", f, outputs)
 			}
@@ -479,7 +511,7 @@ func TestCLIDeterministic(t *testing.T) {
 		}
 		checkOutputs(t, filepath.Join(dir, r.out), true)
 	}
-	for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet"} {
+	for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 		a, err := os.ReadFile(filepath.Join(dir, "a", f))
 		if err != nil {
 			t.Fatal(err)
@@ -507,7 +539,7 @@ func TestCLIDeterministic(t *testing.T) {
 	if !strings.HasPrefix(s.Version, Version) || s.Seed != 7 || len(s.InputsHash) != 64 {
 		t.Errorf("provenance: version %q seed %d inputs_hash %q", s.Version, s.Seed, s.InputsHash)
 	}
-	for _, f := range []string{"jobs.parquet", "rounds.parquet"} {
+	for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet"} {
 		data, _ := os.ReadFile(filepath.Join(dir, "a", f))
 		for _, want := range []string{"polluxsim.version", "polluxsim.seed", "polluxsim.inputs_hash", s.InputsHash} {
 			if !bytes.Contains(data, []byte(want)) {

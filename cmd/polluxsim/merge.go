@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -39,7 +39,7 @@ folder has are listed; rerun their shard (it resumes) and merge again.`,
 			if err := writeSweepTables(w, rep.Summary); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(w, "wrote %s, %s\n", filepath.Join(out, experiments.ResultsFile), filepath.Join(out, experiments.SummaryFile))
+			_, err = fmt.Fprintf(w, "wrote %s\n", strings.Join(experiments.SweepOutputs(out), ", "))
 			return err
 		},
 	}

@@ -10,19 +10,22 @@ import (
 )
 
 func newPlotCmd() *cobra.Command {
-	var in, out string
+	var in, out, size string
+	var formats []string
 	cmd := &cobra.Command{
 		Use:   "plot --in DIR --out DIR",
 		Short: "Draw a sweep's figures (PNG and SVG)",
 		Long: `plot draws the figures an experiment lists from the runs stored in a sweep's
-output folder, each as PNG and SVG: distributions of job completion time and of
+output folder, as PNG and SVG (or PDF, --format), page-wide or one paper column wide
+(--size column), each with its legend below and a caption naming its inputs: distributions of job completion time and of
 finish-time fairness per cell (paper Fig 7), GPUs allocated and average
 statistical efficiency over time on one workload (paper Fig 5), and a metric
 against a setting with 95% confidence intervals and the reference numbers dashed
 (paper Fig 8a/b/c). Experiments without a plot list get the two distributions and
 the timeline of all their cells.`,
-		Example: `  polluxsim plot --in out/table2 --out out/table2/plots`,
-		Args:    cobra.NoArgs,
+		Example: `  polluxsim plot --in out/table2 --out out/table2/plots
+  polluxsim plot --in out/fig8c --out paper/figs --size column --format pdf,svg`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
@@ -34,7 +37,7 @@ the timeline of all their cells.`,
 			if len(runs) == 0 {
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
 			}
-			rep, err := experiments.Plot(exp, runs, out)
+			rep, err := experiments.Plot(exp, runs, out, experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}
@@ -48,7 +51,48 @@ the timeline of all their cells.`,
 			return nil
 		},
 	}
+	cmd.AddCommand(newPlotFig6Cmd())
 	cmd.Flags().StringVar(&in, "in", "", "a sweep's output folder")
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figures")
+	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide (about 8 in, for a page or a screen) or column (3.4 in, one column of a two-column paper)")
+	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf (comma-separated or repeated)")
+	return cmd
+}
+
+func newPlotFig6Cmd() *cobra.Command {
+	var in, out, size string
+	var formats, jobs []string
+	cmd := &cobra.Command{
+		Use:   "fig6 --in RUN_DIR --out DIR",
+		Short: "Draw the co-adaptation of chosen jobs over time (paper Fig 6) from a run's output",
+		Long: `fig6 reads the tables of one run (polluxsim run --out RUN_DIR) and draws, over
+time, the number of active jobs in the cluster and, for each chosen job, its GPUs,
+its total batch size and its statistical efficiency (lines break while a job is
+pending). By default the jobs are the longest imagenet job and the two longest
+yolov3 jobs, as in the paper; --jobs names others. Writes DIR/fig6-coadaptation.*`,
+		Example: `  polluxsim run --policy pollux --workload paper:1 --out out/p1
+  polluxsim plot fig6 --in out/p1 --out out/p1/plots
+  polluxsim plot fig6 --in out/p1 --out out/p1/plots --jobs imagenet-3,bert-7 --size column --format pdf`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" || out == "" {
+				return errors.New("plot fig6 needs --in DIR (a run's output) and --out DIR")
+			}
+			rep, err := experiments.PlotCoAdaptation(in, out, experiments.CoAdaptationOptions{Jobs: jobs,
+				PlotOptions: experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats}})
+			if err != nil {
+				return err
+			}
+			for _, f := range rep.Files {
+				fmt.Fprintln(cmd.OutOrStdout(), "wrote", f)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&in, "in", "", "a run's output folder")
+	cmd.Flags().StringVar(&out, "out", "", "folder for the figure")
+	cmd.Flags().StringSliceVar(&jobs, "jobs", nil, "jobs to draw (names as in jobs.parquet; default: the longest imagenet and two longest yolov3 jobs)")
+	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
+	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 )
@@ -63,7 +64,7 @@ the Pollux artifact (petuum/adaptdl, osdi21-artifact, Apache-2.0), and
 "compact", a compact model derived from them. Others come from a folder in the
 reference (adaptdl) format or a compact profile file written by "profiles derive".`,
 	}
-	cmd.AddCommand(newProfilesListCmd(), newProfilesShowCmd(), newProfilesDeriveCmd())
+	cmd.AddCommand(newProfilesListCmd(), newProfilesShowCmd(), newProfilesDeriveCmd(), newProfilesPlotCmd())
 	return cmd
 }
 
@@ -281,6 +282,9 @@ measurements. It prints how far the compact model is from the data.`,
 			if from == "" || out == "" {
 				return errors.New("derive needs --from DIR and --out FILE")
 			}
+			if err := checkOutFile(out); err != nil {
+				return err
+			}
 			set, err := profiles.Load(from)
 			if err != nil {
 				return err
@@ -322,4 +326,49 @@ func writeDeriveSummary(w io.Writer, real, compact *profiles.Set, out string) er
 			100*c.Efficiency.Mean, 100*c.Efficiency.P90, 100*c.Iterations.Mean)
 	}
 	return tw.Flush()
+}
+
+func newProfilesPlotCmd() *cobra.Command {
+	var dir, out, size string
+	var formats []string
+	cmd := &cobra.Command{
+		Use:   "plot MODEL --out DIR",
+		Short: "Draw the fitted throughput model against the measured step times (paper Fig 3)",
+		Long: `plot fits the throughput model θ_sys (the scheduler's model, models.Fit) to every
+measured step time of one application and draws both: throughput against the
+number of GPUs at three per-GPU batch sizes, and step time against the per-GPU
+batch size on 1, 4, 16 and 64 GPUs; measured values are marks, the model lines.
+The caption names the profiles and the fit's RMS log error. Needs measured
+tables (the embedded default or a reference folder). Writes
+DIR/fig3-throughput-MODEL.*`,
+		Example: `  polluxsim profiles plot imagenet --out out/fig3
+  polluxsim profiles plot bert --out paper/figs --size column --format pdf`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return errors.New("profiles plot needs --out DIR")
+			}
+			set, err := loadProfileSet(dir)
+			if err != nil {
+				return err
+			}
+			app, err := set.App(args[0])
+			if err != nil {
+				return err
+			}
+			rep, err := experiments.PlotProfileFit(app, set.Source, out, experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats})
+			if err != nil {
+				return err
+			}
+			for _, f := range rep.Files {
+				fmt.Fprintln(cmd.OutOrStdout(), "wrote", f)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
+	cmd.Flags().StringVar(&out, "out", "", "folder for the figure")
+	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
+	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")
+	return cmd
 }

@@ -39,12 +39,14 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 		newVersionCmd(),
 		newRunCmd(),
 		newPoliciesCmd(),
+		newAutoscalersCmd(),
 		newBenchCmd(),
 		newProfilesCmd(),
 		newWorkloadCmd(),
 		newSweepCmd(),
 		newMergeCmd(),
 		newPlotCmd(),
+		newReportCmd(),
 		newRegressCmd(),
 	)
 	return root

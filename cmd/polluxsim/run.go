@@ -31,7 +31,9 @@ type runFlags struct {
 	noTiming     bool
 	quiet        bool
 	policyOpts   []string
+	cluster      string
 	aliases      optionAliases
+	elastic      elasticFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -44,7 +46,9 @@ func newRunCmdFor(rf *runFlags) *cobra.Command {
 		Use:   "run",
 		Short: "Simulate one workload under one scheduling policy",
 		Long: `run replays a workload on the simulated cluster under one policy, prints a short
-summary and writes DIR/summary.json, DIR/jobs.parquet and DIR/rounds.parquet.
+summary and writes DIR/summary.json, DIR/jobs.parquet, DIR/rounds.parquet and
+DIR/cluster.parquet, and on an elastic cluster DIR/nodes.parquet (the tables
+are documented in docs/outputs.md).
 
 Without --workload it generates the default workload: 160 jobs sampled from the
 embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
@@ -75,15 +79,18 @@ shorthands for Pollux's options.`,
 	f.Var(flagvalue.NewUint(&rf.workloadSeed, 1), "workload-seed", "seed of the generated workload")
 	f.Var(flagvalue.NewInt(&rf.spec.Nodes, 16), "nodes", "nodes in the cluster")
 	f.Var(flagvalue.NewInt(&rf.spec.GPUsPerNode, 4), "gpus-per-node", "GPUs per node")
+	f.StringVar(&rf.cluster, "cluster", "", "node pools TYPE:NODESxGPUS[@PRICE],... (types t4, v100, a100, rtx6000, rtx2080ti or Sia suffixes), or a cluster file (NAME TYPE NODES GPUS_PER_NODE [PRICE] per line); replaces --nodes/--gpus-per-node")
 	f.Var(flagvalue.NewSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
 	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
 	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
 	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; `polluxsim policies` lists each policy's options)")
 	rf.aliases.register(f)
+	rf.elastic.register(f, rf)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
+	f.StringVar(&rf.spec.Calibration, "calibration", "", "calibrate the simulated cluster to a physical one: "+calibrationNames()+" (default none)")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
-	f.BoolVar(&rf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns are byte-identical")
+	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
 	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
 	f.StringVar(&rf.spec.Rounds, "rounds", "", "per-job round records in rounds.parquet: all (default), changes (a row when a job's phase, GPUs or batch changes) or none (no rounds.parquet); rows are streamed to the file as the run goes")
 	return cmd
@@ -93,6 +100,19 @@ shorthands for Pollux's options.`,
 // flag.
 func (rf *runFlags) check(cmd *cobra.Command) error {
 	if err := rf.resolveOptions(cmd); err != nil {
+		return err
+	}
+	if rf.cluster != "" {
+		if cmd.Flags().Changed("nodes") || cmd.Flags().Changed("gpus-per-node") {
+			return errors.New("--cluster replaces --nodes and --gpus-per-node; give one or the other")
+		}
+		c, err := experiments.LoadCluster(rf.cluster)
+		if err != nil {
+			return err
+		}
+		rf.spec.Cluster, rf.spec.Nodes, rf.spec.GPUsPerNode = experiments.ClusterString(c), c.Nodes, c.GPUsPerNode
+	}
+	if err := rf.elastic.resolve(rf); err != nil {
 		return err
 	}
 	if err := rf.spec.Validate(); err != nil {
@@ -128,7 +148,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := traces.Validate(w, set.Names(), rf.spec.Nodes*rf.spec.GPUsPerNode); err != nil {
+	if err := traces.Validate(w, set.Names(), max(rf.spec.SimConfig().Cluster.TotalGPUs(), rf.spec.MaxNodes*rf.spec.GPUsPerNode)); err != nil {
 		return err
 	}
 	policy, err := experiments.NewPolicy(rf.spec)
@@ -178,7 +198,10 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 		}
 		return err
 	}
-	return printSummary(cmd.OutOrStdout(), res, rf.out)
+	if err := printSummary(cmd.OutOrStdout(), res, rf.out); err != nil {
+		return err
+	}
+	return printElastic(cmd.OutOrStdout(), res)
 }
 
 // checkOutDir fails early if the output folder cannot be created or
@@ -219,9 +242,8 @@ func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, 
 		if err != nil {
 			return nil, err
 		}
-		for _, msg := range warnings {
-			fmt.Fprintln(os.Stderr, "warning:", msg)
-		}
+		printWarnings(os.Stderr, warnings)
+		printWarnings(os.Stderr, experiments.BatchWarnings(w, set))
 		return w, nil
 	}
 	return experiments.GenerateWorkload(nil, set, rf.jobs, rf.workloadSeed, rf.config, rf.spec.GPUsPerNode)
@@ -288,6 +310,7 @@ func printSummary(w io.Writer, res *sim.Result, out string) error {
 	if res.Config.Rounds != sim.RoundsNone {
 		files = append(files, filepath.Join(out, "rounds.parquet"))
 	}
+	files = append(files, filepath.Join(out, "cluster.parquet"))
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %d x %d GPUs
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
@@ -301,4 +324,13 @@ wrote %s
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
 		strings.Join(files, ", "))
 	return err
+}
+
+// calibrationNames lists the named calibrations for --calibration's help.
+func calibrationNames() string {
+	var names []string
+	for _, c := range experiments.Calibrations() {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 )
 
 type sweepFlags struct {
@@ -29,6 +29,7 @@ type sweepFlags struct {
 	out        string
 	parallel   int
 	noTiming   bool
+	jobRounds  bool
 	quiet      bool
 	list       bool
 }
@@ -83,8 +84,9 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
-	f.IntVar(&sf.parallel, "parallel", runtime.GOMAXPROCS(0), "runs simulated at once")
-	f.BoolVar(&sf.noTiming, "no-timing", false, "write zeros for wall-clock fields so that reruns give identical files")
+	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once")
+	f.BoolVar(&sf.noTiming, "no-timing", false, "record no wall-clock times (zeros in summary.json, nulls in the tables) so that reruns give identical files")
+	f.BoolVar(&sf.jobRounds, "job-rounds", false, "also write rounds.parquet, one row per job per scheduling round of every run (large: about 100,000 rows per 160-job run)")
 	f.BoolVar(&sf.quiet, "quiet", false, "print no progress")
 	f.BoolVar(&sf.list, "list", false, "list the named experiments and exit")
 	return cmd
@@ -149,7 +151,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	var prog *progress
 	opt := experiments.SweepOptions{
 		Profiles: set, ProfilesID: string(profID), Workloads: sf.workloads, Out: sf.out,
-		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, Version: codeVersion(), Spec: spec,
+		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: codeVersion(), Spec: spec,
 		Note: func(msg string) {
 			if !sf.quiet {
 				fmt.Fprintln(stderr, msg)
@@ -183,7 +185,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	if err := writeSweepTables(out, rep.Summary); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(out, "wrote %s, %s\n", filepath.Join(sf.out, experiments.ResultsFile), filepath.Join(sf.out, experiments.SummaryFile))
+	_, err = fmt.Fprintf(out, "wrote %s\n", strings.Join(experiments.SweepOutputs(sf.out), ", "))
 	return err
 }
 
@@ -250,7 +252,7 @@ func writeSweepTables(w io.Writer, s *experiments.SweepSummary) error {
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\n", c.Label, jct.N, hours(jct), hours(c.Metrics["p99_jct_s"]),
-			hours(c.Metrics["makespan_s"]), plain(c.Metrics["avg_rho"]), refText(c.Reference, "avg_jct_s"))
+			hours(c.Metrics["makespan_s"]), plain(c.Metrics["avg_fairness_rho"]), refText(c.Reference, "avg_jct_s"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

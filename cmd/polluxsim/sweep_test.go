@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
-
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/internal/refdata"
+	"github.com/polluxsim/polluxsim/profiles"
 )
 
 // tinySpecPath is the test-only experiment: 20 runs of a few jobs.
@@ -43,11 +42,12 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--experiment", "fig9", "--out", out}, `unknown experiment "fig9" (known: ci, ci-real, fig7, fig8a, fig8b, fig8c, priors, table2; or give a spec file path)`},
+		{[]string{"--experiment", "fig10", "--out", out}, `unknown experiment "fig10" (known: ci, ci-real, fig7, fig8a, fig8b, fig8c, fig9, priors, table2, table2-sia, table3; or give a spec file path)`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "3/3"}, `--shard "3/3": the shard index must be in 0..2`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "1/0"}, `--shard "1/0": the number of shards must be at least 1`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "x"}, `--shard "x": want i/n, e.g. 0/3`},
 		{[]string{"--experiment", "ci", "--out", out, "--parallel", "0"}, "--parallel must be at least 1, got 0"},
+		{[]string{"--experiment", "ci", "--out", out, "--parallel", "NaN"}, `invalid argument "NaN" for "--parallel" flag: not a whole number`},
 		{[]string{"--experiment", "ci"}, "--out DIR is required"},
 		{[]string{"--out", out}, "--experiment NAME is required"},
 		{[]string{"--experiment", "ci", "--out", out, "--workloads", filepath.Join(dir, "none")}, "not a folder"},
@@ -117,10 +117,7 @@ func readRunColumn(t *testing.T, path string) []string {
 	}
 	var runs []string
 	for _, ch := range tbl.Column(idx[0]).Data().Chunks() {
-		s := ch.(*array.String)
-		for i := 0; i < s.Len(); i++ {
-			runs = append(runs, s.Value(i))
-		}
+		runs = append(runs, parquettest.Strings(ch)...)
 	}
 	return runs
 }
@@ -300,6 +297,22 @@ func TestShardMergePlotCLI(t *testing.T) {
 	}
 	if _, err := runCLI(t, "merge", shards[0]); err == nil || !strings.Contains(err.Error(), "--out DIR is required") {
 		t.Errorf("merge without --out: %v", err)
+	}
+	// A shard made with other profiles is not merged with the others.
+	compact := filepath.Join(dir, "compact.json")
+	if f, err := profiles.DefaultFile(); err != nil || f.WriteFile(compact) != nil {
+		t.Fatalf("writing the embedded profiles: %v", err)
+	}
+	other := filepath.Join(dir, "shard-1-other")
+	if printed, err := runCLI(t, "sweep", "--experiment", spec, "--shard", "1/2", "--out", other, "--quiet", "--no-timing", "--profiles", compact); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	_, err = runCLI(t, "merge", "--out", filepath.Join(dir, "mixed"), shards[0], other)
+	if err == nil || !strings.Contains(err.Error(), "were made with other profiles") {
+		t.Errorf("merge of shards with different profiles: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mixed")); err == nil {
+		t.Error("the refused merge created its --out folder")
 	}
 	plots := filepath.Join(dir, "plots")
 	printed, err = runCLI(t, "plot", "--in", merged, "--out", plots)

@@ -75,6 +75,11 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if out == "" {
 				return errors.New("--out FILE is required (- for standard output)")
 			}
+			if out != "-" {
+				if err := checkOutFile(out); err != nil {
+					return err
+				}
+			}
 			if cmd.Flags().Changed("load") {
 				if cmd.Flags().Changed("jobs") {
 					return errors.New("give --jobs or --load, not both")
@@ -157,9 +162,7 @@ func workloadSource(phillyPath, summaryPath string, warn io.Writer) (traces.Sour
 		if err != nil {
 			return nil, err
 		}
-		for _, w := range warnings {
-			fmt.Fprintln(warn, "warning:", w)
-		}
+		printWarnings(warn, warnings)
 		return t, nil
 	case summaryPath != "":
 		return traces.ReadSummary(summaryPath)
@@ -193,12 +196,15 @@ array of jobs, several GB) as a stream and writes the reduced table
 timestamp,duration,num_gpus,gpu_time,cluster that generate --philly samples:
 timestamp = submitted_time, duration = end of the last attempt - start of the
 first, num_gpus = GPUs of the first attempt, gpu_time = duration x num_gpus,
-cluster = vc. Jobs without attempts, with "None" times, zero GPUs or a negative
-duration are dropped; the report counts them by reason.`,
+cluster = vc. Jobs without attempts, with "None" times, zero GPUs, a negative
+duration or one over a year are dropped; the report counts them by reason.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if logPath == "" || out == "" {
 				return errors.New("--log FILE and --out FILE are required")
+			}
+			if err := checkOutFile(out); err != nil {
+				return err
 			}
 			rep, err := traces.ConvertPhillyLog(logPath, out)
 			if rep != nil {
@@ -233,6 +239,9 @@ reference's traces/philly.csv.`,
 			if phillyPath == "" || out == "" {
 				return errors.New("--philly FILE and --out FILE are required")
 			}
+			if err := checkOutFile(out); err != nil {
+				return err
+			}
 			data, err := os.ReadFile(phillyPath)
 			if err != nil {
 				return fmt.Errorf("%s: %w", phillyPath, unwrapPathErr(err))
@@ -241,9 +250,7 @@ reference's traces/philly.csv.`,
 			if err != nil {
 				return err
 			}
-			for _, w := range warnings {
-				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
-			}
+			printWarnings(cmd.ErrOrStderr(), warnings)
 			s, err := traces.Summarize(t, traces.PhillyFilter{}, bucket)
 			if err != nil {
 				return err

@@ -79,7 +79,7 @@ func (p *SmallestFirst) Schedule(_ float64, c policies.Cluster, jobs []policies.
 	})
 	free := policies.FreeGPUs(c, alloc)
 	for _, i := range waiting {
-		alloc[i] = policies.PlaceMostFree(free, jobs[i].Request.GPUs) // nil if it does not fit
+		alloc[i] = policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i]) // nil if it does not fit
 	}
 	return policies.Decision{Alloc: alloc}
 }

@@ -3,18 +3,75 @@
 // ".<name>.tmp-<random>" (hidden, and never the destination's name), which
 // is synced and renamed over the destination only when complete. A process
 // killed mid-write leaves at most such a hidden temporary file.
+//
+// Only regular files are replaced: a named pipe, device, socket or folder
+// at the destination is refused (see Check), and a symbolic link is
+// written through: the file it points to is replaced, the link is kept.
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
+// Check returns the file a write to path replaces or creates: path
+// itself, or the file a symbolic link at path points to. It fails when
+// that is not a regular file (a named pipe, a device, a socket, a folder)
+// or when the link does not resolve. The error does not repeat path.
+func Check(path string) (string, error) {
+	st, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, nil
+	}
+	if err != nil {
+		return "", unwrapPath(err)
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", errors.New("a symbolic link that does not resolve to a file")
+		}
+		if st, err = os.Stat(real); err != nil {
+			return "", unwrapPath(err)
+		}
+		path = real
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("not a regular file (%s)", kind(st.Mode()))
+	}
+	return path, nil
+}
+
+// kind names a file type for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
 // Write creates path atomically with the bytes fill writes. If fill fails,
-// nothing is left behind and the destination is untouched.
+// nothing is left behind and the destination is untouched. See Check for
+// the destinations it refuses.
 func Write(path string, fill func(w io.Writer) error) (err error) {
+	dest, err := Check(path)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	path = dest
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -5,6 +5,10 @@
 // pflag wraps each error as `invalid argument "TEXT" for "--flag" flag:
 // MESSAGE`, so the messages do not repeat the text. The parse functions
 // are fuzzed (flagvalue_test.go).
+//
+// One rule for every numeric flag: plain decimal only. strconv would
+// accept digit separators ("1_000") and hexadecimal floats ("0x1p4") in
+// float and duration flags but not in integer ones; all refuse them here.
 package flagvalue
 
 import (
@@ -61,6 +65,9 @@ const MaxSeconds = 1e12
 // number of at most MaxSeconds in absolute value.
 func ParseSeconds(text string) (float64, error) {
 	t := strings.TrimSpace(text)
+	if !plainDecimal(t) {
+		return 0, errors.New("not a duration (use seconds or e.g. 60s, 2m)")
+	}
 	x, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		if isRangeErr(err) {
@@ -111,6 +118,9 @@ func (f *FloatValue) Type() string { return "float" }
 // ParseFloat reads a finite decimal number ("-1", "0.5", "1e-3").
 func ParseFloat(text string) (float64, error) {
 	t := strings.TrimSpace(text)
+	if !plainDecimal(t) {
+		return 0, errors.New("not a number")
+	}
 	x, err := strconv.ParseFloat(t, 64)
 	switch {
 	case err != nil && isRangeErr(err):
@@ -208,6 +218,10 @@ func ParseUint(text string) (uint64, error) {
 	}
 	return x, nil
 }
+
+// plainDecimal reports whether t is free of the digit separators and
+// hexadecimal prefixes strconv.ParseFloat accepts (see the package doc).
+func plainDecimal(t string) bool { return !strings.ContainsAny(t, "_xX") }
 
 func isRangeErr(err error) bool {
 	var ne *strconv.NumError

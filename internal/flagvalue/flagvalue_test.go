@@ -36,6 +36,23 @@ func TestParseSeconds(t *testing.T) {
 	}
 }
 
+// TestPlainDecimal: every numeric flag reads plain decimal only: digit
+// separators ("1_000") and hexadecimal ("0x1p4") are refused alike, as
+// integer flags always did.
+func TestPlainDecimal(t *testing.T) {
+	for _, in := range []string{"1_000", "1_0", "0x1p4", "0X10", "-0x1p-2", "1_000.5"} {
+		if x, err := ParseFloat(in); err == nil {
+			t.Errorf("ParseFloat(%q) = %v, want an error", in, x)
+		}
+		if x, err := ParseSeconds(in); err == nil {
+			t.Errorf("ParseSeconds(%q) = %v, want an error", in, x)
+		}
+		if x, err := ParseInt(in); err == nil {
+			t.Errorf("ParseInt(%q) = %v, want an error", in, x)
+		}
+	}
+}
+
 // FuzzParseSeconds: ParseSeconds never panics; what it accepts is finite
 // and bounded, equals strconv's reading of a plain number or
 // time.ParseDuration's of a duration, and reads back exactly from its
@@ -55,6 +72,9 @@ func FuzzParseSeconds(f *testing.F) {
 			t.Fatalf("ParseSeconds(%q) = %v", in, x)
 		}
 		trimmed := strings.TrimSpace(in)
+		if strings.ContainsAny(trimmed, "_xX") {
+			t.Fatalf("ParseSeconds(%q) = %v: not plain decimal", in, x)
+		}
 		if v, err := strconv.ParseFloat(trimmed, 64); err == nil {
 			if v != x {
 				t.Fatalf("ParseSeconds(%q) = %v, strconv says %v", in, x, v)
@@ -76,7 +96,8 @@ func FuzzParseSeconds(f *testing.F) {
 }
 
 // FuzzParseFloat: ParseFloat accepts exactly the finite numbers strconv
-// reads, with the same value.
+// reads in plain decimal (no '_' separators, no hexadecimal), with the
+// same value.
 func FuzzParseFloat(f *testing.F) {
 	for _, s := range []string{"-1", "0.5", "1e-3", "abc", "NaN", "+Inf", "1e400", "", " -10 ", "0x1p4", "1_0", "-0"} {
 		f.Add(s)
@@ -86,7 +107,7 @@ func FuzzParseFloat(f *testing.F) {
 		v, serr := strconv.ParseFloat(strings.TrimSpace(in), 64)
 		if err != nil {
 			checkFlagMessage(t, err)
-			if serr == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
+			if serr == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && !strings.ContainsAny(in, "_xX") {
 				t.Fatalf("ParseFloat(%q) rejected the finite %v: %v", in, v, err)
 			}
 			return

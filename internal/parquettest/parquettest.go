@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -35,4 +36,24 @@ func ReadTable(tb testing.TB, path string) arrow.Table {
 		tb.Fatal(err)
 	}
 	return tbl
+}
+
+// Strings returns the values of a string column chunk, plain or
+// dictionary-encoded (nulls as "").
+func Strings(a arrow.Array) []string {
+	out := make([]string, a.Len())
+	switch s := a.(type) {
+	case *array.String:
+		for i := range out {
+			out[i] = s.Value(i)
+		}
+	case *array.Dictionary:
+		vals := s.Dictionary().(*array.String)
+		for i := range out {
+			if s.IsValid(i) {
+				out[i] = vals.Value(s.GetValueIndex(i))
+			}
+		}
+	}
+	return out
 }

@@ -51,3 +51,46 @@ func Dir(tb testing.TB) string {
 	}
 	return d
 }
+
+// SiaEnvVar names the environment variable that points at the Sia
+// artifact's data folder (the one holding traces/ with per-GPU-type tables
+// and workloads/).
+const SiaEnvVar = "POLLUXSIM_SIA_REFERENCE"
+
+// FindSia returns the Sia reference folder: $POLLUXSIM_SIA_REFERENCE if
+// set, else ../shared/reference/sia relative to the repository root. ok is
+// false when no such folder exists.
+func FindSia() (dir string, ok bool) {
+	if d := os.Getenv(SiaEnvVar); d != "" {
+		if st, err := os.Stat(filepath.Join(d, "traces")); err == nil && st.IsDir() {
+			return d, true
+		}
+		return "", false
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			ref := filepath.Join(d, "..", "shared", "reference", "sia")
+			if st, err := os.Stat(filepath.Join(ref, "traces")); err == nil && st.IsDir() {
+				return ref, true
+			}
+			return "", false
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+// SiaDir returns the Sia reference folder or skips the test.
+func SiaDir(tb testing.TB) string {
+	tb.Helper()
+	d, ok := FindSia()
+	if !ok {
+		tb.Skip("Sia reference data not found (set " + SiaEnvVar + " or place it at ../shared/reference/sia)")
+	}
+	return d
+}

@@ -11,6 +11,7 @@ import (
 	_ "github.com/polluxsim/polluxsim/policies/fifo"
 	_ "github.com/polluxsim/polluxsim/policies/optimus"
 	_ "github.com/polluxsim/polluxsim/policies/pollux"
+	_ "github.com/polluxsim/polluxsim/policies/sia"
 	_ "github.com/polluxsim/polluxsim/policies/srtf"
 	_ "github.com/polluxsim/polluxsim/policies/tiresias"
 )

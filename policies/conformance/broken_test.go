@@ -43,7 +43,7 @@ func (oneEach) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) poli
 	d := policies.Decision{Alloc: make([][]int, len(jobs))}
 	free := policies.FreeGPUs(c, nil)
 	for i := range jobs {
-		d.Alloc[i] = policies.PlaceMostFree(free, 1)
+		d.Alloc[i] = policies.PlaceJob(c, free, 1, &jobs[i])
 	}
 	return d
 }
@@ -57,7 +57,20 @@ func (twoEach) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) poli
 	d := policies.Decision{Alloc: make([][]int, len(jobs))}
 	free := policies.FreeGPUs(c, nil)
 	for i := range jobs {
-		d.Alloc[i] = policies.PlaceMostFree(free, 2)
+		d.Alloc[i] = policies.PlaceJob(c, free, 2, &jobs[i])
+	}
+	return d
+}
+
+// typeBlind runs jobs on their request, placed on the nodes with the most
+// free GPUs whatever their GPU type.
+type typeBlind struct{ userGPUs }
+
+func (typeBlind) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	d := policies.Decision{Alloc: make([][]int, len(jobs))}
+	free := policies.FreeGPUs(c, nil)
+	for i := range jobs {
+		d.Alloc[i] = policies.PlaceMostFree(free, jobs[i].Request.GPUs)
 	}
 	return d
 }
@@ -84,7 +97,7 @@ func (s *shuffled) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) 
 	d := policies.Decision{Alloc: make([][]int, len(jobs))}
 	free := policies.FreeGPUs(c, nil)
 	for _, i := range s.rng.Perm(len(jobs)) {
-		d.Alloc[i] = policies.PlaceMostFree(free, jobs[i].Request.GPUs)
+		d.Alloc[i] = policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i])
 	}
 	return d
 }
@@ -178,6 +191,7 @@ func TestBrokenPoliciesAreCaught(t *testing.T) {
 				d.Alloc[0][c.Nodes-1] = -1
 			}
 		}}), conformance.RuleShape},
+		{"ignores GPU types", stateless(typeBlind{}), conformance.RuleOneType},
 		{"panics without jobs", stateless(noJobsPanic{fifo.New()}), conformance.RulePanic},
 		{"changes its traits", func(policies.Env) (policies.Policy, error) { return &fickle{Policy: fifo.New()}, nil }, conformance.RuleTraits},
 	} {

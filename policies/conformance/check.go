@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ const (
 	RuleCapacity    Rule = "capacity"    // no node over its GPUs
 	RuleUserGPUs    Rule = "user-gpus"   // exactly the requested GPUs, under Traits.UserGPUs
 	RuleCap         Rule = "cap"         // within policies.GPUCap, otherwise
+	RuleOneType     Rule = "one-type"    // GPUs of one type the job may use (Job.Types)
 	RuleDeterminism Rule = "determinism" // same options and seed, same decisions
 	RuleMutation    Rule = "mutation"    // Schedule leaves its input alone
 	RulePanic       Rule = "panic"       // Schedule returns
@@ -220,6 +222,13 @@ func checkDecision(c policies.Cluster, t policies.Traits, jobs []policies.Job, a
 			continue
 		}
 		k := policies.Sum(a)
+		if k > 0 && len(c.Pools) > 0 {
+			if typ := c.AllocType(a); typ == "" {
+				fail(RuleOneType, "job %s: allocation %v spans GPU types", j.Name, a)
+			} else if !j.Offers(typ) {
+				fail(RuleOneType, "job %s: GPUs of type %s, it may use only %v", j.Name, typ, j.Types)
+			}
+		}
 		if t.UserGPUs {
 			if k != 0 && k != j.Request.GPUs {
 				fail(RuleUserGPUs, "job %s: %d GPUs, it asked for exactly %d", j.Name, k, j.Request.GPUs)
@@ -233,8 +242,8 @@ func checkDecision(c policies.Cluster, t policies.Traits, jobs []policies.Job, a
 		return
 	}
 	for n, u := range used {
-		if u > c.GPUsPerNode {
-			fail(RuleCapacity, "node %d holds %d GPUs, it has %d", n, u, c.GPUsPerNode)
+		if u > c.NodeGPUs(n) {
+			fail(RuleCapacity, "node %d holds %d GPUs, it has %d", n, u, c.NodeGPUs(n))
 		}
 	}
 }
@@ -252,6 +261,16 @@ func (st *jobState) view(now float64, oracle bool) policies.Job {
 	if st.ran {
 		p := app.Params
 		j.Params = &p
+	}
+	if len(s.Types) > 0 {
+		j.Types = slices.Clone(s.Types)
+		j.TypeModels = map[string]policies.TypeModel{}
+		for _, t := range s.Types {
+			p := app.Params
+			p.AlphaC /= typeSpeed(t)
+			p.BetaC /= typeSpeed(t)
+			j.TypeModels[t] = policies.TypeModel{Params: p, Limits: app.Limits}
+		}
 	}
 	left := max(app.Iterations-st.done, 1)
 	if app.Epochs > 0 {
@@ -294,6 +313,10 @@ func deepCopy(jobs []policies.Job) []policies.Job {
 		if jobs[i].Params != nil {
 			p := *jobs[i].Params
 			out[i].Params = &p
+		}
+		out[i].Types = slices.Clone(jobs[i].Types)
+		if jobs[i].TypeModels != nil {
+			out[i].TypeModels = maps.Clone(jobs[i].TypeModels)
 		}
 	}
 	return out

@@ -35,6 +35,19 @@ type JobSpec struct {
 	// Alloc, when set, is the GPUs per node the job already holds when it
 	// first appears, placed by an earlier scheduler (it has run before).
 	Alloc []int
+	// Types, on a cluster of several GPU types, are the types the job may
+	// run on (policies.Job.Types); its agent's model on each is the App's
+	// with compute times divided by the type's speed (typeSpeed).
+	Types []string
+}
+
+// typeSpeed is how much faster than a T4 the mixed scenario's GPU types
+// compute.
+func typeSpeed(t string) float64 {
+	if t == "a100" {
+		return 2.5
+	}
+	return 1
 }
 
 // Scenario is a canned sequence of scheduling rounds on one cluster.
@@ -161,6 +174,23 @@ func Scenarios() []Scenario {
 				{Name: "cifar10-7", App: appCifar, GPUs: 2, Batch: 256, Arrive: 8},
 				{Name: "narrow-8", App: appNarrow, GPUs: 1, Batch: 64, Arrive: 9, Finish: 11},
 				{Name: "imagenet-9", App: appImagenet, GPUs: 6, Batch: 1200, Arrive: 10},
+			},
+		},
+		{
+			Name: "mixed-types",
+			Doc:  "two 4-GPU T4 nodes and one 8-GPU A100 node; jobs hold one GPU type, narrow has no A100 tables",
+			Cluster: policies.NewCluster(
+				policies.Pool{Type: "t4", Nodes: 2, GPUsPerNode: 4},
+				policies.Pool{Type: "a100", Nodes: 1, GPUsPerNode: 8},
+			),
+			Interval: 60, Rounds: 6,
+			Jobs: []JobSpec{
+				{Name: "narrow-m0", App: appNarrow, GPUs: 2, Batch: 64, Types: []string{"t4"}},
+				{Name: "imagenet-m1", App: appImagenet, GPUs: 8, Batch: 1600, Types: []string{"a100", "t4"}},
+				{Name: "cifar10-m2", App: appCifar, GPUs: 4, Batch: 512, Types: []string{"a100", "t4"}},
+				{Name: "bert-m3", App: appBert, GPUs: 6, Batch: 72, Types: []string{"a100", "t4"}, Arrive: 1, Finish: 4},
+				{Name: "ncf-m4", App: appNCF, GPUs: 1, Batch: 32768, Types: []string{"a100", "t4"}, Arrive: 2},
+				{Name: "narrow-m5", App: appNarrow, GPUs: 4, Batch: 128, Types: []string{"t4"}, Arrive: 3},
 			},
 		},
 	}

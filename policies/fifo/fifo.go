@@ -33,7 +33,7 @@ func (*Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) poli
 		if alloc[i] != nil {
 			continue
 		}
-		a := policies.PlaceMostFree(free, jobs[i].Request.GPUs)
+		a := policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i])
 		if a == nil {
 			break
 		}

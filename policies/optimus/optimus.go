@@ -123,7 +123,12 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	sortStableBy(order, func(a, b int) bool { return count[a] < count[b] })
 	for _, i := range order {
 		if count[i] > 0 && alloc[i] == nil {
-			alloc[i] = policies.PlaceMostFree(free, count[i])
+			alloc[i] = policies.PlaceJob(c, free, count[i], &jobs[i])
+			// On a cluster of several GPU types the count, chosen over all
+			// GPUs, may not fit one type: take the most that does.
+			for k := count[i] - 1; alloc[i] == nil && k > 0 && c.Heterogeneous(); k-- {
+				alloc[i] = policies.PlaceJob(c, free, k, &jobs[i])
+			}
 		}
 	}
 	return policies.Decision{Alloc: alloc}

@@ -17,7 +17,8 @@ const epsSpeedup = 1e-3
 // lazily and are safe for concurrent use by the search's workers.
 type problem struct {
 	nJobs, nNodes int
-	capacity      int     // GPUs per node
+	capacity      int     // GPUs of the largest node
+	caps          []int32 // GPUs per node
 	weight        float64 // nodes / total GPUs
 	pm            models.PowerMean
 	avoid         bool
@@ -81,6 +82,10 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 		factor:   make([]float64, J),
 		speed:    make([]models.Speedup, J),
 		tables:   make([]termTable, J),
+	}
+	pr.caps = make([]int32, N)
+	for n := range pr.caps {
+		pr.caps[n] = int32(c.NodeGPUs(n))
 	}
 	maxN := N
 	if opt.MaxNodesPerJob > 0 {
@@ -216,7 +221,7 @@ func (pr *problem) feasible(st *state) bool {
 		}
 	}
 	for c := range used {
-		if used[c] > pr.capacity || (pr.avoid && multi[c] > 1) {
+		if used[c] > int(pr.caps[c]) || (pr.avoid && multi[c] > 1) {
 			return false
 		}
 	}

@@ -194,37 +194,36 @@ type move struct {
 // nodes and the free nodes with the most room.
 func (ls *local) candidates(i int, buf []int32) []int32 {
 	pr := ls.pr
-	cap32 := int32(pr.capacity)
 	buf = buf[:0]
 	if pr.nNodes <= manyNodes {
 		for c := 0; c < pr.nNodes; c++ {
-			if ls.used[c] < cap32 {
+			if ls.used[c] < pr.caps[c] {
 				buf = append(buf, int32(c))
 			}
 		}
 		return buf
 	}
 	for _, e := range ls.rows[i] {
-		if ls.used[e.node] < cap32 {
+		if ls.used[e.node] < pr.caps[e.node] {
 			buf = append(buf, e.node)
 		}
 	}
 	for _, e := range pr.base.row(i) {
-		if ls.used[e.node] < cap32 && !slices.Contains(buf, e.node) {
+		if ls.used[e.node] < pr.caps[e.node] && !slices.Contains(buf, e.node) {
 			buf = append(buf, e.node)
 		}
 	}
 	// The freest node, and the freest one no multi-node job uses.
 	best, bestClean := int32(-1), int32(-1)
 	for c := int32(0); c < int32(pr.nNodes); c++ {
-		u := ls.used[c]
-		if u >= cap32 {
+		f := pr.caps[c] - ls.used[c] // free GPUs
+		if f <= 0 {
 			continue
 		}
-		if best < 0 || u < ls.used[best] {
+		if best < 0 || f > pr.caps[best]-ls.used[best] {
 			best = c
 		}
-		if ls.multi[c] == 0 && (bestClean < 0 || u < ls.used[bestClean]) {
+		if ls.multi[c] == 0 && (bestClean < 0 || f > pr.caps[bestClean]-ls.used[bestClean]) {
 			bestClean = c
 		}
 	}
@@ -279,7 +278,6 @@ func (ls *local) receivers() []int {
 // reports whether anything changed.
 func (ls *local) sweep() bool {
 	pr := ls.pr
-	cap32 := int32(pr.capacity)
 	changed := false
 	recv := ls.receivers()
 	var cand []int32
@@ -315,7 +313,7 @@ func (ls *local) sweep() bool {
 			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus-1)
 			ls.n[i], ls.k[i], ls.diff[i] = n, k, d
 			for _, b := range cand {
-				if b == a || ls.used[b] >= cap32 {
+				if b == a || ls.used[b] >= pr.caps[b] {
 					continue
 				}
 				n2, k2, d2 := ls.change(i, b, +1)

@@ -53,6 +53,12 @@ type Options struct {
 	// whose jobs are the last round's (no arrival or completion), where
 	// the search starts from the last round's final population.
 	QuickStall int `option:"quick_stall" doc:"in rounds without arrivals or completions, stop the genetic algorithm after this many generations without improvement (0: use stall)"`
+	// NSGA2 selects and survives as the reference's NSGA-II on two
+	// objectives, the power mean and the cluster utility (see nsga2.go),
+	// instead of on the power mean alone; the result is still the best
+	// power mean found. For the reference's search, combine it with
+	// ReferenceOptions' budget.
+	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 for the reference's search)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
@@ -61,7 +67,7 @@ type Options struct {
 // DefaultOptions are the reference settings, except the search budget:
 // population 64 and 40 generations followed by local search, which in our
 // measurements reaches the fitness of the reference's 100 × 100 genetic
-// algorithm (see the README) at a fraction of its cost. ReferenceOptions
+// algorithm (see docs/how-it-works.md) at a fraction of its cost. ReferenceOptions
 // gives the reference budget.
 func DefaultOptions() Options {
 	return Options{
@@ -186,6 +192,11 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	for k, i := range idx {
 		dec.Alloc[i] = best.denseRow(k, c.Nodes)
 	}
+	if c.Heterogeneous() {
+		for i := range jobs {
+			dec.Alloc[i] = OneType(c, &jobs[i], dec.Alloc[i])
+		}
+	}
 	if p.opt.SkipUnchanged {
 		p.last.remember(c, jobs, dec)
 	}
@@ -194,6 +205,45 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 
 // Skipped is the number of rounds SkipUnchanged kept the last decision.
 func (p *Policy) Skipped() int { return p.skipped }
+
+// OneType projects an allocation onto one GPU type, as the
+// heterogeneity-unaware Pollux needs on a cluster of several types: its
+// search treats every GPU alike (the job's one throughput model, per-node
+// capacities), then each job keeps only its GPUs of the offered type it got
+// most of (ties: the type it holds now, else the type of the lowest node);
+// the GPUs it drops stay idle for the round. The result is nil when no
+// offered type remains.
+func OneType(c policies.Cluster, j *policies.Job, alloc []int) []int {
+	per := map[string]int{}
+	best := ""
+	cur := c.AllocType(j.Alloc)
+	for n, v := range alloc {
+		t := c.NodeType(n)
+		if v <= 0 || !j.Offers(t) {
+			continue
+		}
+		per[t] += v
+	}
+	for n := range alloc {
+		t := c.NodeType(n)
+		if per[t] == 0 {
+			continue
+		}
+		if best == "" || per[t] > per[best] || (per[t] == per[best] && t == cur && best != cur) {
+			best = t
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	out := make([]int, len(alloc))
+	for n, v := range alloc {
+		if c.NodeType(n) == best {
+			out[n] = v
+		}
+	}
+	return out
+}
 
 // search runs the genetic algorithm (and local search) on pr, remembers
 // the final population for the next round and returns the best state.

@@ -12,6 +12,11 @@ type individual struct {
 	st   *state
 	fit  float64
 	hash uint64
+	// util, rank and crowd are used only by NSGA-II selection (see
+	// nsga2.go).
+	util  float64
+	rank  int
+	crowd float64
 }
 
 // bits hands out cheap 16-bit uniforms from a 64-bit generator.
@@ -70,7 +75,11 @@ func (s *searcher) run(initial []*state) []individual {
 			continue
 		}
 		seen[h] = true
-		pop = append(pop, individual{out, fit, h})
+		ind := individual{st: out, fit: fit, hash: h}
+		if s.opt.NSGA2 {
+			ind.util = s.pr.utility(out)
+		}
+		pop = append(pop, ind)
 	}
 	pop = s.survive(pop, seen)
 	nChildren := 2 * ((P + 1) / 2)
@@ -95,6 +104,9 @@ func (s *searcher) run(initial []*state) []individual {
 			w.reseed(s.opt.Seed^s.round, uint64(g+1)<<32|uint64(c))
 			w.mutate(s.pr, crossed[c])
 			children[c].fit, children[c].hash = w.repair(s.pr, &w.raised, children[c].st)
+			if s.opt.NSGA2 {
+				children[c].util = s.pr.utility(children[c].st)
+			}
 		})
 		for c, ch := range children {
 			s.put(crossed[c])
@@ -119,13 +131,21 @@ func (s *searcher) run(initial []*state) []individual {
 // survive keeps the Population fittest individuals, best first, and
 // recycles the rest.
 func (s *searcher) survive(pop []individual, seen map[uint64]bool) []individual {
-	sortPop(pop)
+	if s.opt.NSGA2 {
+		rankAndCrowd(pop)
+	} else {
+		sortPop(pop)
+	}
 	if P := s.opt.Population; len(pop) > P {
 		for _, dead := range pop[P:] {
 			delete(seen, dead.hash)
 			s.put(dead.st)
 		}
 		pop = pop[:P]
+	}
+	if s.opt.NSGA2 {
+		rankAndCrowd(pop) // the survivors' own ranks, for selection
+		bestFirst(pop)
 	}
 	return pop
 }
@@ -162,6 +182,12 @@ func sortPop(pop []individual) {
 func (s *searcher) tournament(pop []individual) individual {
 	a := pop[s.rng.IntN(len(pop))]
 	b := pop[s.rng.IntN(len(pop))]
+	if s.opt.NSGA2 {
+		if nsgaBetter(&b, &a) {
+			return b
+		}
+		return a
+	}
 	if b.fit > a.fit {
 		return b
 	}

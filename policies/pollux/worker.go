@@ -106,10 +106,9 @@ func (w *worker) mutate(pr *problem, in *state) {
 		}
 		red.endRow()
 	}
-	cap32 := int32(pr.capacity)
 	w.open = w.open[:0]
 	for c := 0; c < pr.nNodes; c++ {
-		isOpen := w.usedOn(int32(c)) < cap32
+		isOpen := w.usedOn(int32(c)) < pr.caps[c]
 		w.isOpen[c] = isOpen
 		if isOpen {
 			w.open = append(w.open, int32(c))
@@ -158,7 +157,7 @@ func (w *worker) mutate(pr *problem, in *state) {
 		h := 0
 		for _, e := range r {
 			for h < len(w.hit) && w.hit[h] < e.node {
-				w.appendRaised(out, w.hit[h], 0, cap32)
+				w.appendRaised(out, w.hit[h], 0, pr.caps[w.hit[h]])
 				h++
 			}
 			raise := h < len(w.hit) && w.hit[h] == e.node
@@ -169,13 +168,13 @@ func (w *worker) mutate(pr *problem, in *state) {
 				raise = true
 			}
 			if raise {
-				w.appendRaised(out, e.node, e.gpus, cap32)
+				w.appendRaised(out, e.node, e.gpus, pr.caps[e.node])
 			} else {
 				out.ents = append(out.ents, e)
 			}
 		}
 		for ; h < len(w.hit); h++ {
-			w.appendRaised(out, w.hit[h], 0, cap32)
+			w.appendRaised(out, w.hit[h], 0, pr.caps[w.hit[h]])
 		}
 		out.endRow()
 	}
@@ -199,7 +198,6 @@ func (w *worker) appendRaised(out *state, c, v, cap32 int32) {
 // computed in the same pass.
 func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) {
 	J := pr.nJobs
-	cap32 := int32(pr.capacity)
 	w.next()
 	out.begin()
 	hash = 14695981039346656037
@@ -226,7 +224,7 @@ func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) 
 		start := len(out.ents)
 		k, n = 0, 0
 		for _, e := range w.row {
-			v := min(e.gpus, cap32-w.usedOn(e.node))
+			v := min(e.gpus, pr.caps[e.node]-w.usedOn(e.node))
 			if v <= 0 {
 				continue
 			}

@@ -81,7 +81,7 @@ func (*Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) poli
 	free := policies.FreeGPUs(c, alloc)
 	for _, i := range order {
 		if run[i] && alloc[i] == nil {
-			alloc[i] = policies.PlaceMostFree(free, jobs[i].Request.GPUs)
+			alloc[i] = policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i])
 		}
 	}
 	return policies.Decision{Alloc: alloc}

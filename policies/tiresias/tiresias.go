@@ -117,7 +117,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		for _, name := range q {
 			i := index[name]
 			if p.running[name] && alloc[i] == nil {
-				alloc[i] = policies.PlaceMostFree(free, jobs[i].Request.GPUs)
+				alloc[i] = policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i])
 			}
 		}
 	}

@@ -1,0 +1,116 @@
+package autoscalers
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Registration describes one autoscaler to the registry, as
+// policies.Registration does a policy: Defaults returns a pointer to a new
+// options struct (fields tagged `option:"key"` with a `doc:"..."`,
+// optionally with a Validate() error method), or nil; New builds the
+// autoscaler from decoded, validated options.
+type Registration struct {
+	Name     string
+	Doc      string
+	Defaults func() any
+	New      func(opts any) (Autoscaler, error)
+}
+
+var (
+	registryMu sync.RWMutex
+	registry   = map[string]Registration{}
+)
+
+// options is the registration as the policies' options machinery sees it.
+func (r Registration) options() policies.Registration {
+	return policies.Registration{Name: r.Name, Doc: r.Doc, Defaults: r.Defaults, Kind: "autoscaler"}
+}
+
+// Register adds an autoscaler to the registry; it panics when the
+// registration is malformed or the name is taken (programming errors found
+// at start-up).
+func Register(r Registration) {
+	if r.Name == "" || strings.Trim(r.Name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || r.New == nil {
+		panic(fmt.Sprintf("autoscalers.Register: bad registration %q (name of lower-case letters, digits and '-', and a New)", r.Name))
+	}
+	if _, err := policies.DescribeOptions(r.options()); err != nil {
+		panic("autoscalers.Register: " + err.Error())
+	}
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if _, dup := registry[r.Name]; dup {
+		panic(fmt.Sprintf("autoscalers.Register: autoscaler %q registered twice", r.Name))
+	}
+	registry[r.Name] = r
+}
+
+// Names lists the registered autoscalers in alphabetical order.
+func Names() []string {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the registration of an autoscaler.
+func Lookup(name string) (Registration, bool) {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	r, ok := registry[name]
+	return r, ok
+}
+
+func lookup(name string) (Registration, error) {
+	r, ok := Lookup(name)
+	if !ok {
+		return r, fmt.Errorf("unknown autoscaler %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return r, nil
+}
+
+// Resolve returns the effective option set of an autoscaler: base (empty
+// for the defaults), then each layer (a JSON object as json.RawMessage or
+// "key=value" strings), as policies.Resolve.
+func Resolve(name string, base policies.OptionSet, layers ...any) (policies.OptionSet, error) {
+	r, err := lookup(name)
+	if err != nil {
+		return "", err
+	}
+	return policies.ResolveOptions(r.options(), base, layers...)
+}
+
+// Describe lists an autoscaler's options with their defaults.
+func Describe(name string) ([]policies.OptionDoc, error) {
+	r, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return policies.DescribeOptions(r.options())
+}
+
+// Build creates an autoscaler from its name and option set (empty: the
+// defaults).
+func Build(name string, opts policies.OptionSet) (Autoscaler, error) {
+	r, err := lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := policies.DecodeOptions(r.options(), opts)
+	if err != nil {
+		return nil, err
+	}
+	a, err := r.New(v)
+	if err != nil {
+		return nil, fmt.Errorf("autoscaler %s: %w", name, err)
+	}
+	return a, nil
+}

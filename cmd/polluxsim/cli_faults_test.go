@@ -1,0 +1,182 @@
+package main
+
+// Faults beyond malformed run inputs, through the binary: special files at
+// a single-file --out, strict experiment specs, capped warnings, the sweep
+// lock.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/polluxsim/polluxsim/internal/dirlock"
+)
+
+// oneLineError checks that r is a refusal: exit 1, one stderr line
+// containing want, no panic.
+func oneLineError(t *testing.T, r cliResult, want string) {
+	t.Helper()
+	msg := strings.TrimSpace(r.stderr)
+	if r.code != 1 || strings.Contains(msg, "\n") || strings.Contains(msg, "goroutine ") ||
+		!strings.HasPrefix(msg, "polluxsim: ") || !strings.Contains(msg, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and one line containing %q", r.code, r.stderr, want)
+	}
+}
+
+// TestCLISpecialOut: the single-file writers refuse a named pipe or a
+// folder at --out and leave it alone; a symbolic link is written through.
+func TestCLISpecialOut(t *testing.T) {
+	polluxsimBinary(t)
+	log, _ := filepath.Abs(filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json"))
+	commands := map[string][]string{
+		"generate":         {"workload", "generate", "--jobs", "5"},
+		"philly":           {"workload", "philly", "--log", log},
+		"summarize-philly": {"workload", "summarize-philly", "--philly", "table.csv"},
+		"derive":           {"profiles", "derive", "--from", "prof"},
+	}
+	for name, args := range commands {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			fifo := filepath.Join(dir, "fifo")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Skip("no FIFOs here:", err)
+			}
+			os.Mkdir(filepath.Join(dir, "folder"), 0o755)
+			for out, want := range map[string]string{
+				"fifo":   "--out fifo: not a regular file (a named pipe)",
+				"folder": "--out folder: not a regular file (a folder)",
+			} {
+				oneLineError(t, runBinary(t, dir, nil, append(args, "--out", out)...), want)
+			}
+			if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+				t.Errorf("the FIFO was replaced")
+			}
+		})
+	}
+	// A symbolic link is written through: the link stays, its target
+	// gets the workload.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "target.csv"), []byte("old"), 0o644)
+	os.Symlink("target.csv", filepath.Join(dir, "link.csv"))
+	if r := runBinary(t, dir, nil, "workload", "generate", "--jobs", "5", "--out", "link.csv"); r.code != 0 {
+		t.Fatalf("generate through a link: %s", r.stderr)
+	}
+	st, err := os.Lstat(filepath.Join(dir, "link.csv"))
+	data, _ := os.ReadFile(filepath.Join(dir, "target.csv"))
+	if err != nil || st.Mode()&os.ModeSymlink == 0 || !strings.HasPrefix(string(data), workloadHeader) {
+		t.Errorf("link replaced or target not written: %v %q", err, data)
+	}
+}
+
+// TestCLISpecStrictness: an experiment spec is refused, before anything
+// is written, for data after its JSON object, an explicit 0 where a
+// positive number is needed, and a cell name too long for a file name.
+func TestCLISpecStrictness(t *testing.T) {
+	polluxsimBinary(t)
+	spec := func(workloads, cell string) string {
+		return `{"name": "t", "version": 1, "description": "d", "workloads": {` + workloads + `},
+  "cells": [{"name": "` + cell + `", "policy": "fifo"}]}`
+	}
+	long := strings.Repeat("c", 236)
+	cases := []struct{ name, spec, want string }{
+		{"garbage after the object", spec(`"count": 1, "jobs": 4`, "a") + " ]]]", "t.json: unexpected data after the JSON object"},
+		{"count 0", spec(`"count": 0`, "a"), `t.json: workloads: count must be at least 1, got 0`},
+		{"jobs 0", spec(`"jobs": 0`, "a"), `t.json: workloads: jobs must be at least 1, got 0`},
+		{"load 0", spec(`"load": 0`, "a"), `t.json: workloads: load must be positive, got 0`},
+		{"cell load 0", strings.Replace(spec(`"count": 1`, "a"), `"policy": "fifo"`, `"policy": "fifo", "workload": {"load": 0}`, 1),
+			`t.json: cell "a": workload: load must be positive, got 0`},
+		{"cell jobs 0", strings.Replace(spec(`"count": 1`, "a"), `"policy": "fifo"`, `"policy": "fifo", "workload": {"jobs": 0}`, 1),
+			`t.json: cell "a": workload: jobs must be at least 1, got 0`},
+		{"long cell name", spec(`"count": 1, "jobs": 4`, long), "cell 1: name is 236 bytes long, at most 200"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "t.json"), []byte(tc.spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			oneLineError(t, runBinary(t, dir, nil, "sweep", "--quiet", "--experiment", "t.json", "--out", "out"), tc.want)
+			if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+				t.Error("--out folder created")
+			}
+		})
+	}
+}
+
+// TestCLIWarnings: warnings are capped like problems (ten, then a count),
+// and a batch size far outside its application's range is a warning
+// naming the line and the range.
+func TestCLIWarnings(t *testing.T) {
+	dir := t.TempDir()
+	var extra []string
+	for i := 0; i < 100000; i++ {
+		extra = append(extra, "x"+strconv.Itoa(i))
+	}
+	w := workloadHeader[:len(workloadHeader)-1] + "," + strings.Join(extra, ",") + "\n" +
+		"a,0,cifar10,1,99999999" + strings.Repeat(",", len(extra)) + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "w.csv"), []byte(w), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, dir, nil, "run", "--quiet", "--policy", "fifo", "--workload", "w.csv", "--out", "out")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%.2000s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if len(lines) != 12 || lines[10] != "warning: ... and 99990 more warnings" {
+		t.Errorf("%d warning lines, want 10, a count and the batch warning:\n%.3000s", len(lines), r.stderr)
+	}
+	want := `warning: w.csv:2: job "a": column "batch_size": 99999999 is far outside cifar10's range 32..4096`
+	if !strings.HasPrefix(lines[len(lines)-1], want) {
+		t.Errorf("last line %q, want it to start with %q", lines[len(lines)-1], want)
+	}
+}
+
+// TestSweepLock: a second sweep into a folder a sweep holds exits 1 naming
+// the holder; a lock left by a killed sweep does not block.
+func TestSweepLock(t *testing.T) {
+	bin := polluxsimBinary(t)
+	spec := tinySpecPath(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(out, 0o755)
+	release, err := dirlock.Acquire(out, "test holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, dir, nil, "sweep", "--quiet", "--experiment", spec, "--out", "out")
+	oneLineError(t, r, fmt.Sprintf("--out out is in use by pid %d", os.Getpid()))
+	if n := countRunFiles(out); n != 0 {
+		t.Errorf("the refused sweep stored %d runs", n)
+	}
+	release()
+
+	// A sweep killed with SIGKILL while holding the lock leaves the lock
+	// file behind; the next sweep goes on.
+	cmd := exec.Command(bin, "sweep", "--quiet", "--experiment", spec, "--out", out, "--parallel", "1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lockFile := filepath.Join(out, dirlock.FileName)
+	for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
+		if data, err := os.ReadFile(lockFile); err == nil && strings.Contains(string(data), strconv.Itoa(cmd.Process.Pid)) {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if _, err := os.Stat(lockFile); err != nil {
+		t.Logf("no lock file after the kill: %v", err)
+	}
+	r = runBinary(t, dir, nil, "sweep", "--quiet", "--no-timing", "--experiment", spec, "--out", "out")
+	if r.code != 0 || countRunFiles(out) != 20 {
+		t.Errorf("sweep after a killed one: exit %d, %d runs\n%s", r.code, countRunFiles(out), r.stderr)
+	}
+}

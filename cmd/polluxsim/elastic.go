@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// elasticFlags are the run command's elastic-cluster and closed-loop
+// flags; they fill the run's spec.
+type elasticFlags struct {
+	opts []string
+}
+
+func (ef *elasticFlags) register(f *pflag.FlagSet, rf *runFlags) {
+	e := &rf.spec.ElasticSpec
+	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(autoscalers.Names(), ", ")+" (`polluxsim autoscalers` lists their options); --nodes is the initial size")
+	f.StringArrayVar(&ef.opts, "autoscaler-opt", nil, "autoscaler option key=value (repeatable)")
+	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster (default 1)")
+	f.Var(flagvalue.NewInt(&e.MaxNodes, 0), "max-nodes", "most nodes of the elastic cluster (default --nodes)")
+	f.Var(flagvalue.NewSeconds(&e.ProvisionDelay, 0, false), "provision-delay", "time from ordering a node to its being ready (seconds or duration)")
+	f.Var(flagvalue.NewFloat(&e.NodePrice, 0), "node-price", "price of one node-hour; cost = node-hours x price")
+	f.Var(flagvalue.NewInt(&rf.spec.ClosedLoop, 0), "closed-loop", "submit the workload's jobs N at a time, the next when one finishes (0: at their submission times)")
+}
+
+// resolve makes the autoscaler's options canonical with --autoscaler-opt
+// on top of its defaults.
+func (ef *elasticFlags) resolve(rf *runFlags) error {
+	var layers []any
+	if len(ef.opts) > 0 {
+		layers = append(layers, ef.opts)
+	}
+	spec, err := rf.spec.WithAutoscalerOptions(layers...)
+	if err != nil {
+		return fmt.Errorf("--autoscaler-opt: %w", err)
+	}
+	rf.spec = spec
+	return nil
+}
+
+// printElastic adds the elastic cluster's bill to the run's summary.
+func printElastic(w io.Writer, res *sim.Result) error {
+	if res.Config.Elastic == nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "  elastic cluster (%s): %.1f node-hours, cost %.2f\n",
+		res.Config.Elastic.Autoscaler.Name(), res.Summary.NodeHours, res.Summary.Cost)
+	return err
+}
+
+func newAutoscalersCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "autoscalers",
+		Short: "List the autoscalers of elastic clusters and their options",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			for _, name := range autoscalers.Names() {
+				r, _ := autoscalers.Lookup(name)
+				fmt.Fprintf(w, "%s\n  %s\n", name, r.Doc)
+				docs, err := autoscalers.Describe(name)
+				if err != nil {
+					return err
+				}
+				for _, d := range docs {
+					fmt.Fprintf(w, "  --autoscaler-opt %s=%s  (%s) %s\n", d.Key, d.Default, d.Type, d.Doc)
+				}
+			}
+			return nil
+		},
+	}
+}

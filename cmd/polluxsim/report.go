@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/internal/atomicfile"
+)
+
+func newReportCmd() *cobra.Command {
+	var in, out string
+	cmd := &cobra.Command{
+		Use:   "report --in DIR --out FILE.html",
+		Short: "Write a sweep's report as one self-contained HTML page",
+		Long: `report reads a sweep's output folder and writes one HTML page that needs nothing
+else: the provenance of the numbers (polluxsim version, profiles, workloads, every
+cell's settings, and whether the published reference numbers were measured on the
+same inputs), every metric per cell with its 95% confidence interval and the
+reference numbers, the paired ratios, and every figure of the experiment as
+inline SVG.`,
+		Example: `  polluxsim report --in out/table2 --out out/table2/report.html`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" || out == "" {
+				return errors.New("report needs --in DIR (a sweep's output) and --out FILE")
+			}
+			exp, runs, missing, err := experiments.OpenSweep(in)
+			if err != nil {
+				return err
+			}
+			if len(runs) == 0 {
+				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
+			}
+			if err := atomicfile.Write(out, func(w io.Writer) error {
+				return experiments.Report(w, exp, runs, missing)
+			}); err != nil {
+				return fmt.Errorf("--out %s: %w", out, unwrapPathErr(err))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "wrote", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&in, "in", "", "a sweep's output folder")
+	cmd.Flags().StringVar(&out, "out", "", "the HTML file to write")
+	return cmd
+}

@@ -1,0 +1,54 @@
+package sia
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// Name is the policy's registered name.
+const Name = "sia"
+
+// Options are Sia's user-settable options, with the paper's defaults.
+type Options struct {
+	P              float64 `option:"p" doc:"fairness exponent applied to each job's normalised goodput (not 0; < 0 minimises, > 0 maximises)"`
+	LambdaN        float64 `option:"lambda_n" doc:"penalty per job left without GPUs"`
+	Clip           float64 `option:"clip" doc:"largest value of a powered goodput (Sia clips at 3000)"`
+	RestartPenalty float64 `option:"restart_penalty_s" doc:"seconds a re-allocation costs in the restart factor (0: Sia's measured per-model penalties)"`
+}
+
+// DefaultOptions are the Sia paper's settings.
+func DefaultOptions() Options { return Options{P: -0.5, LambdaN: 1.1, Clip: 3000} }
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	switch {
+	case o.P == 0 || math.IsNaN(o.P) || math.IsInf(o.P, 0):
+		return fmt.Errorf("p must be a finite non-zero number, got %v", o.P)
+	case o.LambdaN < 0 || math.IsNaN(o.LambdaN) || math.IsInf(o.LambdaN, 0):
+		return fmt.Errorf("lambda_n must be a non-negative number, got %v", o.LambdaN)
+	case !(o.Clip > 0) || math.IsInf(o.Clip, 0):
+		return fmt.Errorf("clip must be positive, got %v", o.Clip)
+	case o.RestartPenalty < 0 || math.IsNaN(o.RestartPenalty) || math.IsInf(o.RestartPenalty, 0):
+		return errors.New("restart_penalty_s must be a non-negative number of seconds")
+	}
+	return nil
+}
+
+var _ policies.Policy = (*Policy)(nil)
+
+func init() {
+	policies.Register(policies.Registration{
+		Name: Name,
+		Doc:  "Sia (SOSP'23): heterogeneity-aware goodput-optimised; an exact integer program over (GPU type, nodes, GPUs) per job each round",
+		Defaults: func() any {
+			o := DefaultOptions()
+			return &o
+		},
+		New: func(v any, env policies.Env) (policies.Policy, error) {
+			return New(*v.(*Options), env), nil
+		},
+	})
+}
