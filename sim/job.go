@@ -206,7 +206,7 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 		v.Alloc = append([]int(nil), j.alloc...)
 	}
 	if oracle {
-		v.Oracle = jobOracle{app: j.on(), epoch: j.epoch, progress: j.progress}
+		v.Oracle = jobOracle{app: j.on(), base: j.app, epoch: j.epoch, progress: j.progress}
 	}
 	if j.types != nil {
 		v.Types = append([]string(nil), j.types...)
@@ -222,11 +222,12 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 // when the round began.
 type jobOracle struct {
 	app      *profiles.App
+	base     *profiles.App // the application's profile of every GPU type
 	epoch    int
 	progress float64
 }
 
-var _ policies.Oracle = jobOracle{}
+var _ policies.TypeOracle = jobOracle{}
 
 // Epochs implements policies.Oracle.
 func (o jobOracle) Epochs() int { return o.app.Epochs }
@@ -240,6 +241,17 @@ func (o jobOracle) Iterations(batch, epoch int) float64 {
 func (o jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 	t, _, _ := o.app.IterTime(placement, local, accum)
 	return t
+}
+
+// TypeIterTime implements policies.TypeOracle.
+func (o jobOracle) TypeIterTime(t string, placement []int, batch int) (float64, bool) {
+	a := o.base.ForType(t)
+	if a == nil {
+		return 0, false
+	}
+	m, s, _ := a.Limits.Split(policies.Sum(placement), float64(batch))
+	it, _, _ := a.IterTime(placement, float64(max(m, 1)), s)
+	return it, it > 0
 }
 
 // RemainingIterations implements policies.Oracle.

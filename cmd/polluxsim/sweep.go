@@ -220,7 +220,10 @@ func interruptContext(w io.Writer) (context.Context, func()) {
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
-		case <-sig:
+		case _, ok := <-sig:
+			if !ok {
+				return // stopped: no signal came
+			}
 		case <-ctx.Done():
 			return
 		}
@@ -231,9 +234,9 @@ func interruptContext(w io.Writer) (context.Context, func()) {
 		}
 	}()
 	return ctx, func() {
+		cancel()
 		signal.Stop(sig)
 		close(sig)
-		cancel()
 	}
 }
 

@@ -9,6 +9,7 @@ package builtin
 import (
 	// Each package registers its policy in an init function.
 	_ "github.com/polluxsim/polluxsim/policies/fifo"
+	_ "github.com/polluxsim/polluxsim/policies/gavel"
 	_ "github.com/polluxsim/polluxsim/policies/optimus"
 	_ "github.com/polluxsim/polluxsim/policies/pollux"
 	_ "github.com/polluxsim/polluxsim/policies/sia"

@@ -56,3 +56,21 @@ func (o Oracle) IterTime(placement []int, local float64, accum int) float64 {
 	step, sync := o.Step.Time(placement, local)
 	return profiles.IterTime(step, sync, accum)
 }
+
+var _ policies.TypeOracle = Oracle{}
+
+// TypeIterTime implements policies.TypeOracle: the step model with its
+// compute part sped up by the type's speed (typeSpeed), the batch split
+// evenly over the GPUs without accumulation. Which types a job may use is
+// its Types list, not the oracle's business.
+func (o Oracle) TypeIterTime(t string, placement []int, batch int) (float64, bool) {
+	k := policies.Sum(placement)
+	if k <= 0 {
+		return 0, false
+	}
+	m := o.Step
+	m.Compute /= typeSpeed(t)
+	m.PerSample /= typeSpeed(t)
+	step, sync := m.Time(placement, float64(batch)/float64(k))
+	return profiles.IterTime(step, sync, 0), true
+}

@@ -1,0 +1,58 @@
+package gavel
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Options are the Gavel policies' user-settable options.
+type Options struct {
+	// RoundSeconds is the length of Gavel's scheduling round.
+	RoundSeconds float64 `option:"round_s" doc:"round length in seconds: allocations change only at round boundaries (Gavel's default: 360)"`
+	// Weights are priority weights per application, "app=w,app=w"
+	// (gavel-las; others weigh 1).
+	Weights string `option:"weights" doc:"gavel-las priority weights per application, e.g. 'bert=2,ncf=0.5' (others 1); a job's share grows with its weight"`
+	// Tolerance is gavel-ftf's relative precision of the finish-time ratio.
+	Tolerance float64 `option:"ftf_tol" doc:"gavel-ftf: relative precision of the bisection on the largest finish-time ratio"`
+}
+
+// DefaultOptions are Gavel's defaults: 6-minute rounds, equal weights.
+func DefaultOptions() Options { return Options{RoundSeconds: 360, Tolerance: 1e-3} }
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	if !(o.RoundSeconds > 0) || math.IsInf(o.RoundSeconds, 0) {
+		return fmt.Errorf("round_s must be a positive number of seconds, got %v", o.RoundSeconds)
+	}
+	if !(o.Tolerance > 0 && o.Tolerance < 1) {
+		return fmt.Errorf("ftf_tol must be in (0, 1), got %v", o.Tolerance)
+	}
+	_, err := parseWeights(o.Weights)
+	return err
+}
+
+// parseWeights reads "app=w,app=w" into a map of positive weights.
+func parseWeights(s string) (map[string]float64, error) {
+	w := map[string]float64{}
+	if strings.TrimSpace(s) == "" {
+		return w, nil
+	}
+	for _, item := range strings.Split(s, ",") {
+		app, val, ok := strings.Cut(strings.TrimSpace(item), "=")
+		if !ok || strings.TrimSpace(app) == "" {
+			return nil, fmt.Errorf("weights: %q is not app=weight", item)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("weights: %q: the weight must be a positive number", item)
+		}
+		app = strings.TrimSpace(app)
+		if _, dup := w[app]; dup {
+			return nil, fmt.Errorf("weights: application %q given twice", app)
+		}
+		w[app] = v
+	}
+	return w, nil
+}

@@ -1,0 +1,31 @@
+package gavel
+
+import "github.com/polluxsim/polluxsim/policies"
+
+// The registered names of the Gavel family.
+const (
+	LAS        = "gavel-las"
+	FTF        = "gavel-ftf"
+	Throughput = "gavel-throughput"
+)
+
+func init() {
+	for _, r := range []struct{ name, doc string }{
+		{LAS, "Gavel (OSDI'20) max-min fairness (LAS) over normalised throughputs per GPU type, with priority weights; rounds; requested GPUs and batch"},
+		{FTF, "Gavel (OSDI'20) finish-time fairness (Themis's ρ): minimise the largest ρ over GPU types (oracle); rounds; requested GPUs and batch"},
+		{Throughput, "Gavel (OSDI'20) maximum sum of normalised throughputs over GPU types; rounds; requested GPUs and batch"},
+	} {
+		name := r.name
+		policies.Register(policies.Registration{
+			Name: name,
+			Doc:  r.doc,
+			Defaults: func() any {
+				o := DefaultOptions()
+				return &o
+			},
+			New: func(v any, _ policies.Env) (policies.Policy, error) {
+				return New(name, *v.(*Options))
+			},
+		})
+	}
+}
