@@ -47,24 +47,11 @@ func elasticSeries(res *sim.Result) *ElasticSeries {
 	for _, ns := range res.NodeStats {
 		nodes[ns.Time] = ns.Ready + ns.Provisioning
 	}
-	rounds := res.Rounds
-	for i := 0; i < len(rounds); {
-		t := rounds[i].Time
-		batch, eff, running := 0.0, 0.0, 0
-		for ; i < len(rounds) && rounds[i].Time == t; i++ {
-			if rr := &rounds[i]; rr.GPUs > 0 {
-				batch += float64(rr.Batch)
-				eff += rr.Efficiency
-				running++
-			}
-		}
-		if running > 0 {
-			batch, eff = batch/float64(running), eff/float64(running)
-		}
-		s.Time = append(s.Time, t)
-		s.Nodes = append(s.Nodes, nodes[t])
-		s.Batch = append(s.Batch, math.Round(batch*10)/10)
-		s.Efficiency = append(s.Efficiency, math.Round(eff*1e4)/1e4)
+	for _, rs := range res.RoundStats {
+		s.Time = append(s.Time, rs.Time)
+		s.Nodes = append(s.Nodes, nodes[rs.Time])
+		s.Batch = append(s.Batch, math.Round(rs.Batch*10)/10)
+		s.Efficiency = append(s.Efficiency, math.Round(rs.Efficiency*1e4)/1e4)
 	}
 	return s
 }

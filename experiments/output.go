@@ -50,6 +50,10 @@ type OutputOptions struct {
 	// peak memory, the policy_wall_s column) so that outputs of the same
 	// inputs are byte-identical.
 	NoTiming bool
+	// Rounds, when set, holds the run's rounds.parquet, streamed while it
+	// ran (see RoundsStream); WriteRun commits it instead of writing
+	// Result.Rounds.
+	Rounds *RoundsStream
 }
 
 // NewRunSummary assembles summary.json's content for a finished run.
@@ -91,7 +95,7 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 	if err := writeJobs(filepath.Join(dir, "jobs.parquet"), &key, res, kv, order); err != nil {
 		return err
 	}
-	if err := writeRounds(filepath.Join(dir, "rounds.parquet"), &key, res, kv, order); err != nil {
+	if err := writeRunRounds(filepath.Join(dir, "rounds.parquet"), &key, res, spec, opt, kv, order); err != nil {
 		return err
 	}
 	if err := writeCluster(filepath.Join(dir, "cluster.parquet"), &key, res, opt.NoTiming, kv, order); err != nil {
@@ -103,6 +107,18 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 		}
 	}
 	return WriteJSON(filepath.Join(dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
+}
+
+// writeRunRounds writes or commits rounds.parquet; a run recording no
+// rounds has none.
+func writeRunRounds(path string, key *runKey, res *sim.Result, spec RunSpec, opt OutputOptions, kv map[string]string, order []string) error {
+	if opt.Rounds != nil {
+		return opt.Rounds.Commit()
+	}
+	if m, _ := spec.RoundsMode(); m == sim.RoundsNone {
+		return nil
+	}
+	return writeRounds(path, key, res, kv, order)
 }
 
 // WriteJSON writes v as indented JSON, atomically.
@@ -146,7 +162,7 @@ func writeJobs(path string, key *runKey, res *sim.Result, kv map[string]string, 
 // writeRounds writes rounds.parquet: one row per active job per
 // scheduling round.
 func writeRounds(path string, key *runKey, res *sim.Result, kv map[string]string, order []string) error {
-	return writeTable(path, Table("rounds.parquet"), roundTableCols(key, res), len(res.Rounds), kv, order)
+	return writeTable(path, Table("rounds.parquet"), roundTableCols(key, &res.Rounds), len(res.Rounds), kv, order)
 }
 
 // writeCluster writes cluster.parquet: one row per scheduling round, idle

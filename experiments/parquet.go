@@ -106,27 +106,44 @@ func sqlType(t arrow.DataType) string {
 // the schema documentation and the writers cannot drift apart); the Arrow
 // fields take their nullability and unit from the documentation.
 func writeTable(path string, t *TableDoc, cols []column, n int, meta map[string]string, metaOrder []string) error {
+	fields, err := tableFields(path, t, cols)
+	if err != nil {
+		return err
+	}
+	kv, order := tableMeta(meta, metaOrder)
+	return writeParquet(path, fields, cols, n, kv, order)
+}
+
+// tableFields checks that cols are t's documented columns and gives their
+// Arrow fields (see writeTable).
+func tableFields(path string, t *TableDoc, cols []column) ([]arrow.Field, error) {
 	if len(cols) != len(t.Columns) {
-		return fmt.Errorf("%s: %d columns written, %d documented", path, len(cols), len(t.Columns))
+		return nil, fmt.Errorf("%s: %d columns written, %d documented", path, len(cols), len(t.Columns))
 	}
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
 		d := t.Columns[i]
 		if c.name != d.Name || sqlType(c.typ) != d.Type {
-			return fmt.Errorf("%s: column %d is %s %s, documented as %s %s", path, i, c.name, sqlType(c.typ), d.Name, d.Type)
+			return nil, fmt.Errorf("%s: column %d is %s %s, documented as %s %s", path, i, c.name, sqlType(c.typ), d.Name, d.Type)
 		}
 		fields[i] = arrow.Field{Name: c.name, Type: c.typ, Nullable: d.Nullable}
 		if d.Unit != "" {
 			fields[i].Metadata = arrow.NewMetadata([]string{"unit"}, []string{d.Unit})
 		}
 	}
+	return fields, nil
+}
+
+// tableMeta is a documented table's key-value metadata: the schema version,
+// then meta in metaOrder.
+func tableMeta(meta map[string]string, metaOrder []string) (map[string]string, []string) {
 	kv := map[string]string{"polluxsim.schema_version": strconv.Itoa(SchemaVersion)}
 	order := []string{"polluxsim.schema_version"}
 	for _, k := range metaOrder {
 		kv[k] = meta[k]
 		order = append(order, k)
 	}
-	return writeParquet(path, fields, cols, n, kv, order)
+	return kv, order
 }
 
 // batchRows is the number of rows per record batch handed to the writer.
@@ -136,6 +153,29 @@ const batchRows = 64 * 1024
 // meta as the file's key-value metadata. Output is deterministic: the same
 // rows give the same bytes.
 func writeParquet(path string, fields []arrow.Field, cols []column, n int, meta map[string]string, metaOrder []string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		tw, err := newTableWriter(path, w, fields, cols)
+		if err != nil {
+			return err
+		}
+		if err := tw.write(n, false); err != nil {
+			tw.abort()
+			return err
+		}
+		return tw.close(meta, metaOrder)
+	})
+}
+
+// tableWriter writes a Parquet table in parts: rows are appended with
+// write, the footer and metadata with close.
+type tableWriter struct {
+	path string
+	cols []column
+	fw   *pqarrow.FileWriter
+	rb   *array.RecordBuilder
+}
+
+func newTableWriter(path string, w io.Writer, fields []arrow.Field, cols []column) (*tableWriter, error) {
 	schema := arrow.NewSchema(fields, nil)
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),
@@ -148,44 +188,63 @@ func writeParquet(path string, fields []arrow.Field, cols []column, n int, meta 
 		}
 	}
 	props := parquet.NewWriterProperties(opts...)
-	return atomicfile.Write(path, func(w io.Writer) error {
-		// Hide Close: the parquet writer closes its sink, atomicfile must do that.
-		fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	// Hide Close: the parquet writer closes its sink, the caller must do that.
+	fw, err := pqarrow.NewFileWriter(schema, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &tableWriter{path: path, cols: cols, fw: fw, rb: array.NewRecordBuilder(memory.NewGoAllocator(), schema)}, nil
+}
+
+// write appends rows 0..n-1 of the columns (n = 0 writes an empty batch).
+// With rowGroups, every batch of rows becomes a row group of its own and
+// is flushed to the sink, so that memory does not grow with the table;
+// otherwise rows are buffered into one row group until close.
+func (t *tableWriter) write(n int, rowGroups bool) error {
+	for start := 0; start < n || (n == 0 && start == 0); start += batchRows {
+		end := min(start+batchRows, n)
+		for ci, c := range t.cols {
+			b := t.rb.Field(ci)
+			b.Reserve(end - start)
+			for i := start; i < end; i++ {
+				c.put(b, i)
+			}
+		}
+		rec := t.rb.NewRecordBatch()
+		var err error
+		if rowGroups {
+			err = t.fw.Write(rec)
+		} else {
+			err = t.fw.WriteBuffered(rec)
+		}
+		rec.Release()
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", t.path, err)
 		}
-		mem := memory.NewGoAllocator()
-		rb := array.NewRecordBuilder(mem, schema)
-		defer rb.Release()
-		for start := 0; start < n || (n == 0 && start == 0); start += batchRows {
-			end := min(start+batchRows, n)
-			for ci, c := range cols {
-				b := rb.Field(ci)
-				b.Reserve(end - start)
-				for i := start; i < end; i++ {
-					c.put(b, i)
-				}
-			}
-			rec := rb.NewRecordBatch()
-			err := fw.WriteBuffered(rec)
-			rec.Release()
-			if err != nil {
-				fw.Close()
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			if n == 0 {
-				break
-			}
+		if n == 0 {
+			break
 		}
-		for _, k := range metaOrder {
-			if err := fw.AppendKeyValueMetadata(k, meta[k]); err != nil {
-				fw.Close()
-				return fmt.Errorf("%s: %w", path, err)
-			}
+	}
+	return nil
+}
+
+// close writes the metadata and the footer.
+func (t *tableWriter) close(meta map[string]string, metaOrder []string) error {
+	defer t.rb.Release()
+	for _, k := range metaOrder {
+		if err := t.fw.AppendKeyValueMetadata(k, meta[k]); err != nil {
+			t.fw.Close()
+			return fmt.Errorf("%s: %w", t.path, err)
 		}
-		if err := fw.Close(); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	})
+	}
+	if err := t.fw.Close(); err != nil {
+		return fmt.Errorf("%s: %w", t.path, err)
+	}
+	return nil
+}
+
+// abort releases the writer after a failure.
+func (t *tableWriter) abort() {
+	t.fw.Close()
+	t.rb.Release()
 }

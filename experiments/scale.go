@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"syscall"
 	"time"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -17,6 +18,12 @@ import (
 type ScaleSize struct {
 	Nodes int `json:"nodes"`
 	Jobs  int `json:"jobs"`
+	// Policy, when set, replaces the options' policy (with its defaults).
+	Policy string `json:"policy,omitempty"`
+	// Workload, when set, is simulated instead of a generated one (Jobs
+	// is then its job count); WorkloadName names it.
+	Workload     *traces.Workload `json:"-"`
+	WorkloadName string           `json:"workload,omitempty"`
 }
 
 // ActiveBucket is the policy's round latency over rounds with a range of
@@ -32,18 +39,24 @@ type ActiveBucket struct {
 // ScaleResult is what the scaling benchmark measured at one size.
 type ScaleResult struct {
 	ScaleSize
-	GPUs        int            `json:"gpus"`
-	MaxActive   int            `json:"max_active_jobs"`
-	Rounds      int            `json:"rounds"`
-	RoundP50    float64        `json:"policy_round_p50_s"`
-	RoundP99    float64        `json:"policy_round_p99_s"`
-	PolicyTotal float64        `json:"policy_total_s"`
-	Wall        float64        `json:"wall_s"`
-	PeakRSSMB   float64        `json:"peak_rss_mb"`
-	HeapMB      float64        `json:"peak_heap_mb"`
-	AvgJCT      float64        `json:"avg_jct_s"`
-	AgentFits   int            `json:"agent_fits"`
-	ByActive    []ActiveBucket `json:"by_active_jobs"`
+	GPUs        int     `json:"gpus"`
+	MaxActive   int     `json:"max_active_jobs"`
+	MaxPending  int     `json:"max_pending_jobs"`
+	MaxRunning  int     `json:"max_running_jobs"`
+	Rounds      int     `json:"rounds"`
+	RoundP50    float64 `json:"policy_round_p50_s"`
+	RoundP99    float64 `json:"policy_round_p99_s"`
+	PolicyTotal float64 `json:"policy_total_s"`
+	Wall        float64 `json:"wall_s"`
+	// CPU is the process's CPU time (user + system) during the run: the
+	// wall time an otherwise idle machine would need, or less with
+	// parallel search workers.
+	CPU       float64        `json:"cpu_s"`
+	PeakRSSMB float64        `json:"peak_rss_mb"`
+	HeapMB    float64        `json:"peak_heap_mb"`
+	AvgJCT    float64        `json:"avg_jct_s"`
+	AgentFits int            `json:"agent_fits"`
+	ByActive  []ActiveBucket `json:"by_active_jobs"`
 	// Quality compares, on sampled rounds, the fitness of the run's search
 	// with a search of ten times the generations (no work cap) on the
 	// same round: mean and minimum of ours / longer.
@@ -60,6 +73,14 @@ type ScaleOptions struct {
 	Quality int     // compare with a 10× longer search every Quality-th round (0: no)
 	// Progress, if set, is told about each size as it starts.
 	Progress func(s ScaleSize)
+	// Observer, if set, is the engine's observer during each run (see
+	// sim.Config.Observer), e.g. for a progress bar.
+	Observer func(now float64, finished, total int)
+	// Done, if set, is told when each size's run has ended.
+	Done func()
+	// Result, if set, receives each size's result as soon as it is
+	// measured.
+	Result func(r ScaleResult)
 }
 
 // RunScale runs one simulation per size, on a workload of the size's job
@@ -73,25 +94,45 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			opt.Progress(sz)
 		}
 		spec := opt.Spec
+		if sz.Policy != "" && sz.Policy != spec.Policy {
+			perNode := spec.GPUsPerNode
+			spec = DefaultSpec(sz.Policy)
+			spec.GPUsPerNode, spec.Seed = perNode, opt.Spec.Seed
+		}
 		spec.Nodes = sz.Nodes
+		spec.Rounds = "none" // round statistics suffice; memory follows the active jobs
 		if err := spec.Validate(); err != nil {
 			return nil, err
 		}
-		w, err := GenerateWorkload(nil, set, sz.Jobs, opt.Seed, "tuned", spec.GPUsPerNode)
-		if err != nil {
-			return nil, err
+		w := sz.Workload
+		if w == nil {
+			var err error
+			if w, err = GenerateWorkload(nil, set, sz.Jobs, opt.Seed, "tuned", spec.GPUsPerNode); err != nil {
+				return nil, err
+			}
 		}
+		sz.Jobs, sz.Policy = len(w.Jobs), spec.Policy
 		runtime.GC()
 		pol, err := NewPolicy(spec)
 		if err != nil {
 			return nil, err
 		}
+		cfg := spec.SimConfig()
+		if err := sim.CheckFeasible(cfg, set, w, pol.Traits()); err != nil {
+			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
+		}
+		cfg.Observer = opt.Observer
+		cpu0 := cpuSeconds()
 		start := time.Now()
-		res, err := sim.Run(spec.SimConfig(), set, w, pol)
+		res, err := sim.Run(cfg, set, w, pol)
+		if opt.Done != nil {
+			opt.Done()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 		}
 		wall := time.Since(start).Seconds()
+		cpu := cpuSeconds() - cpu0
 		// Search quality in a second run, so that the shadow searches do
 		// not count in the latency figures.
 		var rq []RoundQuality
@@ -105,12 +146,14 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		r := ScaleResult{
 			ScaleSize: sz, GPUs: sz.Nodes * spec.GPUsPerNode,
 			Rounds: res.Summary.Rounds, RoundP50: res.Summary.PolicyRoundP50, RoundP99: res.Summary.PolicyRoundP99,
-			PolicyTotal: res.Summary.PolicyRoundTotal, Wall: wall,
+			PolicyTotal: res.Summary.PolicyRoundTotal, Wall: wall, CPU: cpu,
 			PeakRSSMB: PeakRSSMB(), HeapMB: float64(ms.HeapSys) / (1 << 20),
 			AvgJCT: res.Summary.AvgJCT, AgentFits: res.Summary.AgentFits,
 		}
 		for _, rs := range res.RoundStats {
 			r.MaxActive = max(r.MaxActive, rs.Active)
+			r.MaxPending = max(r.MaxPending, rs.Active-rs.Running)
+			r.MaxRunning = max(r.MaxRunning, rs.Running)
 		}
 		r.ByActive = bucketByActive(res.RoundStats)
 		if len(rq) > 0 {
@@ -125,9 +168,21 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			r.QualityMean /= float64(len(rq))
 			r.QualityLongSecs /= float64(len(rq))
 		}
+		if opt.Result != nil {
+			opt.Result(r)
+		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// cpuSeconds is the process's CPU time so far (0 where unknown).
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // bucketByActive groups rounds by active jobs in power-of-two ranges.

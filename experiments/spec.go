@@ -31,6 +31,9 @@ type RunSpec struct {
 	// its application's full profile instead of learning it online (see
 	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
 	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// Rounds selects the per-job round records: "all" (also when empty),
+	// "changes" or "none" (see sim.RoundsMode).
+	Rounds string `json:"rounds,omitempty"`
 	// Elastic cluster (paper §5.4.1; see ElasticSpec and sim.Elastic):
 	// Autoscaler names an autoscaler (`polluxsim autoscalers`), which
 	// resizes the cluster from Nodes within [MinNodes, MaxNodes].
@@ -115,7 +118,25 @@ func (s RunSpec) Validate() error {
 			return errors.New("--cluster (node pools) and --autoscaler cannot be combined: elastic clusters are homogeneous")
 		}
 	}
-	return s.ElasticSpec.validate(s.Nodes)
+	if err := s.ElasticSpec.validate(s.Nodes); err != nil {
+		return err
+	}
+	if _, err := s.RoundsMode(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RoundsMode is the spec's rounds mode ("" is all).
+func (s RunSpec) RoundsMode() (sim.RoundsMode, error) {
+	if s.Rounds == "" {
+		return sim.RoundsAll, nil
+	}
+	m, err := sim.ParseRoundsMode(s.Rounds)
+	if err != nil {
+		return 0, fmt.Errorf("--rounds must be all, changes or none, got %q", s.Rounds)
+	}
+	return m, nil
 }
 
 // SimConfig is the engine configuration the spec describes.
@@ -131,6 +152,7 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference
 	c.Step = s.Step
+	c.Rounds, _ = s.RoundsMode()
 	c.Elastic = s.ElasticSpec.config(s.Nodes)
 	c.ClosedLoop = s.ClosedLoop
 	if cal, err := LookupCalibration(s.Calibration); err == nil {

@@ -360,6 +360,9 @@ func (rn *runner) runOne(p planned) error {
 		return err
 	}
 	cfg := spec.SimConfig()
+	if !rn.opt.JobRounds {
+		cfg.Rounds = sim.RoundsNone // cluster rows come from the round statistics
+	}
 	if spec.OfflinePriors {
 		if cfg.SeedParams, err = rn.offline(spec.GPUsPerNode); err != nil {
 			return err

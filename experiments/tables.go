@@ -101,55 +101,27 @@ func jobTableCols(rows []jobRow) []column {
 	)
 }
 
-// roundDurations gives each job-round record its duration: until the next
-// round or the job's finish, whichever comes first.
-func roundDurations(res *sim.Result) []float64 {
-	finish := make(map[string]float64, len(res.Jobs))
-	for _, j := range res.Jobs {
-		finish[j.Name] = j.Finish
-	}
-	d := make([]float64, len(res.Rounds))
-	for i := 0; i < len(res.Rounds); {
-		t := res.Rounds[i].Time
-		k := i
-		for k < len(res.Rounds) && res.Rounds[k].Time == t {
-			k++
-		}
-		next := math.Inf(1)
-		if k < len(res.Rounds) {
-			next = res.Rounds[k].Time
-		}
-		for ; i < k; i++ {
-			end := next
-			if f, ok := finish[res.Rounds[i].Job]; ok && f < end {
-				end = f
-			}
-			d[i] = math.Max(end-t, 0)
-		}
-	}
-	return d
-}
-
-func roundTableCols(key *runKey, res *sim.Result) []column {
-	r := res.Rounds
-	dur := roundDurations(res)
-	placed := func(i int) bool { return r[i].GPUs > 0 }
+// roundTableCols are rounds.parquet's columns over the records *rp of the
+// run key (a pointer, so that a streaming writer can refill the slice).
+func roundTableCols(key *runKey, rp *[]sim.RoundRecord) []column {
+	r := func(i int) *sim.RoundRecord { return &(*rp)[i] }
+	placed := func(i int) bool { return r(i).GPUs > 0 }
 	return append(runCols(func(int) *runKey { return key }),
-		f64Col("time_s", func(i int) float64 { return r[i].Time }),
-		f64Col("duration_s", func(i int) float64 { return dur[i] }),
-		strCol("name", func(i int) string { return r[i].Job }),
-		strCol("application", func(i int) string { return r[i].App }),
-		strCol("phase", func(i int) string { return r[i].Phase }),
-		i64Col("gpus", func(i int) int64 { return int64(r[i].GPUs) }),
-		i64Col("nodes", func(i int) int64 { return int64(r[i].Nodes) }),
-		i64Null("local_batch", func(i int) (int64, bool) { return int64(r[i].Local), placed(i) }),
-		i64Null("accum_steps", func(i int) (int64, bool) { return int64(r[i].Accum), placed(i) }),
-		i64Null("batch", func(i int) (int64, bool) { return int64(r[i].Batch), placed(i) }),
+		f64Col("time_s", func(i int) float64 { return r(i).Time }),
+		f64Col("duration_s", func(i int) float64 { return r(i).Duration }),
+		strCol("name", func(i int) string { return r(i).Job }),
+		strCol("application", func(i int) string { return r(i).App }),
+		strCol("phase", func(i int) string { return r(i).Phase }),
+		i64Col("gpus", func(i int) int64 { return int64(r(i).GPUs) }),
+		i64Col("nodes", func(i int) int64 { return int64(r(i).Nodes) }),
+		i64Null("local_batch", func(i int) (int64, bool) { return int64(r(i).Local), placed(i) }),
+		i64Null("accum_steps", func(i int) (int64, bool) { return int64(r(i).Accum), placed(i) }),
+		i64Null("batch", func(i int) (int64, bool) { return int64(r(i).Batch), placed(i) }),
 		// φ is positive once measured (the profiles' gradient variance is).
-		f64Null("pgns", func(i int) (float64, bool) { return r[i].PGNS, r[i].PGNS > 0 }),
-		f64Null("efficiency", func(i int) (float64, bool) { return r[i].Efficiency, placed(i) }),
-		f64Null("goodput", func(i int) (float64, bool) { return r[i].Goodput, placed(i) }),
-		f64Col("progress", func(i int) float64 { return r[i].Progress }),
+		f64Null("pgns", func(i int) (float64, bool) { return r(i).PGNS, r(i).PGNS > 0 }),
+		f64Null("efficiency", func(i int) (float64, bool) { return r(i).Efficiency, placed(i) }),
+		f64Null("goodput", func(i int) (float64, bool) { return r(i).Goodput, placed(i) }),
+		f64Col("progress", func(i int) float64 { return r(i).Progress }),
 	)
 }
 
@@ -174,24 +146,6 @@ func clusterRows(res *sim.Result, noTiming bool) []ClusterRow {
 	if !(iv > 0) || len(res.RoundStats) == 0 {
 		return nil
 	}
-	// Mean efficiency of the jobs holding GPUs, from the job records.
-	type effSum struct {
-		sum float64
-		n   int
-	}
-	eff := map[float64]*effSum{}
-	for i := range res.Rounds {
-		rr := &res.Rounds[i]
-		if rr.GPUs > 0 {
-			e := eff[rr.Time]
-			if e == nil {
-				e = &effSum{}
-				eff[rr.Time] = e
-			}
-			e.sum += rr.Efficiency
-			e.n++
-		}
-	}
 	makespan := res.Summary.Makespan
 	last := int(math.Round(res.RoundStats[len(res.RoundStats)-1].Time / iv))
 	rows := make([]ClusterRow, 0, last+1)
@@ -208,8 +162,8 @@ func clusterRows(res *sim.Result, noTiming bool) []ClusterRow {
 				w := rs.PolicySeconds
 				row.PolicyWall = &w
 			}
-			if e := eff[rs.Time]; e != nil && e.n > 0 {
-				m := e.sum / float64(e.n)
+			if rs.Running > 0 {
+				m := rs.Efficiency
 				row.MeanEfficiency = &m
 			}
 		}

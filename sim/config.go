@@ -32,6 +32,10 @@ type Config struct {
 	// MaxTime stops a simulation that has not finished by then (seconds;
 	// default 10^8, about three years of simulated time).
 	MaxTime float64
+	// MaxJobRounds stops a simulation whose work, active jobs summed over
+	// scheduling rounds, passes it (default 10^9, minutes to hours of
+	// wall time); CheckFeasible refuses workloads that would, up front.
+	MaxJobRounds int64
 	// SeedParams, when set, holds offline-fitted throughput parameters θ_sys
 	// per application ("offline-seeded" agents, paper §5.3.2): under an
 	// adaptive policy a job of such an application starts with them, before
@@ -39,6 +43,11 @@ type Config struct {
 	// observations (a refit would reapply the exploration priors and throw
 	// the offline knowledge away). Other applications learn online.
 	SeedParams map[string]models.Params
+	// Rounds selects the per-job round records (default RoundsAll).
+	Rounds RoundsMode
+	// RoundSink, if set, receives the round records as the run goes
+	// instead of Result.Rounds, so that memory does not grow with them.
+	RoundSink RoundSink
 	// Elastic, if set, makes the cluster elastic: an autoscaler resizes it
 	// between rounds, starting from Cluster.Nodes (see Elastic).
 	Elastic *Elastic
@@ -95,6 +104,9 @@ func (c *Config) normalise() error {
 	if c.Interference < 0 || c.Interference >= 1 || math.IsNaN(c.Interference) {
 		return fmt.Errorf("interference slowdown must be in [0, 1), got %v", c.Interference)
 	}
+	if c.Rounds < RoundsAll || c.Rounds > RoundsNone {
+		return fmt.Errorf("unknown rounds mode %d", int(c.Rounds))
+	}
 	if c.Elastic != nil {
 		if err := c.Elastic.Check(c.Cluster.Nodes); err != nil {
 			return err
@@ -105,6 +117,12 @@ func (c *Config) normalise() error {
 	}
 	if c.MaxTime == 0 {
 		c.MaxTime = 1e8
+	}
+	if c.MaxJobRounds == 0 {
+		c.MaxJobRounds = 1e9
+	}
+	if c.MaxJobRounds < 0 {
+		return fmt.Errorf("work limit must be positive, got %d job-rounds", c.MaxJobRounds)
 	}
 	return nil
 }

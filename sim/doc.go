@@ -26,6 +26,15 @@
 // that (package policies); ground truth goes only to policies that declare
 // an oracle.
 //
+// Recording and limits. After every round the engine appends one
+// RoundStat and emits per-job RoundRecords as Config.Rounds selects (all,
+// changes only, none), to Config.RoundSink as the run goes or into
+// Result.Rounds; it keeps a list of the active jobs and drops a finished
+// job's agent state, so memory follows the active jobs. CheckFeasible
+// refuses up front a workload whose lower bounds of GPU time or work
+// (active jobs summed over rounds) pass Config.MaxTime or
+// Config.MaxJobRounds; the engine stops a run that passes either.
+//
 // Invariants are checked as the simulation runs: no node over capacity,
 // time never going back, progress never beyond the target, every job
 // ending. A violation stops the run with an error that names the event.

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -12,16 +13,21 @@ import (
 
 // engine is the state of one simulation.
 type engine struct {
-	cfg      Config
-	policy   policies.Policy
-	traits   policies.Traits
-	jobs     []*job
+	cfg    Config
+	policy policies.Policy
+	traits policies.Traits
+	jobs   []*job
+	// active holds the submitted, unfinished jobs in workload order.
+	active   []*job
 	events   scheduler
+	rec      roundRecorder
 	now      float64
 	nextTick float64
 	ticks    int
-	finished int
-	res      *Result
+	// jobRounds is the work so far: active jobs summed over rounds.
+	jobRounds int64
+	finished  int
+	res       *Result
 	// elastic is the book of an elastic cluster (nil: fixed cluster).
 	elastic *elasticState
 	// nextSubmit is the next job a closed loop submits.
@@ -87,6 +93,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 			e.events.push(event{time: spec.Time, kind: evArrival, job: i})
 		}
 	}
+	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
 	if cfg.typed() {
 		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
 			return nil, err
@@ -102,6 +109,9 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		return nil, err
 	}
 	if err := e.checkFinished(); err != nil {
+		return nil, err
+	}
+	if err := e.rec.flush(e.res, e.jobs); err != nil {
 		return nil, err
 	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
@@ -129,6 +139,7 @@ func (e *engine) loop() error {
 			j := e.jobs[ev.job]
 			err = j.setPhase(phasePending, e.now)
 			j.last = e.now
+			e.activate(j)
 		case evRestartDone:
 			j := e.jobs[ev.job]
 			if ev.version != j.version {
@@ -201,6 +212,9 @@ func (e *engine) epochBoundary(j *job) error {
 		j.finish = e.now
 		j.version++
 		j.setAlloc(nil)
+		j.release()
+		e.deactivate(j)
+		e.rec.finished(j)
 		e.finished++
 		e.submitNext()
 		return nil
@@ -258,11 +272,13 @@ func (e *engine) tick() error {
 	e.nextTick = e.cfg.Interval * float64(e.ticks+1)
 	// Bring every job up to date; running jobs re-tune their batch, as the
 	// agent does at the end of every interval.
-	var active []*job
-	for _, j := range e.jobs {
-		if j.phase == phaseFuture || j.phase == phaseDone {
-			continue
-		}
+	active := e.active
+	e.jobRounds += int64(len(active))
+	if e.jobRounds > e.cfg.MaxJobRounds {
+		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?)",
+			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs))
+	}
+	for _, j := range active {
 		j.advanceTo(e.now)
 		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
 			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
@@ -271,7 +287,6 @@ func (e *engine) tick() error {
 		if j.phase == phaseRunning {
 			j.tune(e.traits.AdaptiveBatch)
 		}
-		active = append(active, j)
 	}
 	if e.elastic != nil {
 		if err := e.autoscale(active); err != nil {
@@ -348,8 +363,24 @@ func (e *engine) schedule(active []*job) error {
 			}
 		}
 	}
-	e.res.addRound(e.now, wall, active)
-	return nil
+	return e.rec.record(e.res, e.now, wall, active)
+}
+
+// activate adds a submitted job to the active list, keeping workload
+// order.
+func (e *engine) activate(j *job) {
+	i := sort.Search(len(e.active), func(i int) bool { return e.active[i].idx > j.idx })
+	e.active = append(e.active, nil)
+	copy(e.active[i+1:], e.active[i:])
+	e.active[i] = j
+}
+
+// deactivate removes a finished job from the active list.
+func (e *engine) deactivate(j *job) {
+	i := sort.Search(len(e.active), func(i int) bool { return e.active[i].idx >= j.idx })
+	if i < len(e.active) && e.active[i] == j {
+		e.active = append(e.active[:i], e.active[i+1:]...)
+	}
 }
 
 // applyInterference sets each job's slowdown: a multi-node job that shares

@@ -87,6 +87,10 @@ type job struct {
 	eff float64
 
 	agent agent
+	// lastRec is the state of the job's last round record (RoundsChanges).
+	lastRec recKey
+	// open is the job's last round record while its duration is unknown.
+	open openRecord
 
 	// On a cluster of pools: the GPU types the job may use, the type and
 	// profile of its current (or last) allocation, and GPU-seconds per type.
@@ -253,4 +257,11 @@ func (o jobOracle) TypeIterTime(t string, placement []int, batch int) (float64, 
 // RemainingIterations implements policies.Oracle.
 func (o jobOracle) RemainingIterations(batch int) float64 {
 	return o.app.RemainingIterations(float64(batch), o.epoch, o.progress)
+}
+
+// release drops what a finished job no longer needs (its agent's
+// observations), so that memory follows the active jobs.
+func (j *job) release() {
+	j.agent.obs, j.agent.seen, j.agent.params = nil, nil, nil
+	j.alloc, j.placement = nil, nil
 }

@@ -41,7 +41,10 @@ type JobResult struct {
 
 // RoundRecord is one job's state after one scheduling round.
 type RoundRecord struct {
-	Time       float64
+	Time float64
+	// Duration is how long the record holds: until the next round or the
+	// job's finish, whichever comes first (see RoundsChanges for its rows).
+	Duration   float64
 	Job        string
 	App        string
 	Phase      string // pending, restarting or running
@@ -60,10 +63,18 @@ type RoundRecord struct {
 
 // RoundStat describes one scheduling round as a whole.
 type RoundStat struct {
-	Time          float64 // simulated time of the round
-	Active        int     // active (submitted, unfinished) jobs
-	GPUs          int     // GPUs allocated after the round
-	Pending       int     // active jobs without GPUs after the round
+	Time   float64 // simulated time of the round
+	Active int     // active (submitted, unfinished) jobs
+	// Running is the number of active jobs holding GPUs after the round.
+	Running int
+	GPUs    int // GPUs allocated after the round
+	Pending int // active jobs without GPUs after the round
+	// Efficiency is the mean true statistical efficiency of the jobs
+	// holding GPUs after the round (0 when none does).
+	Efficiency float64
+	// Batch is the mean total batch of the jobs holding GPUs after the
+	// round (0 when none does).
+	Batch         float64
 	PolicySeconds float64 // wall time the policy took
 }
 
@@ -114,7 +125,9 @@ type Result struct {
 	Workload string
 	Profiles string
 	Jobs     []JobResult
-	Rounds   []RoundRecord
+	// Rounds holds the round records Config.Rounds selects, unless
+	// Config.RoundSink took them.
+	Rounds []RoundRecord
 	// RoundStats has one entry per scheduling round.
 	RoundStats []RoundStat
 	Summary    Summary
@@ -126,32 +139,6 @@ type Result struct {
 
 func newResult(cfg Config, policy string, w *traces.Workload, set *profiles.Set) *Result {
 	return &Result{Config: cfg, Workload: w.Source, Profiles: set.Source, Summary: Summary{Policy: policy}}
-}
-
-func (r *Result) addRound(now, wall float64, active []*job) {
-	gpus, pending := 0, 0
-	for _, j := range active {
-		gpus += j.gpus
-		if j.gpus == 0 {
-			pending++
-		}
-	}
-	r.RoundStats = append(r.RoundStats, RoundStat{Time: now, Active: len(active), GPUs: gpus, Pending: pending, PolicySeconds: wall})
-	for _, j := range active {
-		rec := RoundRecord{
-			Time: now, Job: j.spec.Name, App: j.spec.App, Phase: "pending",
-			GPUs: j.gpus, Nodes: j.nodes, Local: j.local, Accum: j.accum, Batch: j.batch,
-			PGNS:          j.agent.grad.PGNS(float64(j.app.Limits.InitBatch)),
-			Progress:      j.progress / j.target(),
-			PolicySeconds: wall,
-		}
-		if j.gpus > 0 {
-			rec.Phase = j.phase.String()
-			pf := j.on().Perf(j.placement, j.local, j.accum, j.epoch)
-			rec.Efficiency, rec.Goodput = pf.Efficiency, pf.Goodput*(1-j.slowdown)
-		}
-		r.Rounds = append(r.Rounds, rec)
-	}
 }
 
 // finish computes the per-job results and the summary.

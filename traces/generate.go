@@ -144,10 +144,52 @@ func Generate(src Source, opts GenerateOptions) (*Workload, error) {
 	case opts.Jobs > pop.size():
 		return nil, fmt.Errorf("generate: cannot sample %d jobs without replacement from the %d Philly jobs the filter keeps", opts.Jobs, pop.size())
 	}
-	rng := func(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(opts.Seed, stream)) }
-	rSample, rApp, rTuned, rGPUs := rng(streamSample), rng(streamApp), rng(streamTuned), rng(streamGPUs)
+	draws := pop.sample(opts.Jobs, rand.New(rand.NewPCG(opts.Seed, streamSample)))
+	jobs := assemble(draws, pop, opts, config)
+	return &Workload{
+		Source: fmt.Sprintf("generated from %s: %d jobs, seed %d, %s configs", src.describe(), opts.Jobs, opts.Seed, config),
+		Jobs:   jobs,
+	}, nil
+}
 
-	draws := pop.sample(opts.Jobs, rSample)
+// checkAppConfigs makes sure every application the generator may assign
+// has what the config needs, whatever the sample turns out to be.
+func checkAppConfigs(apps map[string]AppConfig, config string) error {
+	for _, name := range GeneratedApps() {
+		ac, ok := apps[name]
+		if !ok {
+			return fmt.Errorf("generate: no configuration for application %q", name)
+		}
+		if ac.InitBatch < 1 {
+			return fmt.Errorf("generate: application %q: initial batch size %d must be at least 1", name, ac.InitBatch)
+		}
+		if config == ConfigTuned && len(ac.Tuned) == 0 {
+			return fmt.Errorf("generate: application %q has no tuned configuration", name)
+		}
+		for _, p := range ac.Tuned {
+			if p.Replicas < 1 || p.Batch < 1 {
+				return fmt.Errorf("generate: application %q: tuned pair (%d GPUs, batch %d) must be positive", name, p.Replicas, p.Batch)
+			}
+		}
+	}
+	return nil
+}
+
+// Mix counts the jobs of each application.
+func (w *Workload) Mix() map[string]int {
+	m := make(map[string]int)
+	for _, j := range w.Jobs {
+		m[j.App]++
+	}
+	return m
+}
+
+// assemble makes the workload's jobs from the drawn Philly jobs (see
+// Generate): applications by GPU time, tuned or realistic configurations,
+// sorted by arrival (ties keep draw order) and named <application>-<rank>.
+func assemble(draws []draw, pop population, opts GenerateOptions, config string) []Job {
+	rng := func(stream uint64) *rand.Rand { return rand.New(rand.NewPCG(opts.Seed, stream)) }
+	rApp, rTuned, rGPUs := rng(streamApp), rng(streamTuned), rng(streamGPUs)
 	jobs := make([]Job, len(draws))
 	for i, d := range draws {
 		var app string
@@ -193,40 +235,5 @@ func Generate(src Source, opts GenerateOptions) (*Workload, error) {
 	for i := range jobs {
 		jobs[i].Name = fmt.Sprintf("%s-%d", jobs[i].App, i)
 	}
-	return &Workload{
-		Source: fmt.Sprintf("generated from %s: %d jobs, seed %d, %s configs", src.describe(), opts.Jobs, opts.Seed, config),
-		Jobs:   jobs,
-	}, nil
-}
-
-// checkAppConfigs makes sure every application the generator may assign
-// has what the config needs, whatever the sample turns out to be.
-func checkAppConfigs(apps map[string]AppConfig, config string) error {
-	for _, name := range GeneratedApps() {
-		ac, ok := apps[name]
-		if !ok {
-			return fmt.Errorf("generate: no configuration for application %q", name)
-		}
-		if ac.InitBatch < 1 {
-			return fmt.Errorf("generate: application %q: initial batch size %d must be at least 1", name, ac.InitBatch)
-		}
-		if config == ConfigTuned && len(ac.Tuned) == 0 {
-			return fmt.Errorf("generate: application %q has no tuned configuration", name)
-		}
-		for _, p := range ac.Tuned {
-			if p.Replicas < 1 || p.Batch < 1 {
-				return fmt.Errorf("generate: application %q: tuned pair (%d GPUs, batch %d) must be positive", name, p.Replicas, p.Batch)
-			}
-		}
-	}
-	return nil
-}
-
-// Mix counts the jobs of each application.
-func (w *Workload) Mix() map[string]int {
-	m := make(map[string]int)
-	for _, j := range w.Jobs {
-		m[j.App]++
-	}
-	return m
+	return jobs
 }

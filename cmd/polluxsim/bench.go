@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -11,6 +13,8 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 func newBenchCmd() *cobra.Command {
@@ -32,6 +36,9 @@ func newBenchScaleCmd() *cobra.Command {
 		policy   string
 		perNode  int
 		quietRun bool
+		trace    string
+		tNodes   string
+		tPols    string
 	)
 	cmd := &cobra.Command{
 		Use:   "scale",
@@ -42,14 +49,23 @@ reference's 1.0x load; keep jobs/nodes at 10 for a comparable load) and reports
 the policy's round latency (median, p99, and by number of active jobs), peak
 memory and wall time. With --quality N, every N-th round also runs a Pollux
 search with ten times the generations on the same round and reports the
-fitness ratio (ours / longer).`,
+fitness ratio (ours / longer).
+
+With --whole-trace FILE (a reduced Philly table such as the reference's
+philly.csv), it also replays the whole trace (workload generate --all) on each
+of --trace-nodes under each of --policies, with a progress bar and ETA on a
+terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 		Example: `  polluxsim bench scale --sizes 16x160,64x640,256x2000,1024x10000 --out scale.json
-  polluxsim bench scale --sizes 1024x2000 --quality 50`,
+  polluxsim bench scale --sizes 1024x2000 --quality 50
+  polluxsim bench scale --whole-trace traces/philly.csv --trace-nodes 100 --policies tiresias,pollux`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sz, err := parseSizes(sizes)
-			if err != nil {
-				return err
+			var sz []experiments.ScaleSize
+			if trace == "" || cmd.Flags().Changed("sizes") {
+				var err error
+				if sz, err = parseSizes(sizes); err != nil {
+					return err
+				}
 			}
 			set, err := loadProfileSet(dir)
 			if err != nil {
@@ -60,11 +76,36 @@ fitness ratio (ours / longer).`,
 			if err := spec.Validate(); err != nil {
 				return err
 			}
+			if trace != "" {
+				whole, err := wholeTraceSizes(trace, tNodes, tPols, set, perNode)
+				if err != nil {
+					return err
+				}
+				sz = append(sz, whole...)
+			}
 			opt := experiments.ScaleOptions{Spec: spec, Seed: seed, Quality: quality}
 			if !quietRun {
-				opt.Progress = func(s experiments.ScaleSize) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "running %d nodes x %d GPUs, %d jobs...\n", s.Nodes, perNode, s.Jobs)
+				opt.Result = func(r experiments.ScaleResult) {
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d nodes, %d jobs: wall %.1f s (CPU %.1f s), peak RSS %.0f MB, max active %d (pending %d), avg JCT %.0f s\n",
+						r.Policy, r.Nodes, r.Jobs, r.Wall, r.CPU, r.PeakRSSMB, r.MaxActive, r.MaxPending, r.AvgJCT)
 				}
+			}
+			if !quietRun {
+				var prog *progress
+				opt.Progress = func(s experiments.ScaleSize) {
+					pol := s.Policy
+					if pol == "" {
+						pol = policy
+					}
+					jobs := s.Jobs
+					if s.Workload != nil {
+						jobs = len(s.Workload.Jobs)
+					}
+					prog = newProgress(cmd.ErrOrStderr(), jobs, fmt.Sprintf("%s on %d x %d GPUs", pol, s.Nodes, perNode), false)
+					fmt.Fprintf(cmd.ErrOrStderr(), "running %s on %d nodes x %d GPUs, %d jobs...\n", pol, s.Nodes, perNode, jobs)
+				}
+				opt.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
+				opt.Done = func() { prog.finish() }
 			}
 			res, err := experiments.RunScale(set, sz, opt)
 			if err != nil {
@@ -87,7 +128,38 @@ fitness ratio (ours / longer).`,
 	f.StringVar(&policy, "policy", "pollux", "policy to measure")
 	f.Var(flagvalue.NewInt(&perNode, 4), "gpus-per-node", "GPUs per node")
 	f.BoolVar(&quietRun, "quiet", false, "print no progress")
+	f.StringVar(&trace, "whole-trace", "", "also replay every job of this reduced Philly table (workload generate --all)")
+	f.StringVar(&tNodes, "trace-nodes", "25,100", "comma-separated node counts for --whole-trace")
+	f.StringVar(&tPols, "policies", "tiresias,optimus,pollux", "comma-separated policies for --whole-trace")
 	return cmd
+}
+
+// wholeTraceSizes are the whole-trace cases: the trace's every job on each
+// node count under each policy.
+func wholeTraceSizes(path, nodes, pols string, set *profiles.Set, perNode int) ([]experiments.ScaleSize, error) {
+	tab, _, err := traces.ReadPhilly(path)
+	if err != nil {
+		return nil, err
+	}
+	w, err := traces.GenerateAll(tab, traces.GenerateOptions{Seed: 1, Apps: experiments.AppConfigs(set, perNode)})
+	if err != nil {
+		return nil, err
+	}
+	var out []experiments.ScaleSize
+	for _, part := range strings.Split(nodes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("--trace-nodes: %q is not a positive number", part)
+		}
+		for _, p := range strings.Split(pols, ",") {
+			p = strings.TrimSpace(p)
+			if !slices.Contains(experiments.PolicyNames(), p) {
+				return nil, fmt.Errorf("--policies: unknown policy %q (policies: %s)", p, strings.Join(experiments.PolicyNames(), ", "))
+			}
+			out = append(out, experiments.ScaleSize{Nodes: n, Jobs: len(w.Jobs), Policy: p, Workload: w, WorkloadName: "whole " + filepath.Base(path)})
+		}
+	}
+	return out, nil
 }
 
 // parseSizes reads "16x160,1024x2000".
@@ -107,14 +179,18 @@ func parseSizes(text string) ([]experiments.ScaleSize, error) {
 
 func writeScaleTable(w io.Writer, res []experiments.ScaleResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "nodes\tGPUs\tjobs\tmax active\trounds\tround p50\tround p99\tpolicy total\twall\tpeak RSS\tavg JCT\tquality (ours/10x)")
+	fmt.Fprintln(tw, "policy\tworkload\tnodes\tGPUs\tjobs\tmax active\tmax pending\trounds\tround p50\tround p99\tpolicy total\twall\tCPU\tpeak RSS\tavg JCT\tquality (ours/10x)")
 	for _, r := range res {
 		q := "-"
 		if r.QualityRounds > 0 {
 			q = fmt.Sprintf("mean %.4f min %.4f (%d rounds)", r.QualityMean, r.QualityMin, r.QualityRounds)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%.3f s\t%.3f s\t%.1f s\t%.1f s\t%.0f MB\t%.0f s\t%s\n",
-			r.Nodes, r.GPUs, r.Jobs, r.MaxActive, r.Rounds, r.RoundP50, r.RoundP99, r.PolicyTotal, r.Wall, r.PeakRSSMB, r.AvgJCT, q)
+		wl := r.WorkloadName
+		if wl == "" {
+			wl = "generated"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%.3f s\t%.3f s\t%.1f s\t%.1f s\t%.1f s\t%.0f MB\t%.0f s\t%s\n",
+			r.Policy, wl, r.Nodes, r.GPUs, r.Jobs, r.MaxActive, r.MaxPending, r.Rounds, r.RoundP50, r.RoundP99, r.PolicyTotal, r.Wall, r.CPU, r.PeakRSSMB, r.AvgJCT, q)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -125,7 +201,7 @@ func writeScaleTable(w io.Writer, res []experiments.ScaleResult) error {
 		for _, b := range r.ByActive {
 			parts = append(parts, fmt.Sprintf("%d-%d: %.3f/%.3f s", b.MinActive, b.MaxActive, b.P50, b.P99))
 		}
-		fmt.Fprintf(w, "  %d nodes: %s\n", r.Nodes, strings.Join(parts, "; "))
+		fmt.Fprintf(w, "  %s, %d nodes: %s\n", r.Policy, r.Nodes, strings.Join(parts, "; "))
 	}
 	return nil
 }

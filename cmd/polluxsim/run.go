@@ -92,6 +92,7 @@ shorthands for Pollux's options.`,
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
 	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
+	f.StringVar(&rf.spec.Rounds, "rounds", "", "per-job round records in rounds.parquet: all (default), changes (a row when a job's phase, GPUs or batch changes) or none (no rounds.parquet); rows are streamed to the file as the run goes")
 	return cmd
 }
 
@@ -158,22 +159,43 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err != nil {
 		return err
 	}
+	meta, err := runMeta(rf, set, w)
+	if err != nil {
+		return err
+	}
 	cfg := rf.spec.SimConfig()
+	if err := sim.CheckFeasible(cfg, set, w, policy.Traits()); err != nil {
+		if created {
+			os.Remove(rf.out)
+		}
+		return err
+	}
+	opt := experiments.OutputOptions{NoTiming: rf.noTiming}
+	if cfg.Rounds != sim.RoundsNone {
+		// Stream the round records to the file as the run goes.
+		opt.Rounds, err = experiments.NewRoundsStream(filepath.Join(rf.out, "rounds.parquet"), policy.Name(), rf.spec, meta, opt)
+		if err != nil {
+			return err
+		}
+		cfg.RoundSink = opt.Rounds
+	}
 	prog := newProgress(cmd.ErrOrStderr(), len(w.Jobs), "simulating "+rf.spec.Policy, rf.quiet)
 	cfg.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
 	res, err := sim.Run(cfg, set, w, policy)
 	prog.finish()
 	if err != nil {
+		if opt.Rounds != nil {
+			opt.Rounds.Abort()
+		}
 		if created {
 			os.Remove(rf.out) // only if still empty
 		}
 		return err
 	}
-	meta, err := runMeta(rf, set, w)
-	if err != nil {
-		return err
-	}
-	if err := experiments.WriteRun(rf.out, res, rf.spec, meta, experiments.OutputOptions{NoTiming: rf.noTiming}); err != nil {
+	if err := experiments.WriteRun(rf.out, res, rf.spec, meta, opt); err != nil {
+		if opt.Rounds != nil {
+			opt.Rounds.Abort()
+		}
 		return err
 	}
 	if err := printSummary(cmd.OutOrStdout(), res, rf.out); err != nil {
@@ -284,6 +306,11 @@ func profilesDigest(path string) ([]byte, error) {
 
 func printSummary(w io.Writer, res *sim.Result, out string) error {
 	s := res.Summary
+	files := []string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet")}
+	if res.Config.Rounds != sim.RoundsNone {
+		files = append(files, filepath.Join(out, "rounds.parquet"))
+	}
+	files = append(files, filepath.Join(out, "cluster.parquet"))
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %d x %d GPUs
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
@@ -295,7 +322,7 @@ wrote %s
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
 		s.AvgFairness, s.AgentFits,
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
-		strings.Join([]string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet"), filepath.Join(out, "rounds.parquet"), filepath.Join(out, "cluster.parquet")}, ", "))
+		strings.Join(files, ", "))
 	return err
 }
 

@@ -45,6 +45,7 @@ func newWorkloadGenerateCmd() *cobra.Command {
 		seed                           uint64
 		phillyPath, summaryPath        string
 		config, profilesDir, out       string
+		all                            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --out FILE",
@@ -59,10 +60,16 @@ gives it the Philly job's GPU count and batch B0 x GPUs.
 
 Without --philly the embedded summary of the reference's philly.csv is sampled
 (same application mix and arrival-time distribution, not the same jobs). The
-same seed and inputs always give the same file.`,
+same seed and inputs always give the same file.
+
+With --all (and --philly), every job the filter keeps by duration and GPU time
+becomes a job at its own submission time, counted from the trace's first one:
+the whole trace replayed over its months, e.g. 82,248 jobs over 109 days for
+the reference's philly.csv (see docs/scale.md for its load).`,
 		Example: `  polluxsim workload generate --seed 1 --out workload-1.csv
   polluxsim workload generate --jobs 320 --seed 3 --philly traces/philly.csv --out w.csv
-  polluxsim workload generate --load 1.5 --config realistic --profiles ref/ --out w.csv`,
+  polluxsim workload generate --load 1.5 --config realistic --profiles ref/ --out w.csv
+  polluxsim workload generate --all --philly traces/philly.csv --out philly-all.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -85,6 +92,12 @@ same seed and inputs always give the same file.`,
 			if phillyPath != "" && summaryPath != "" {
 				return errors.New("give --philly or --summary, not both")
 			}
+			if all && phillyPath == "" {
+				return errors.New("--all needs --philly FILE: it replays every job of a Philly table")
+			}
+			if all && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("load")) {
+				return errors.New("--all takes every job of the trace; it cannot be used with --jobs or --load")
+			}
 			if gpusPerNode < 1 || gpusPerNode > experiments.MaxGPUsPerNode {
 				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", experiments.MaxGPUsPerNode, gpusPerNode)
 			}
@@ -99,13 +112,19 @@ same seed and inputs always give the same file.`,
 			if err != nil {
 				return err
 			}
-			w, err := traces.Generate(src, traces.GenerateOptions{
+			gopt := traces.GenerateOptions{
 				Jobs:        jobs,
 				Seed:        seed,
 				Config:      config,
 				Apps:        experiments.AppConfigs(set, gpusPerNode),
 				MaxReplicas: maxReplicas,
-			})
+			}
+			var w *traces.Workload
+			if all {
+				w, err = traces.GenerateAll(src.(*traces.PhillyTable), gopt)
+			} else {
+				w, err = traces.Generate(src, gopt)
+			}
 			if err != nil {
 				return err
 			}
@@ -130,6 +149,7 @@ same seed and inputs always give the same file.`,
 	f.Var(flagvalue.NewInt(&gpusPerNode, 4), "gpus-per-node", "GPUs per node when computing tuned configurations")
 	f.Var(flagvalue.NewInt(&maxReplicas, 0), "max-replicas", "cap realistic GPU counts at this many (0: no cap, like the reference)")
 	f.StringVar(&out, "out", "", "output workload CSV (- for standard output)")
+	f.BoolVar(&all, "all", false, "every job of the --philly table the filter keeps, each at its own submission time over the whole trace (no sampling, no time-of-day window)")
 	return cmd
 }
 

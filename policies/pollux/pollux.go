@@ -42,6 +42,17 @@ type Options struct {
 	// genetic algorithm in one round, by lowering the generations (at
 	// least 1); 0 means no cap.
 	MaxRowsPerRound int `option:"max_rows_per_round" doc:"cap on population x generations x jobs per round, lowering the generations (0: no cap)"`
+	// SkipUnchanged keeps the last round's decision without searching when
+	// nothing changed since: the same jobs, with the same fitted models
+	// and gradient statistics, holding what the last round gave them (no
+	// arrival, completion, epoch boundary or refit). Only the jobs' age
+	// and restarts, which enter the re-allocation factor, differ.
+	SkipUnchanged bool `option:"skip_unchanged" doc:"keep the last decision without searching when no job arrived, finished, crossed an epoch or was refitted since"`
+	// QuickStall, when positive, ends the genetic algorithm after this
+	// many generations without improvement (instead of Stall) in rounds
+	// whose jobs are the last round's (no arrival or completion), where
+	// the search starts from the last round's final population.
+	QuickStall int `option:"quick_stall" doc:"in rounds without arrivals or completions, stop the genetic algorithm after this many generations without improvement (0: use stall)"`
 	// NSGA2 selects and survives as the reference's NSGA-II on two
 	// objectives, the power mean and the cluster utility (see nsga2.go),
 	// instead of on the power mean alone; the result is still the best
@@ -98,6 +109,8 @@ type Policy struct {
 	rounds      uint64
 	workers     []*worker
 	lastFitness float64
+	last        lastRound
+	skipped     int
 }
 
 // New returns a Pollux policy.
@@ -152,7 +165,12 @@ func order(jobs []policies.Job) []int {
 func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	dec := policies.Decision{Alloc: make([][]int, len(jobs))}
 	if len(jobs) == 0 {
+		p.last.valid = false
 		return dec
+	}
+	if p.opt.SkipUnchanged && p.last.same(c, jobs) {
+		p.skipped++
+		return p.last.decision()
 	}
 	idx := order(jobs)
 	sorted := make([]policies.Job, len(jobs))
@@ -179,8 +197,14 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 			dec.Alloc[i] = OneType(c, &jobs[i], dec.Alloc[i])
 		}
 	}
+	if p.opt.SkipUnchanged {
+		p.last.remember(c, jobs, dec)
+	}
 	return dec
 }
+
+// Skipped is the number of rounds SkipUnchanged kept the last decision.
+func (p *Policy) Skipped() int { return p.skipped }
 
 // OneType projects an allocation onto one GPU type, as the
 // heterogeneity-unaware Pollux needs on a cluster of several types: its
@@ -241,6 +265,9 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if opt.MaxRowsPerRound > 0 && opt.Population*opt.Generations*pr.nJobs > opt.MaxRowsPerRound {
 		opt.Generations = max(1, opt.MaxRowsPerRound/(opt.Population*pr.nJobs))
 	}
+	if opt.QuickStall > 0 && p.sameJobs(jobs) && (opt.Stall == 0 || opt.QuickStall < opt.Stall) {
+		opt.Stall = opt.QuickStall
+	}
 	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
 	base := &state{}
 	base.copyFrom(&pr.base)
@@ -277,6 +304,23 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	}
 	p.prevN = N
 	return best
+}
+
+// sameJobs reports whether jobs are the last round's, in any order.
+func (p *Policy) sameJobs(jobs []policies.Job) bool {
+	if len(p.prevPop) == 0 || len(jobs) != len(p.prevJobs) || p.prevN != len(p.workers[0].stamp) {
+		return false
+	}
+	names := make(map[string]bool, len(jobs))
+	for _, n := range p.prevJobs {
+		names[n] = true
+	}
+	for i := range jobs {
+		if !names[jobs[i].Name] {
+			return false
+		}
+	}
+	return true
 }
 
 // adapt maps the previous round's final population onto the current jobs:

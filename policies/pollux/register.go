@@ -42,6 +42,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("population must be in [1, %d], got %d", MaxPopulation, o.Population)
 	case o.Generations < 0:
 		return fmt.Errorf("generations must not be negative, got %d", o.Generations)
+	case o.QuickStall < 0:
+		return fmt.Errorf("quick_stall must not be negative, got %d", o.QuickStall)
 	case o.Stall < 0:
 		return fmt.Errorf("stall must not be negative, got %d", o.Stall)
 	case o.MaxRowsPerRound < 0:

@@ -1,0 +1,81 @@
+package pollux
+
+import (
+	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// lastRound remembers what the last round's search saw and decided, so
+// that with Options.SkipUnchanged a round whose problem has not changed
+// keeps the decision without searching again.
+type lastRound struct {
+	valid  bool
+	nodes  int
+	names  []string
+	params []models.Params
+	fitted []bool
+	grads  []models.GradStats
+	alloc  [][]int // the decision, per job in input order
+}
+
+// same reports whether jobs on cluster c are the last round's jobs, in
+// the same order, with the same fitted models and gradient statistics,
+// each holding what the last round gave it: no arrival, completion, epoch
+// boundary or refit since. What still differs is the jobs' age and
+// restarts, which only change the re-allocation factor a little.
+func (l *lastRound) same(c policies.Cluster, jobs []policies.Job) bool {
+	if !l.valid || l.nodes != c.Nodes || len(l.names) != len(jobs) {
+		return false
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Name != l.names[i] || (j.Params != nil) != l.fitted[i] || j.Grad != l.grads[i] {
+			return false
+		}
+		if j.Params != nil && *j.Params != l.params[i] {
+			return false
+		}
+		if !policies.Equal(j.Alloc, l.alloc[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// remember records the round's jobs and decision.
+func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, dec policies.Decision) {
+	n := len(jobs)
+	l.valid, l.nodes = true, c.Nodes
+	l.names = l.names[:0]
+	l.params = l.params[:0]
+	l.fitted = l.fitted[:0]
+	l.grads = l.grads[:0]
+	l.alloc = l.alloc[:0]
+	for i := 0; i < n; i++ {
+		j := &jobs[i]
+		var p models.Params
+		if j.Params != nil {
+			p = *j.Params
+		}
+		l.names = append(l.names, j.Name)
+		l.params = append(l.params, p)
+		l.fitted = append(l.fitted, j.Params != nil)
+		l.grads = append(l.grads, j.Grad)
+		var a []int
+		if policies.Sum(dec.Alloc[i]) > 0 {
+			a = dec.Alloc[i]
+		}
+		l.alloc = append(l.alloc, a)
+	}
+}
+
+// decision is the remembered decision, copied.
+func (l *lastRound) decision() policies.Decision {
+	dec := policies.Decision{Alloc: make([][]int, len(l.alloc))}
+	for i, a := range l.alloc {
+		if a != nil {
+			dec.Alloc[i] = append([]int(nil), a...)
+		}
+	}
+	return dec
+}
