@@ -124,14 +124,8 @@ func Generate(src Source, opts GenerateOptions) (*Workload, error) {
 	if src == nil {
 		return nil, errors.New("generate: no Philly source")
 	}
-	config := opts.Config
-	if config == "" {
-		config = ConfigTuned
-	}
-	if config != ConfigTuned && config != ConfigRealistic {
-		return nil, fmt.Errorf("generate: unknown config %q (want %q or %q)", opts.Config, ConfigTuned, ConfigRealistic)
-	}
-	if err := checkAppConfigs(opts.Apps, config); err != nil {
+	config, err := opts.config()
+	if err != nil {
 		return nil, err
 	}
 	pop, err := src.population(opts.Filter)
@@ -236,4 +230,20 @@ func assemble(draws []draw, pop population, opts GenerateOptions, config string)
 		jobs[i].Name = fmt.Sprintf("%s-%d", jobs[i].App, i)
 	}
 	return jobs
+}
+
+// config is the options' configuration kind (tuned by default), checked
+// against the applications' configurations.
+func (opts GenerateOptions) config() (string, error) {
+	config := opts.Config
+	if config == "" {
+		config = ConfigTuned
+	}
+	if config != ConfigTuned && config != ConfigRealistic {
+		return "", fmt.Errorf("generate: unknown config %q (want %q or %q)", opts.Config, ConfigTuned, ConfigRealistic)
+	}
+	if err := checkAppConfigs(opts.Apps, config); err != nil {
+		return "", err
+	}
+	return config, nil
 }

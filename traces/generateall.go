@@ -18,14 +18,8 @@ func GenerateAll(t *PhillyTable, opts GenerateOptions) (*Workload, error) {
 	if t == nil || len(t.Jobs) == 0 {
 		return nil, errors.New("generate: empty Philly table")
 	}
-	config := opts.Config
-	if config == "" {
-		config = ConfigTuned
-	}
-	if config != ConfigTuned && config != ConfigRealistic {
-		return nil, fmt.Errorf("generate: unknown config %q (want %q or %q)", opts.Config, ConfigTuned, ConfigRealistic)
-	}
-	if err := checkAppConfigs(opts.Apps, config); err != nil {
+	config, err := opts.config()
+	if err != nil {
 		return nil, err
 	}
 	f := opts.Filter

@@ -17,9 +17,13 @@ const EnvVar = "POLLUXSIM_REFERENCE"
 // ../shared/reference/adaptdl relative to the repository root (found by
 // walking up from the working directory to go.mod). ok is false when no
 // such folder exists.
-func Find() (dir string, ok bool) {
-	if d := os.Getenv(EnvVar); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
+func Find() (dir string, ok bool) { return find(EnvVar, "adaptdl") }
+
+// find locates a reference folder holding traces/: the folder $env names
+// if set, else ../shared/reference/<name> beside the repository root.
+func find(env, name string) (string, bool) {
+	if d := os.Getenv(env); d != "" {
+		if st, err := os.Stat(filepath.Join(d, "traces")); err == nil && st.IsDir() {
 			return d, true
 		}
 		return "", false
@@ -30,7 +34,7 @@ func Find() (dir string, ok bool) {
 	}
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			ref := filepath.Join(d, "..", "shared", "reference", "adaptdl")
+			ref := filepath.Join(d, "..", "shared", "reference", name)
 			if st, err := os.Stat(filepath.Join(ref, "traces")); err == nil && st.IsDir() {
 				return ref, true
 			}
@@ -60,30 +64,7 @@ const SiaEnvVar = "POLLUXSIM_SIA_REFERENCE"
 // FindSia returns the Sia reference folder: $POLLUXSIM_SIA_REFERENCE if
 // set, else ../shared/reference/sia relative to the repository root. ok is
 // false when no such folder exists.
-func FindSia() (dir string, ok bool) {
-	if d := os.Getenv(SiaEnvVar); d != "" {
-		if st, err := os.Stat(filepath.Join(d, "traces")); err == nil && st.IsDir() {
-			return d, true
-		}
-		return "", false
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", false
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			ref := filepath.Join(d, "..", "shared", "reference", "sia")
-			if st, err := os.Stat(filepath.Join(ref, "traces")); err == nil && st.IsDir() {
-				return ref, true
-			}
-			return "", false
-		}
-		if filepath.Dir(d) == d {
-			return "", false
-		}
-	}
-}
+func FindSia() (dir string, ok bool) { return find(SiaEnvVar, "sia") }
 
 // SiaDir returns the Sia reference folder or skips the test.
 func SiaDir(tb testing.TB) string {
