@@ -2,9 +2,7 @@ package autoscalers
 
 import (
 	"fmt"
-	"sort"
-	"strings"
-	"sync"
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 
 	"github.com/polluxsim/polluxsim/policies"
 )
@@ -21,10 +19,7 @@ type Registration struct {
 	New      func(opts any) (Autoscaler, error)
 }
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Registration{}
-)
+var registry = reg.New[Registration]("autoscaler")
 
 // options is the registration as the policies' options machinery sees it.
 func (r Registration) options() policies.Registration {
@@ -35,47 +30,24 @@ func (r Registration) options() policies.Registration {
 // registration is malformed or the name is taken (programming errors found
 // at start-up).
 func Register(r Registration) {
-	if r.Name == "" || strings.Trim(r.Name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" || r.New == nil {
+	if !reg.CheckName(r.Name) || r.New == nil {
 		panic(fmt.Sprintf("autoscalers.Register: bad registration %q (name of lower-case letters, digits and '-', and a New)", r.Name))
 	}
 	if _, err := policies.DescribeOptions(r.options()); err != nil {
 		panic("autoscalers.Register: " + err.Error())
 	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[r.Name]; dup {
-		panic(fmt.Sprintf("autoscalers.Register: autoscaler %q registered twice", r.Name))
+	if err := registry.Add(r.Name, r); err != nil {
+		panic("autoscalers.Register: " + err.Error())
 	}
-	registry[r.Name] = r
 }
 
 // Names lists the registered autoscalers in alphabetical order.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return registry.Names() }
 
 // Lookup returns the registration of an autoscaler.
-func Lookup(name string) (Registration, bool) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	r, ok := registry[name]
-	return r, ok
-}
+func Lookup(name string) (Registration, bool) { return registry.Lookup(name) }
 
-func lookup(name string) (Registration, error) {
-	r, ok := Lookup(name)
-	if !ok {
-		return r, fmt.Errorf("unknown autoscaler %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	return r, nil
-}
+func lookup(name string) (Registration, error) { return registry.Get(name) }
 
 // Resolve returns the effective option set of an autoscaler: base (empty
 // for the defaults), then each layer (a JSON object as json.RawMessage or

@@ -2,9 +2,7 @@ package policies
 
 import (
 	"fmt"
-	"sort"
-	"strings"
-	"sync"
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 )
 
 // Registration describes one policy to the registry. Policy packages call
@@ -54,10 +52,7 @@ type Env struct {
 	Workers int
 }
 
-var (
-	registryMu sync.RWMutex
-	registry   = map[string]Registration{}
-)
+var registry = reg.New[Registration]("policy")
 
 // Register adds a policy to the registry. It panics when the registration
 // is malformed or the name is taken: both are programming errors found at
@@ -66,16 +61,13 @@ func Register(r Registration) {
 	if err := checkRegistration(r); err != nil {
 		panic("policies.Register: " + err.Error())
 	}
-	registryMu.Lock()
-	defer registryMu.Unlock()
-	if _, dup := registry[r.Name]; dup {
-		panic(fmt.Sprintf("policies.Register: policy %q registered twice", r.Name))
+	if err := registry.Add(r.Name, r); err != nil {
+		panic("policies.Register: " + err.Error())
 	}
-	registry[r.Name] = r
 }
 
 func checkRegistration(r Registration) error {
-	if r.Name == "" || strings.Trim(r.Name, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+	if !reg.CheckName(r.Name) {
 		return fmt.Errorf("policy name %q must be lower-case letters, digits and '-'", r.Name)
 	}
 	if r.New == nil {
@@ -90,33 +82,13 @@ func checkRegistration(r Registration) error {
 }
 
 // Lookup returns the registration of a policy.
-func Lookup(name string) (Registration, bool) {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	r, ok := registry[name]
-	return r, ok
-}
+func Lookup(name string) (Registration, bool) { return registry.Lookup(name) }
 
 // Names lists the registered policies in alphabetical order.
-func Names() []string {
-	registryMu.RLock()
-	defer registryMu.RUnlock()
-	names := make([]string, 0, len(registry))
-	for n := range registry {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Names() []string { return registry.Names() }
 
 // lookup returns a registration or an error listing the known policies.
-func lookup(name string) (Registration, error) {
-	r, ok := Lookup(name)
-	if !ok {
-		return r, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	return r, nil
-}
+func lookup(name string) (Registration, error) { return registry.Get(name) }
 
 // Build creates a policy from its name, an option set (see Resolve; the
 // empty set means the defaults) and the run's environment.

@@ -1,0 +1,66 @@
+// Package registry is the name → registration table behind the policy and
+// autoscaler registries: filled at init, read concurrently afterwards.
+package registry
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Registry maps names to registrations of one kind (e.g. "policy").
+type Registry[T any] struct {
+	kind string
+	mu   sync.RWMutex
+	m    map[string]T
+}
+
+// New returns an empty registry; kind names its entries in messages.
+func New[T any](kind string) *Registry[T] { return &Registry[T]{kind: kind, m: map[string]T{}} }
+
+// CheckName reports whether name is lower-case letters, digits and '-'.
+func CheckName(name string) bool {
+	return name != "" && strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789-") == ""
+}
+
+// Add registers v under name; a name already taken is an error.
+func (r *Registry[T]) Add(name string, v T) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.m[name]; dup {
+		return fmt.Errorf("%s %q registered twice", r.kind, name)
+	}
+	r.m[name] = v
+	return nil
+}
+
+// Lookup returns the registration called name.
+func (r *Registry[T]) Lookup(name string) (T, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	v, ok := r.m[name]
+	return v, ok
+}
+
+// Names lists the registered names in alphabetical order.
+func (r *Registry[T]) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	names := make([]string, 0, len(r.m))
+	for n := range r.m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the registration called name, or an error listing the known
+// names.
+func (r *Registry[T]) Get(name string) (T, error) {
+	v, ok := r.Lookup(name)
+	if !ok {
+		return v, fmt.Errorf("unknown %s %q (known: %s)", r.kind, name, strings.Join(r.Names(), ", "))
+	}
+	return v, nil
+}
