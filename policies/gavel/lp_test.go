@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
+
+	"github.com/polluxsim/polluxsim/internal/glpktest"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
@@ -182,10 +180,7 @@ func TestLPAgainstGonum(t *testing.T) {
 // The solver agrees with GLPK's glpsol on larger random programs of
 // Gavel's shape. Skips without glpsol (Debian package glpk-utils).
 func TestLPAgainstGLPK(t *testing.T) {
-	glpsol, err := exec.LookPath("glpsol")
-	if err != nil {
-		t.Skip("glpsol (Debian package glpk-utils) not installed: skipping the comparison with GLPK")
-	}
+	glpsol := glpktest.Path(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	for n := range 12 {
@@ -232,23 +227,5 @@ func solveGLPK(glpsol, base string, p *LP) (float64, error) {
 		fmt.Fprintf(&b, "\n <= %.17g\n", p.B[i])
 	}
 	b.WriteString("End\n")
-	if err := os.WriteFile(base+".lp", b.Bytes(), 0o644); err != nil {
-		return 0, err
-	}
-	out, err := exec.Command(glpsol, "--lp", base+".lp", "-o", base+".out").CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("glpsol: %v\n%s", err, out)
-	}
-	res, err := os.ReadFile(base + ".out")
-	if err != nil {
-		return 0, err
-	}
-	if !bytes.Contains(res, []byte("OPTIMAL")) {
-		return 0, fmt.Errorf("glpsol did not prove optimality:\n%s", res)
-	}
-	m := regexp.MustCompile(`Objective:\s+obj = (\S+)`).FindSubmatch(res)
-	if m == nil {
-		return 0, fmt.Errorf("no objective in glpsol's output:\n%s", res)
-	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	return glpktest.Solve(glpsol, base, b.Bytes(), "OPTIMAL")
 }

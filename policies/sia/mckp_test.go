@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"testing"
+
+	"github.com/polluxsim/polluxsim/internal/glpktest"
 )
 
 // randomProblem builds a Sia-like instance: types with capacities, jobs
@@ -140,10 +138,7 @@ func TestSolveRejectsBadInput(t *testing.T) {
 // TestSolveMatchesGLPK compares the optimum with GLPK's MIP solver on
 // random instances of Sia's size (64 GPUs of three types, up to 60 jobs).
 func TestSolveMatchesGLPK(t *testing.T) {
-	glpsol, err := exec.LookPath("glpsol")
-	if err != nil {
-		t.Skip("glpsol (Debian package glpk-utils) not installed: skipping the comparison with GLPK")
-	}
+	glpsol := glpktest.Path(t)
 	rng := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
 	for n := 0; n < 12; n++ {
@@ -214,23 +209,5 @@ func solveGLPK(glpsol, base string, p *Problem) (float64, error) {
 		}
 	}
 	b.WriteString("End\n")
-	if err := os.WriteFile(base+".lp", b.Bytes(), 0o644); err != nil {
-		return 0, err
-	}
-	out, err := exec.Command(glpsol, "--lp", base+".lp", "-o", base+".out").CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("glpsol: %v\n%s", err, out)
-	}
-	res, err := os.ReadFile(base + ".out")
-	if err != nil {
-		return 0, err
-	}
-	if !bytes.Contains(res, []byte("INTEGER OPTIMAL")) {
-		return 0, fmt.Errorf("glpsol did not prove optimality:\n%s", res)
-	}
-	m := regexp.MustCompile(`Objective:\s+obj = (\S+)`).FindSubmatch(res)
-	if m == nil {
-		return 0, fmt.Errorf("no objective in glpsol's output:\n%s", res)
-	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	return glpktest.Solve(glpsol, base, b.Bytes(), "INTEGER OPTIMAL")
 }
