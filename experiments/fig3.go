@@ -3,8 +3,6 @@ package experiments
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 
@@ -151,26 +149,12 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 	fig := figure{plots: []*plot.Plot{a, b}, legend: leg, w: 8 * vg.Inch, h: 6.4 * vg.Inch,
 		caption: fmt.Sprintf("profiles: %s; θ_sys fitted (models.Fit) to %d measured step times, RMS log error %.3f; marks: measured, lines: model",
 			source, len(fit.Obs), fit.RMSLogError)}
-	formats := opt.Formats
-	if len(formats) == 0 {
-		formats = []string{"png", "svg"}
-	}
-	size := opt.Size
-	if size == "" {
-		size = SizeWide
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("plot: %w", unwrapPathError(err))
+	opt, err = opt.resolved(outDir)
+	if err != nil {
+		return nil, err
 	}
 	rep := &PlotReport{}
-	for _, ext := range formats {
-		path := filepath.Join(outDir, ProfileFitFile+"-"+app.Name+"."+ext)
-		if err := fig.save(path, ext, size); err != nil {
-			return rep, err
-		}
-		rep.Files = append(rep.Files, path)
-	}
-	return rep, nil
+	return rep, fig.saveAll(rep, outDir, ProfileFitFile+"-"+app.Name, opt)
 }
 
 // addFitLines adds measured marks and a model line in style i, with one

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -153,26 +152,12 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 	}
 	fig := figure{plots: []*plot.Plot{active, gpus, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch,
 		caption: fmt.Sprintf("run %s: policy %s; workload: %s; jobs: %s", filepath.Base(filepath.Clean(runDir)), policy, source, strings.Join(names, ", "))}
-	formats := opt.Formats
-	if len(formats) == 0 {
-		formats = []string{"png", "svg"}
-	}
-	size := opt.Size
-	if size == "" {
-		size = SizeWide
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("plot: %w", unwrapPathError(err))
+	po, err := opt.PlotOptions.resolved(outDir)
+	if err != nil {
+		return nil, err
 	}
 	rep := &PlotReport{}
-	for _, ext := range formats {
-		path := filepath.Join(outDir, CoAdaptationFile+"."+ext)
-		if err := fig.save(path, ext, size); err != nil {
-			return rep, err
-		}
-		rep.Files = append(rep.Files, path)
-	}
-	return rep, nil
+	return rep, fig.saveAll(rep, outDir, CoAdaptationFile, po)
 }
 
 // defaultCoAdaptJobs picks the longest imagenet job and the two longest

@@ -37,24 +37,9 @@ type PlotOptions struct {
 // Plot draws the experiment's figures (PlotsOf) from its stored runs into
 // outDir, in each of opt's formats, each with a caption naming its inputs.
 func Plot(exp *Experiment, runs []*RunResult, outDir string, opt PlotOptions) (*PlotReport, error) {
-	formats := opt.Formats
-	if len(formats) == 0 {
-		formats = []string{"png", "svg"}
-	}
-	for _, f := range formats {
-		if !slices.Contains(FigureFormats, f) {
-			return nil, fmt.Errorf("plot: unknown format %q (use %s)", f, strings.Join(FigureFormats, ", "))
-		}
-	}
-	size := opt.Size
-	if size == "" {
-		size = SizeWide
-	}
-	if size != SizeWide && size != SizeColumn {
-		return nil, fmt.Errorf("plot: unknown size %q (use %s or %s)", size, SizeWide, SizeColumn)
-	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return nil, fmt.Errorf("plot: %w", unwrapPathError(err))
+	opt, err := opt.resolved(outDir)
+	if err != nil {
+		return nil, err
 	}
 	rep := &PlotReport{}
 	for _, nf := range figures(exp, runs) {
@@ -62,15 +47,47 @@ func Plot(exp *Experiment, runs []*RunResult, outDir string, opt PlotOptions) (*
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", nf.spec.Name, nf.err))
 			continue
 		}
-		for _, ext := range formats {
-			path := filepath.Join(outDir, nf.spec.Name+"."+ext)
-			if err := nf.fig.save(path, ext, size); err != nil {
-				return rep, err
-			}
-			rep.Files = append(rep.Files, path)
+		if err := nf.fig.saveAll(rep, outDir, nf.spec.Name, opt); err != nil {
+			return rep, err
 		}
 	}
 	return rep, nil
+}
+
+// resolved returns opt with its defaults filled in (SizeWide; png and svg)
+// and checked, and creates outDir.
+func (opt PlotOptions) resolved(outDir string) (PlotOptions, error) {
+	if len(opt.Formats) == 0 {
+		opt.Formats = []string{"png", "svg"}
+	}
+	for _, f := range opt.Formats {
+		if !slices.Contains(FigureFormats, f) {
+			return opt, fmt.Errorf("plot: unknown format %q (use %s)", f, strings.Join(FigureFormats, ", "))
+		}
+	}
+	if opt.Size == "" {
+		opt.Size = SizeWide
+	}
+	if opt.Size != SizeWide && opt.Size != SizeColumn {
+		return opt, fmt.Errorf("plot: unknown size %q (use %s or %s)", opt.Size, SizeWide, SizeColumn)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return opt, fmt.Errorf("plot: %w", unwrapPathError(err))
+	}
+	return opt, nil
+}
+
+// saveAll writes fig as outDir/name.<format> in each of opt's formats
+// (opt resolved) and lists the files in rep.
+func (f figure) saveAll(rep *PlotReport, outDir, name string, opt PlotOptions) error {
+	for _, ext := range opt.Formats {
+		path := filepath.Join(outDir, name+"."+ext)
+		if err := f.save(path, ext, opt.Size); err != nil {
+			return err
+		}
+		rep.Files = append(rep.Files, path)
+	}
+	return nil
 }
 
 // namedFigure is one figure of an experiment, or why it cannot be drawn.
