@@ -245,7 +245,11 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 		todo = append(todo, p)
 	}
 	// Expensive runs first, so that the last ones to finish are short.
-	sort.SliceStable(todo, func(a, b int) bool { return runCost(todo[a].run) > runCost(todo[b].run) })
+	cost := make(map[string]float64, len(todo)) // one policy built per run, not per comparison
+	for _, p := range todo {
+		cost[p.run.ID()] = runCost(p.run)
+	}
+	sort.SliceStable(todo, func(a, b int) bool { return cost[todo[a].run.ID()] > cost[todo[b].run.ID()] })
 	if opt.Planned != nil {
 		opt.Planned(len(todo), rep.Skipped)
 	}
