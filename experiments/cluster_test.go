@@ -97,8 +97,9 @@ func TestOnePoolIsTheHomogeneousCluster(t *testing.T) {
 	}
 }
 
-// TestClusterTypeWithoutTables: the embedded profiles have T4 tables only,
-// so a cluster with A100s is refused before simulating, naming the type.
+// TestClusterTypeWithoutTables: with profiles that have T4 tables only (the
+// embedded ones without their per-type models), a cluster with A100s is
+// refused before simulating, naming the type.
 func TestClusterTypeWithoutTables(t *testing.T) {
 	w, _, err := traces.ReadPaper("paper:1", traces.ReadOptions{})
 	if err != nil {
@@ -107,7 +108,11 @@ func TestClusterTypeWithoutTables(t *testing.T) {
 	spec := experiments.DefaultSpec("fifo")
 	spec.Cluster = "t4:4x4,a100:1x8"
 	pol, _ := experiments.NewPolicy(spec)
-	_, err = sim.Run(spec.SimConfig(), profiles.Default(), w, pol)
+	set := profiles.Default()
+	for _, a := range set.Apps {
+		a.ByType = nil
+	}
+	_, err = sim.Run(spec.SimConfig(), set, w, pol)
 	if err == nil || !strings.Contains(err.Error(), "cluster GPU type a100") {
 		t.Fatalf("want an error about type a100, got %v", err)
 	}

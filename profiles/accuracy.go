@@ -10,6 +10,8 @@ import (
 type ErrorStats struct {
 	N                      int
 	Mean, Median, P90, Max float64
+	// RMS is the root mean square of the errors.
+	RMS float64
 }
 
 func summarize(errs []float64) ErrorStats {
@@ -18,12 +20,14 @@ func summarize(errs []float64) ErrorStats {
 	}
 	e := append([]float64(nil), errs...)
 	sort.Float64s(e)
-	s := 0.0
+	s, s2 := 0.0, 0.0
 	for _, v := range e {
 		s += v
+		s2 += v * v
 	}
 	return ErrorStats{
 		N:      len(e),
+		RMS:    math.Sqrt(s2 / float64(len(e))),
 		Mean:   s / float64(len(e)),
 		Median: quantile(e, 0.5),
 		P90:    quantile(e, 0.9),
@@ -169,6 +173,32 @@ func Compare(real, model *App) (Comparison, error) {
 	c.Iterations = summarize(iters)
 	c.Target = relErr(model.Target(), real.Target())
 	return c, nil
+}
+
+// CompareSteps measures the step times of model against real, an
+// application read from measured tables, over the rows of placements.csv
+// and scalability.csv whose per-GPU batch size real may use (at most
+// Limits.MaxLocal): the relative error of the step time.
+func CompareSteps(real, model *App) (ErrorStats, error) {
+	tt, ok := real.Truth.(*TableTruth)
+	if !ok {
+		return ErrorStats{}, errors.New("compare needs an application read from measured tables")
+	}
+	limit := float64(real.Limits.MaxLocal)
+	var errs []float64
+	for _, r := range tt.Placements {
+		if r.Local <= limit {
+			step, _ := model.Truth.Step(r.Placement, r.Local)
+			errs = append(errs, relErr(step, r.Step))
+		}
+	}
+	for _, r := range tt.Scalability {
+		if r.Local <= limit {
+			step, _ := model.Truth.Step(SpreadPlacement(r.Replicas, r.Nodes), r.Local)
+			errs = append(errs, relErr(step, r.Step))
+		}
+	}
+	return summarize(errs), nil
 }
 
 // SpreadPlacement spreads gpus GPUs as evenly as possible over nodes nodes

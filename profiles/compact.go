@@ -189,6 +189,13 @@ func (nz *CompactNoise) perEpoch(epochs int) []float64 {
 // Step implements Truth. Only the node count N (non-zero entries) and the
 // GPU count K of placement matter.
 func (t *compactTruth) Step(placement []int, local float64) (step, sync float64) {
+	return compactStep(t.params, &t.m.Correction, placement, local)
+}
+
+// compactStep is the step time of a compact throughput model: θ_sys's
+// T_iter at N nodes and K GPUs of placement, times the correction c at
+// (N, K/N); the compute-only part is c·T_grad.
+func compactStep(params models.Params, corr *CompactCorrection, placement []int, local float64) (step, sync float64) {
 	nodes, gpus := 0, 0
 	for _, g := range placement {
 		if g > 0 {
@@ -203,9 +210,9 @@ func (t *compactTruth) Step(placement []int, local float64) (step, sync float64)
 	if math.IsNaN(local) {
 		local = 0
 	}
-	tIter := t.params.TIter(nodes, gpus, local, 0)
-	tGrad := t.params.TGrad(local)
-	c := t.m.Correction.at(float64(nodes), float64(gpus)/float64(nodes))
+	tIter := params.TIter(nodes, gpus, local, 0)
+	tGrad := params.TGrad(local)
+	c := corr.at(float64(nodes), float64(gpus)/float64(nodes))
 	return c * tIter, c * math.Max(tIter-tGrad, 0)
 }
 
@@ -368,12 +375,6 @@ func jsonError(data []byte, err error) error {
 // validate checks that the model answers every question with finite,
 // sensible numbers.
 func (m *CompactModel) validate() error {
-	finite := func(what string, v float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s is not finite", what)
-		}
-		return nil
-	}
 	switch {
 	case m.Name == "":
 		return errors.New("empty name")
@@ -391,7 +392,32 @@ func (m *CompactModel) validate() error {
 	if m.LRScaler != "" && m.LRScaler != AdaScale {
 		return fmt.Errorf("lr_scaler %q is not supported: progress is modelled with AdaScale's gain, so it must be %q or absent", m.LRScaler, AdaScale)
 	}
-	p := m.Throughput
+	if err := validateThroughput(m.Throughput, m.Correction, m.MinLocal); err != nil {
+		return err
+	}
+	if err := m.Noise.validate("noise"); err != nil {
+		return err
+	}
+	if err := m.Steps.validate("steps"); err != nil {
+		return err
+	}
+	for _, c := range m.Tuned {
+		if c.Replicas < 1 || c.Batch < 1 || !(c.JCT > 0) || c.JCT > maxMeasure {
+			return fmt.Errorf("tuned configuration %+v is not valid", c)
+		}
+	}
+	return nil
+}
+
+// validateThroughput checks a throughput model and its correction surface
+// for a per-GPU batch range starting at minLocal.
+func validateThroughput(p CompactThroughput, c CompactCorrection, minLocal int) error {
+	finite := func(what string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s is not finite", what)
+		}
+		return nil
+	}
 	for i, v := range []float64{p.AlphaC, p.BetaC, p.AlphaR, p.BetaR, p.AlphaN, p.BetaN} {
 		if !(v >= 0 && v <= maxParam) {
 			return fmt.Errorf("throughput.%s %v must be in [0, %g]", throughputKeys[i], v, maxParam)
@@ -400,10 +426,9 @@ func (m *CompactModel) validate() error {
 	if !(p.Gamma >= models.GammaMin && p.Gamma <= models.GammaMax) {
 		return fmt.Errorf("throughput.gamma %v must be in [%v, %v]", p.Gamma, models.GammaMin, models.GammaMax)
 	}
-	if !(p.AlphaC+p.BetaC*float64(m.MinLocal) > 0) {
+	if !(p.AlphaC+p.BetaC*float64(minLocal) > 0) {
 		return errors.New("throughput predicts a zero compute time")
 	}
-	c := m.Correction
 	if len(c.Nodes) > 0 || len(c.GPUsPerNode) > 0 || len(c.LogFactor) > 0 {
 		if err := increasing("correction nodes", c.Nodes); err != nil {
 			return err
@@ -423,17 +448,6 @@ func (m *CompactModel) validate() error {
 					return fmt.Errorf("correction log factor %v must be finite and within ±10", v)
 				}
 			}
-		}
-	}
-	if err := m.Noise.validate("noise"); err != nil {
-		return err
-	}
-	if err := m.Steps.validate("steps"); err != nil {
-		return err
-	}
-	for _, c := range m.Tuned {
-		if c.Replicas < 1 || c.Batch < 1 || !(c.JCT > 0) || c.JCT > maxMeasure {
-			return fmt.Errorf("tuned configuration %+v is not valid", c)
 		}
 	}
 	return nil

@@ -73,13 +73,10 @@ func DeriveApp(app *App) (*CompactModel, error) {
 		ValidatedBatches: append([]int(nil), app.ValidatedBatches...),
 		Target:           round6(app.Target()),
 	}
-	obs := throughputObservations(tt)
-	p, err := models.Fit(obs, models.FitOptions{})
-	if err != nil {
+	var err error
+	if m.Throughput, m.Correction, err = fitThroughput(throughputObservations(tt)); err != nil {
 		return nil, err
 	}
-	m.Throughput = compactThroughput(roundParams(p))
-	m.Correction = fitCorrection(m.Throughput.Params(), obs)
 	m.Noise = fitNoise(app, tt)
 	m.Steps = fitSteps(app, tt, m.Noise)
 	// The TunedJobs candidates of the measured tables, for 4-GPU nodes.
@@ -91,6 +88,17 @@ func DeriveApp(app *App) (*CompactModel, error) {
 		return nil, fmt.Errorf("derived model is invalid: %w", err)
 	}
 	return m, nil
+}
+
+// fitThroughput fits θ_sys to the observations and the correction surface
+// to what θ_sys leaves, both rounded.
+func fitThroughput(obs []models.Observation) (CompactThroughput, CompactCorrection, error) {
+	p, err := models.Fit(obs, models.FitOptions{})
+	if err != nil {
+		return CompactThroughput{}, CompactCorrection{}, err
+	}
+	tp := compactThroughput(roundParams(p))
+	return tp, fitCorrection(tp.Params(), obs), nil
 }
 
 // throughputObservations turns every measured row into an observation.

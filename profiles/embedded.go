@@ -13,6 +13,14 @@ import (
 //go:embed default/profiles.json
 var defaultProfiles []byte
 
+// defaultTypes are the compact models of the six reference applications on
+// the GPU types other than T4 (v100, a100, rtx6000, rtx2080ti), written by
+// `polluxsim profiles derive --types` from the Sia artifact's per-type
+// tables (see default/NOTICE). The only home of these figures.
+//
+//go:embed default/types.json
+var defaultTypes []byte
+
 // Names of the profile sets built into the binary; each is the Source of
 // the Set it names.
 const (
@@ -42,11 +50,18 @@ func NamedSets() []NamedSet {
 	return []NamedSet{
 		{EmbeddedSource, "measured T4 tables (placements, scalability, validation) of " + adaptdl.Repository +
 			", branch " + adaptdl.Branch + ", commit " + adaptdl.Commit + ", " + adaptdl.Folder +
-			"/traces/, embedded unchanged; " + adaptdl.License + " (see NOTICE)", Embedded},
+			"/traces/, embedded unchanged; " + adaptdl.License + " (see NOTICE); " + typesDescription, Embedded},
 		{CompactSource, "compact model fitted to those tables by `profiles derive` (profiles/default/profiles.json): " +
-			"parameters derived from " + adaptdl.Repository + " " + adaptdl.Branch + ", " + adaptdl.License + " (see NOTICE)", Compact},
+			"parameters derived from " + adaptdl.Repository + " " + adaptdl.Branch + ", " + adaptdl.License + " (see NOTICE); " +
+			typesDescription, Compact},
 	}
 }
+
+// typesDescription says where the built-in sets' models on GPU types other
+// than T4 come from.
+const typesDescription = "on v100, a100, rtx6000 and rtx2080ti: compact throughput models fitted by " +
+	"`profiles derive --types` to the per-type tables of the Sia artifact (siasosp23/artifacts, " +
+	"sia-simulator/; profiles/default/types.json; parameters only, see NOTICE)"
 
 // Named returns the built-in profile set called name ("embedded" or
 // "compact"), or false.
@@ -69,11 +84,36 @@ func Default() *Set { return Embedded() }
 // artifact, embedded unchanged in the binary and read like a folder in the
 // reference format (see Load). Its Source is "embedded". Each call returns
 // a new Set.
+//
+// On the GPU types v100, a100, rtx6000 and rtx2080ti each application has
+// the compact throughput model of DefaultTypesFile (see App.ForType): step
+// times and per-GPU batch range of that type, the training curve of the
+// tables.
 func Embedded() *Set {
 	set, err := LoadFS(adaptdl.FS(), EmbeddedSource)
 	if err != nil {
 		// The embedded archive is part of the build and checked by tests.
 		panic(fmt.Sprintf("profiles: broken embedded tables: %v", err))
+	}
+	return withTypes(set)
+}
+
+// DefaultTypesFile returns the embedded per-type compact models
+// (default/types.json) that Embedded and Compact attach for the GPU types
+// other than T4.
+func DefaultTypesFile() (*TypeFile, error) {
+	return ParseTypes("embedded default/types.json", defaultTypes)
+}
+
+// withTypes attaches the embedded per-type models to set and returns it.
+func withTypes(set *Set) *Set {
+	f, err := DefaultTypesFile()
+	if err == nil {
+		err = f.Attach(set)
+	}
+	if err != nil {
+		// The embedded file is part of the build and checked by tests.
+		panic(fmt.Sprintf("profiles: broken embedded per-type profiles: %v", err))
 	}
 	return set
 }
@@ -88,7 +128,8 @@ func DefaultFile() (*CompactFile, error) {
 // applications derived from the Pollux artifact's measurements (a fitted
 // throughput model with a correction surface, gradient-noise curves,
 // limits): smaller and smoother than the tables, and the form in which
-// user-derived profiles come. Its Source is "compact". Each call returns a
+// user-derived profiles come. On the other GPU types it has the same
+// per-type models as Embedded. Its Source is "compact". Each call returns a
 // new Set.
 func Compact() *Set {
 	f, err := DefaultFile()
@@ -96,5 +137,5 @@ func Compact() *Set {
 		// The embedded file is part of the build and checked by tests.
 		panic(fmt.Sprintf("profiles: broken embedded compact profiles: %v", err))
 	}
-	return f.Set(CompactSource)
+	return withTypes(f.Set(CompactSource))
 }

@@ -268,15 +268,23 @@ func joinInts(v []int) string {
 
 func newProfilesDeriveCmd() *cobra.Command {
 	var from, out, source, license string
+	var types []string
 	cmd := &cobra.Command{
-		Use:   "derive --from DIR --out FILE",
+		Use:   "derive --from DIR --out FILE [--types T1,T2,...]",
 		Short: "Derive a compact profile file from data in the reference format",
 		Long: `Derive fits a compact model of every application of a reference-format data
 set (see "profiles show" for what the simulator reads from it): a throughput
 model θ_sys with a small correction surface, the gradient noise along training,
 limits and training length. The file holds a few dozen numbers per application
 and the provenance given by --source and --license; it does not contain the
-measurements. It prints how far the compact model is from the data.`,
+measurements. It prints how far the compact model is from the data.
+
+With --types, derive reads data in the Sia artifact's layout (placements-<type>.csv
+and scalability-<type>.csv per GPU type) and writes only per-type throughput
+models for the listed GPU types: θ_sys with its correction surface and the
+per-GPU batch range of each application on each type it has tables for. This
+is how the default profiles' models for GPU types other than T4 are made
+(profiles/default/types.json); the training curve is not part of that file.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if from == "" || out == "" {
@@ -291,6 +299,9 @@ measurements. It prints how far the compact model is from the data.`,
 			}
 			if source == "" {
 				source = "reference-format data from folder " + filepath.Base(filepath.Clean(from))
+			}
+			if len(types) > 0 {
+				return deriveTypes(cmd.OutOrStdout(), set, types, out, source, license)
 			}
 			f, err := profiles.Derive(set, profiles.Provenance{
 				Source:    source,
@@ -310,7 +321,39 @@ measurements. It prints how far the compact model is from the data.`,
 	cmd.Flags().StringVar(&out, "out", "", "compact profile file to write (JSON)")
 	cmd.Flags().StringVar(&source, "source", "", "provenance of the data, recorded in the file (repository, commit, folder)")
 	cmd.Flags().StringVar(&license, "license", "", "license of the data, recorded in the file")
+	cmd.Flags().StringSliceVar(&types, "types", nil, "derive per-type throughput models for these GPU types (Sia layout; e.g. v100,a100,rtx6000,rtx2080ti)")
 	return cmd
+}
+
+// deriveTypes writes the per-type models of set for the given GPU types to
+// out and prints how far they are from the tables.
+func deriveTypes(w io.Writer, set *profiles.Set, types []string, out, source, license string) error {
+	f, err := profiles.DeriveTypes(set, types, profiles.Provenance{
+		Source:    source,
+		License:   license,
+		DerivedBy: "polluxsim profiles derive --types (polluxsim " + Version + ")",
+	})
+	if err != nil {
+		return fmt.Errorf("--types: %w", err)
+	}
+	if err := f.WriteFile(out); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "wrote %s: %d applications\n", out, len(f.Apps))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "app\ttype\trows\tstep time err rms\tmean\tp90\tmax\t")
+	for _, at := range f.Apps {
+		base := set.Apps[at.Name]
+		for _, ct := range at.Types {
+			e, err := profiles.CompareSteps(base.ForType(ct.Type), ct.App(base))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%.1f%%\t\n", at.Name, ct.Type, e.N,
+				100*e.RMS, 100*e.Mean, 100*e.P90, 100*e.Max)
+		}
+	}
+	return tw.Flush()
 }
 
 func writeDeriveSummary(w io.Writer, real, compact *profiles.Set, out string) error {
