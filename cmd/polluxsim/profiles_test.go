@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/internal/refdata"
+	"github.com/polluxsim/polluxsim/profiles"
 )
 
 // runProfilesCLI runs the polluxsim command line with args and returns its
@@ -101,5 +102,39 @@ func TestProfilesDeriveRoundTrip(t *testing.T) {
 	}
 	if _, err := runProfilesCLI(t, "profiles", "derive", "--from", dir); err == nil {
 		t.Error("derive without --out accepted")
+	}
+}
+
+// TestProfilesDeriveTypes derives per-type models from the Sia artifact's
+// tables (skipped without them) and checks the file and the printed
+// accuracy table; bad --types are refused with one message.
+func TestProfilesDeriveTypes(t *testing.T) {
+	dir := refdata.SiaDir(t)
+	out := filepath.Join(t.TempDir(), "types.json")
+	text, err := runProfilesCLI(t, "profiles", "derive", "--from", dir, "--types", "dgx-ext,rtx", "--out", out, "--source", "test data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, "wrote "+out+": 6 applications") || !strings.Contains(text, "step time err rms") ||
+		!strings.Contains(text, "imagenet       a100") || !strings.Contains(text, "rtx2080ti") || strings.Contains(text, "v100") {
+		t.Errorf("derive --types output:\n%s", text)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := profiles.ParseTypes(out, data)
+	if err != nil || len(f.Apps) != 6 || len(f.Apps[0].Types) != 2 || f.Provenance.Source != "test data" || strings.Contains(string(data), dir) {
+		t.Errorf("file: %v, %+v", err, f)
+	}
+	if _, err := runProfilesCLI(t, "profiles", "derive", "--from", dir, "--types", "h100", "--out", out); err == nil ||
+		!strings.Contains(err.Error(), `--types: unknown GPU type "h100"`) {
+		t.Errorf("unknown type: %v", err)
+	}
+	if ref, ok := refdata.Find(); ok {
+		if _, err := runProfilesCLI(t, "profiles", "derive", "--from", ref, "--types", "a100", "--out", out); err == nil ||
+			!strings.Contains(err.Error(), "has tables for GPU types [a100]") {
+			t.Errorf("folder without per-type tables: %v", err)
+		}
 	}
 }
