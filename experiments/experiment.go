@@ -50,6 +50,10 @@ type Experiment struct {
 	// Plots lists the figures `polluxsim plot` draws (default: JCT and ρ
 	// CDFs and the GPU/efficiency timeline of every cell).
 	Plots []PlotSpec `json:"plots,omitempty"`
+	// Inputs, when set, says in a few words which --profiles and
+	// --workloads the experiment needs; a sweep refusing its inputs
+	// repeats it (e.g. an experiment on another artifact's data).
+	Inputs string `json:"inputs,omitempty"`
 }
 
 // WorkloadSet describes the workloads every cell runs on.
@@ -63,6 +67,24 @@ type WorkloadSet struct {
 	// "tuned").
 	Load   float64 `json:"load,omitempty"`
 	Config string  `json:"config,omitempty"`
+	// Sets are named workload sets read from folders of --workloads (see
+	// NamedSet); a cell runs on one of them when its workload names it.
+	Sets []NamedSet `json:"sets,omitempty"`
+}
+
+// NamedSet is a set of workload files in its own sub-folder of
+// --workloads: <name>/workload-1.csv … <name>/workload-<count>.csv, read
+// as they are (e.g. the Sia artifact's philly/, saturn/ and newtrace/).
+// A cell on a set never falls back to generated workloads: the sweep
+// refuses to start when a file is missing.
+type NamedSet struct {
+	// Name is the set's name and sub-folder.
+	Name string `json:"name"`
+	// Count is the number of workloads (default 8).
+	Count int `json:"count,omitempty"`
+	// Jobs is about how many jobs a workload has (default 160): only
+	// used to order the runs, the files decide.
+	Jobs int `json:"jobs,omitempty"`
 }
 
 // CellWorkload overrides the workload of one cell.
@@ -79,6 +101,9 @@ type CellWorkload struct {
 	// Uniform, when set, makes the workload Jobs identical jobs of one
 	// application instead (Jobs is then required).
 	Uniform *Uniform `json:"uniform,omitempty"`
+	// Set names one of the experiment's workload sets (WorkloadSet.Sets)
+	// to run on instead; it excludes the other fields.
+	Set string `json:"set,omitempty"`
 }
 
 // Cell is one setting of an experiment.
@@ -107,6 +132,10 @@ type Cell struct {
 	// fixedJobs: the job count was given, not derived from a load.
 	fixedJobs bool
 	uniform   Uniform
+	// set is the cell's workload set ("" for none) and count its number of
+	// workloads.
+	set   string
+	count int
 }
 
 // Ratio compares two cells on a metric: per workload num/den, then the
@@ -135,6 +164,11 @@ func (c *Cell) Load() float64  { return c.load }
 func (c *Cell) Config() string { return c.config }
 func (c *Cell) Jobs() int      { return c.jobs }
 
+// Set is the workload set the cell runs on ("" when none) and Count the
+// number of its workloads.
+func (c *Cell) Set() string { return c.set }
+func (c *Cell) Count() int  { return c.count }
+
 // Cell returns the cell called name, or nil.
 func (e *Experiment) Cell(name string) *Cell {
 	for i := range e.Cells {
@@ -159,7 +193,7 @@ func (r Run) ID() string { return fmt.Sprintf("%s.w%d", r.Cell.Name, r.Workload)
 func (e *Experiment) Runs() []Run {
 	runs := make([]Run, 0, len(e.Cells)*e.Workloads.Count)
 	for i := range e.Cells {
-		for w := 1; w <= e.Workloads.Count; w++ {
+		for w := 1; w <= e.Cells[i].count; w++ {
 			runs = append(runs, Run{Cell: &e.Cells[i], Workload: w})
 		}
 	}
@@ -215,8 +249,11 @@ func checkExplicit(data []byte, e *Experiment) error {
 		Load  *float64 `json:"load"`
 	}
 	var raw struct {
-		Workloads counts `json:"workloads"`
-		Cells     []struct {
+		Workloads struct {
+			counts
+			Sets []counts `json:"sets"`
+		} `json:"workloads"`
+		Cells []struct {
 			Workload *counts `json:"workload"`
 		} `json:"cells"`
 	}
@@ -234,8 +271,13 @@ func checkExplicit(data []byte, e *Experiment) error {
 		}
 		return nil
 	}
-	if err := check(raw.Workloads); err != nil {
+	if err := check(raw.Workloads.counts); err != nil {
 		return fmt.Errorf("workloads: %w", err)
+	}
+	for i, s := range raw.Workloads.Sets {
+		if err := check(counts{Count: s.Count, Jobs: s.Jobs}); err != nil && i < len(e.Workloads.Sets) {
+			return fmt.Errorf("workloads: set %q: %w", e.Workloads.Sets[i].Name, err)
+		}
 	}
 	for i, c := range raw.Cells {
 		if c.Workload == nil || i >= len(e.Cells) {
@@ -274,6 +316,9 @@ func (e *Experiment) resolve() error {
 	if ws.Count < 1 || ws.Count > 1000 || ws.Jobs < 1 {
 		return fmt.Errorf("workloads: count %d and jobs %d must be positive (count at most 1000)", ws.Count, ws.Jobs)
 	}
+	if err := ws.resolveSets(); err != nil {
+		return fmt.Errorf("workloads: %w", err)
+	}
 	seen := map[string]bool{}
 	for i := range e.Cells {
 		c := &e.Cells[i]
@@ -305,6 +350,9 @@ func (e *Experiment) resolve() error {
 		if !knownMetric(r.Metric) {
 			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(MetricNames(), ", "))
 		}
+		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
+			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)
+		}
 	}
 	for i := range e.Plots {
 		if err := e.Plots[i].check(e); err != nil {
@@ -319,6 +367,7 @@ const referenceJobs = 160
 
 func (c *Cell) resolve(e *Experiment) error {
 	s := DefaultSpec(c.Policy)
+	nodesGiven := false
 	for _, raw := range []json.RawMessage{e.Settings, c.Settings} {
 		if len(raw) == 0 {
 			continue
@@ -327,6 +376,9 @@ func (c *Cell) resolve(e *Experiment) error {
 		if err := json.Unmarshal(raw, &probe); err != nil {
 			return fmt.Errorf("settings: %w", err)
 		}
+		_, n := probe["nodes"]
+		_, g := probe["gpus_per_node"]
+		nodesGiven = nodesGiven || n || g
 		if _, ok := probe["policy"]; ok {
 			return errors.New(`settings: give the policy as the cell's "policy", not in settings`)
 		}
@@ -340,6 +392,17 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	s.Policy = c.Policy
+	if s.Cluster != "" {
+		// As with run --cluster: the pools give the nodes and node size.
+		if nodesGiven {
+			return errors.New("settings: cluster (node pools) replaces nodes and gpus_per_node; give one or the other")
+		}
+		cl, err := ParseCluster(s.Cluster)
+		if err != nil {
+			return err
+		}
+		s.Cluster, s.Nodes, s.GPUsPerNode = ClusterString(cl), cl.Nodes, cl.GPUsPerNode
+	}
 	for _, raw := range []json.RawMessage{e.Options[c.Policy], c.Options} {
 		if len(raw) > 0 {
 			var err error
@@ -356,7 +419,10 @@ func (c *Cell) resolve(e *Experiment) error {
 		return err
 	}
 	c.spec = s
-	c.load, c.config, c.jobs = e.Workloads.Load, e.Workloads.Config, 0
+	c.load, c.config, c.jobs, c.set, c.count = e.Workloads.Load, e.Workloads.Config, 0, "", e.Workloads.Count
+	if w := c.Workload; w != nil && w.Set != "" {
+		return c.resolveSet(e)
+	}
 	if w := c.Workload; w != nil {
 		if w.Load != 0 {
 			c.load = w.Load

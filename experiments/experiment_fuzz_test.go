@@ -39,8 +39,20 @@ func FuzzParseExperiment(f *testing.F) {
 			return
 		}
 		runs := e.Runs()
-		if len(runs) != len(e.Cells)*e.Workloads.Count || len(runs) == 0 {
-			t.Fatalf("%d runs for %d cells × %d workloads", len(runs), len(e.Cells), e.Workloads.Count)
+		want := 0
+		for i := range e.Cells {
+			c := &e.Cells[i]
+			n := e.Workloads.Count
+			if c.Set() != "" {
+				n = e.Workloads.Set(c.Set()).Count
+			}
+			if c.Count() != n {
+				t.Fatalf("cell %s: %d workloads, its set %q has %d", c.Name, c.Count(), c.Set(), n)
+			}
+			want += n
+		}
+		if len(runs) != want || len(runs) == 0 {
+			t.Fatalf("%d runs for %d cells, want %d", len(runs), len(e.Cells), want)
 		}
 		ids := map[string]bool{}
 		for _, r := range runs {

@@ -116,6 +116,8 @@ func figures(exp *Experiment, runs []*RunResult) []namedFigure {
 			fig, err = timeline(exp, ps, byCell)
 		case PlotLines:
 			fig, err = linesPlot(exp, ps, byCell)
+		case PlotBars:
+			fig, err = barsPlot(exp, ps, byCell)
 		case PlotElastic:
 			fig, err = elasticPlot(exp, ps, byCell)
 		}

@@ -20,6 +20,10 @@ const (
 	// interval against a numeric setting, one line per series (paper Fig
 	// 8), with the reference numbers dashed.
 	PlotLines = "lines"
+	// PlotBars: a metric's mean over workloads with its 95 % confidence
+	// interval as grouped bars: one bar per series in each group (e.g. a
+	// policy per workload set, or per GPU type).
+	PlotBars = "bars"
 )
 
 // PlotSpec describes one figure of an experiment; `polluxsim plot` writes
@@ -44,15 +48,29 @@ type PlotSpec struct {
 	LogX   bool         `json:"log_x,omitempty"`
 	YLabel string       `json:"y_label,omitempty"`
 	Series []PlotSeries `json:"series,omitempty"`
+	// Groups are the groups of a bars plot, left to right; each series
+	// gives one cell per group.
+	Groups []PlotGroup `json:"groups,omitempty"`
 	// Reference names the source (Experiment.Sources) whose numbers are
 	// drawn dashed beside ours.
 	Reference string `json:"reference,omitempty"`
 }
 
-// PlotSeries is one line of a lines plot.
+// PlotSeries is one line of a lines plot, or one colour of bars.
 type PlotSeries struct {
 	Label  string      `json:"label"`
-	Points []PlotPoint `json:"points"`
+	Points []PlotPoint `json:"points,omitempty"`
+	// Cells are a bars plot's cells, one per group ("" leaves the group's
+	// bar out).
+	Cells []string `json:"cells,omitempty"`
+}
+
+// PlotGroup is one group of bars: its label under the axis and, when the
+// groups show different metrics of the same cells (e.g. GPU-hours per
+// type), its own metric.
+type PlotGroup struct {
+	Label  string `json:"label"`
+	Metric string `json:"metric,omitempty"`
 }
 
 // PlotPoint places a cell's result at X.
@@ -73,8 +91,8 @@ func (p *PlotSpec) check(e *Experiment) error {
 	switch p.Kind {
 	case PlotJCTCDF, PlotRhoCDF:
 	case PlotTimeline, PlotElastic:
-		if p.Workload < 0 || p.Workload > e.Workloads.Count {
-			return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, e.Workloads.Count)
+		if n := e.maxCount(); p.Workload < 0 || p.Workload > n {
+			return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, n)
 		}
 	case PlotLines:
 		if !knownMetric(p.Metric) {
@@ -101,8 +119,10 @@ func (p *PlotSpec) check(e *Experiment) error {
 				}
 			}
 		}
+	case PlotBars:
+		return p.checkBars(e)
 	default:
-		return fmt.Errorf("unknown kind %q (want %s, %s, %s, %s or %s)", p.Kind, PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines, PlotElastic)
+		return fmt.Errorf("unknown kind %q (want %s, %s, %s, %s, %s or %s)", p.Kind, PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines, PlotBars, PlotElastic)
 	}
 	return nil
 }

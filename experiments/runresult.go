@@ -121,6 +121,10 @@ var runMetrics = []metric{
 // appMetricPrefix starts the name of a per-application average JCT.
 const appMetricPrefix = "avg_jct_s_"
 
+// typeMetricPrefix starts the name of the GPU-hours on one GPU type
+// (runs on node pools, see sim.Summary.GPUHoursByType).
+const typeMetricPrefix = "gpu_hours_"
+
 // MetricNames lists the metrics of a run (per-application ones are
 // avg_jct_s_<application>).
 func MetricNames() []string {
@@ -131,7 +135,7 @@ func MetricNames() []string {
 	for _, m := range elasticMetrics {
 		names = append(names, m.name)
 	}
-	return append(names, appMetricPrefix+"<application>")
+	return append(names, appMetricPrefix+"<application>", typeMetricPrefix+"<GPU type>")
 }
 
 // metricAliases are earlier names of metrics, accepted in specs.
@@ -153,8 +157,11 @@ func knownMetric(name string) bool {
 			return true
 		}
 	}
-	_, ok := elasticMetric(name)
-	return ok
+	if _, ok := elasticMetric(name); ok {
+		return true
+	}
+	t, ok := strings.CutPrefix(name, typeMetricPrefix)
+	return ok && t != ""
 }
 
 // Metric returns the named metric of the run; ok is false for an unknown
@@ -175,16 +182,23 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 	if m, ok := elasticMetric(name); ok {
 		return m.get(r), true
 	}
+	if t, isType := strings.CutPrefix(name, typeMetricPrefix); isType {
+		v, ok = r.Summary.GPUHoursByType[t]
+		return v, ok
+	}
 	return 0, false
 }
 
 // metricNamesOf lists the metrics present in runs: the fixed ones, then
-// one per application seen, sorted.
+// one per application seen, then one per GPU type of node pools, sorted.
 func metricNamesOf(runs []*RunResult) []string {
-	apps := map[string]bool{}
+	apps, types := map[string]bool{}, map[string]bool{}
 	for _, r := range runs {
 		for a := range r.AppAvgJCT {
 			apps[a] = true
+		}
+		for t := range r.Summary.GPUHoursByType {
+			types[t] = true
 		}
 	}
 	names := make([]string, 0, len(runMetrics)+len(apps))
@@ -196,7 +210,12 @@ func metricNamesOf(runs []*RunResult) []string {
 		as = append(as, appMetricPrefix+a)
 	}
 	sort.Strings(as)
-	return append(names, as...)
+	var ts []string
+	for t := range types {
+		ts = append(ts, typeMetricPrefix+t)
+	}
+	sort.Strings(ts)
+	return append(append(names, as...), ts...)
 }
 
 // writeRunResult stores a run atomically as indented JSON with its number

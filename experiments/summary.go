@@ -55,7 +55,7 @@ type RatioSummary struct {
 func Summarize(exp *Experiment, runs []*RunResult, missing []string) *SweepSummary {
 	s := &SweepSummary{
 		Experiment: exp.Name, Version: exp.Version, Description: exp.Description, Paper: exp.Paper,
-		Sources: exp.Sources, Runs: len(runs), ExpectedRuns: len(exp.Cells) * exp.Workloads.Count, Missing: missing,
+		Sources: exp.Sources, Runs: len(runs), ExpectedRuns: len(exp.Runs()), Missing: missing,
 	}
 	byCell := map[string][]*RunResult{}
 	for _, r := range runs {

@@ -191,6 +191,12 @@ func Sweep(ctx context.Context, exp *Experiment, opt SweepOptions) (*SweepReport
 	if err := CheckSweepOut(opt.Out, exp); err != nil {
 		return nil, err
 	}
+	if err := checkSetFiles(exp, opt.Workloads); err != nil {
+		return nil, err
+	}
+	if err := checkClusterTables(exp, opt.Profiles); err != nil {
+		return nil, err
+	}
 	store := newWorkloadStore(opt.Workloads, opt.Profiles)
 	var plan []planned
 	for i, r := range exp.Runs() {

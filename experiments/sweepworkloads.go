@@ -52,6 +52,7 @@ type workloadKey struct {
 	gpusPerNode int
 	index       int
 	uniform     Uniform
+	set         string
 }
 
 // workloadStore reads or generates each workload a sweep needs once and
@@ -95,7 +96,7 @@ func (s *workloadStore) note(msg string) {
 
 // get returns workload index of the cell's kind.
 func (s *workloadStore) get(c *Cell, index int) (*sweepWorkload, error) {
-	k := workloadKey{c.config, c.load, c.jobs, c.fixedJobs, c.spec.GPUsPerNode, index, c.uniform}
+	k := workloadKey{c.config, c.load, c.jobs, c.fixedJobs, c.spec.GPUsPerNode, index, c.uniform, c.set}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.cache[k]; ok {
@@ -110,6 +111,18 @@ func (s *workloadStore) get(c *Cell, index int) (*sweepWorkload, error) {
 }
 
 func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
+	if k.set != "" { // a named set: its files, never generated ones
+		if s.dir == "" || s.dir == GeneratedWorkloads {
+			return nil, fmt.Errorf("workloads: set %s is read from --workloads DIR", k.set)
+		}
+		rel := path.Join(k.set, fmt.Sprintf("workload-%d.csv", k.index))
+		w, err := s.read(rel)
+		if err != nil {
+			return nil, fmt.Errorf("workloads: %w", err)
+		}
+		s.note(fmt.Sprintf("workloads %s: read from %s", k.set, k.set))
+		return finishWorkload(w, rel)
+	}
 	if k.uniform.App != "" {
 		w, err := UniformWorkload(s.set, k.uniform, k.jobs)
 		if err != nil {

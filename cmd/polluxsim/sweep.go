@@ -59,7 +59,10 @@ workload i with seed i, the cell's load and configuration). --workloads generate
 generates all; --workloads DIR reads a folder laid out like the reference data:
 workloads/ (tuned, 1.0x), workloads-realistic/, workloads-0.5/, ... each holding
 workload-1.csv ... workload-8.csv. Loads whose folder is missing are generated,
-from the folder's traces/philly.csv when it has one.
+from the folder's traces/philly.csv when it has one. An experiment may instead name
+workload sets, sub-folders of --workloads read as they are and never generated
+(sia: philly/, saturn/, newtrace/ of the Sia artifact's workloads/ folder); it
+refuses to start when one of their files is missing.
 
 --shard i/n runs every n-th run starting at i, so that independent processes can
 share a sweep (see experiments/k8s/); join their folders with "polluxsim merge".
@@ -69,6 +72,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
   polluxsim sweep --experiment table2 --out out/table2
   polluxsim sweep --experiment table2 --profiles ref/ --workloads ref/ --out out/table2-ref
   polluxsim sweep --experiment fig8a --shard 1/3 --out out/fig8a-1
+  polluxsim sweep --experiment sia --profiles SIA --workloads SIA/workloads --out out/sia
   polluxsim sweep --list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
