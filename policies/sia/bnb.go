@@ -2,80 +2,299 @@ package sia
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
-// branchAndBound solves the reduced problem exactly by depth-first branch
-// and bound: jobs in order of decreasing best value, each job's options in
-// order of decreasing value and then "none"; a subtree is cut when its
-// upper bound cannot beat the incumbent (the greedy solution at first).
-// The bound of a subtree with remaining capacities rem and remaining jobs
-// R is the smaller of Σ_{j∈R} best_j and the Lagrangian bound
-// μ·rem + Σ_{j∈R} max(0, max_o (v_o − μ_{t(o)}·k_o)), valid for every μ ≥ 0
-// (weak duality); μ comes from a subgradient descent at the root, so both
-// bounds cost O(types) per node from precomputed suffix sums. It returns
-// the pick per reduced job and the number of nodes visited.
+// branchAndBound solves the reduced problem exactly. Its bound is the
+// linear-programming relaxation, reached through its Lagrangian dual:
+// with a price μ_t ≥ 0 per GPU of type t, every solution is worth at most
+//
+//	L(μ) = μ·C + Σ_j u_j,  u_j = max(0, max_o (v_o − μ_t(o)·k_o)),
+//
+// and min_μ L(μ) equals the relaxation's optimum (dual.go finds it by
+// column generation). A solution's shortfall from L(μ) is the sum of its
+// jobs' losses u_j − (v_o − μ·k_o) plus the price of the GPUs it leaves
+// idle, so once a good solution is known (heuristic.go), only options whose
+// loss is below the gap L(μ) − incumbent can appear in a better one
+// (reduced-cost fixing). In Sia's rounds that leaves a few jobs with more
+// than one candidate; a depth-first search over those, cutting a subtree
+// when its bound cannot beat the incumbent, proves optimality. It returns
+// the pick per reduced job and the number of search nodes.
 func (r *reduced) branchAndBound() ([]int, int) {
-	J, T := len(r.jobs), len(r.capacity)
-	order := make([]int, J)
-	for i := range order {
-		order[i] = i
+	J := len(r.jobs)
+	pick := make([]int, J)
+	for i := range pick {
+		pick[i] = -1
 	}
-	sort.SliceStable(order, func(a, b int) bool { return r.opts[order[a]][0].Value > r.opts[order[b]][0].Value })
-	incumbent, pick := r.greedy(order)
-	mu := r.multipliers(incumbent)
-	sufBest := make([]float64, J+1)
-	sufMu := make([]float64, J+1)
-	for d := J - 1; d >= 0; d-- {
-		i := order[d]
-		sufBest[d] = sufBest[d+1] + r.opts[i][0].Value
-		sufMu[d] = sufMu[d+1] + lagrangeTerm(r.opts[i], mu)
+	if J == 0 {
+		return pick, 0
 	}
+	s := newSearch(r)
+	mu, upper := s.dual()
+	incumbent, heur := s.heuristic(mu)
+	copy(pick, heur)
 	// When every value is a multiple of a grain (Sia's values are rounded
-	// to 0.01), an improvement is worth at least the grain: cut subtrees
-	// whose bound does not reach the incumbent plus the grain.
+	// to 0.01), an improvement is worth at least the grain: a subtree must
+	// reach the incumbent plus the grain.
 	margin := eps
 	if g := r.grain(); g > 0 {
 		margin = g - eps
 	}
-	rem := append([]int(nil), r.capacity...)
-	cur := make([]int, J)
-	for i := range cur {
-		cur[i] = -1
+	if upper < incumbent+margin {
+		return pick, 1
 	}
+	incumbent = s.polish(mu, pick, upper, margin)
+	if upper < incumbent+margin {
+		return pick, 1
+	}
+	return s.enumerate(mu, upper, incumbent, margin, pick)
+}
+
+// search holds the reduced problem for the branch and bound: per job its
+// undominated options (an option is dominated by one of the same type
+// with no more GPUs and at least its value).
+type search struct {
+	r    *reduced
+	opts [][]int // per job: indices into r.opts[i]
+}
+
+func newSearch(r *reduced) *search {
+	s := &search{r: r, opts: make([][]int, len(r.jobs))}
+	for i, ops := range r.opts {
+		idx := make([]int, len(ops))
+		for o := range idx {
+			idx[o] = o
+		}
+		// ops are sorted by decreasing value: an option is kept when no
+		// earlier one of its type takes no more GPUs.
+		fewest := map[int]int{}
+		for _, o := range idx {
+			op := ops[o]
+			if k, ok := fewest[op.Type]; ok && k <= op.GPUs {
+				continue
+			}
+			fewest[op.Type] = op.GPUs
+			s.opts[i] = append(s.opts[i], o)
+		}
+	}
+	return s
+}
+
+// reducedProfit is v_o − μ·k_o.
+func reducedProfit(op Option, mu []float64) float64 {
+	return op.Value - mu[op.Type]*float64(op.GPUs)
+}
+
+// candidate is one option a job may still take in a better solution.
+type candidate struct {
+	o    int // index into r.opts[i], -1: none
+	typ  int
+	gpus int
+	val  float64
+	loss float64
+}
+
+// enumerate runs the depth-first search below the gap. pick holds the
+// incumbent on entry and the optimum on return.
+func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick []int) ([]int, int) {
+	r := s.r
+	T := len(r.capacity)
+	gap := upper - incumbent - margin + 1e-9
+	rem := make([]int, T)
+	copy(rem, r.capacity)
+	val := 0.0
+	cur := make([]int, len(r.jobs))
+	var free []int           // jobs with more than one candidate
+	cands := [][]candidate{} // their candidates, least loss first
+	for i, ops := range r.opts {
+		u := 0.0
+		for _, o := range s.opts[i] {
+			u = math.Max(u, reducedProfit(ops[o], mu))
+		}
+		var cs []candidate
+		if u <= gap {
+			cs = append(cs, candidate{o: -1, typ: -1, loss: u})
+		}
+		for _, o := range s.opts[i] {
+			if l := u - reducedProfit(ops[o], mu); l <= gap {
+				cs = append(cs, candidate{o: o, typ: ops[o].Type, gpus: ops[o].GPUs, val: ops[o].Value, loss: l})
+			}
+		}
+		sort.SliceStable(cs, func(a, b int) bool { return cs[a].loss < cs[b].loss })
+		switch len(cs) {
+		case 0:
+			return pick, 1 // cannot happen: the best option has loss 0
+		case 1:
+			cur[i] = cs[0].o
+			if cs[0].o >= 0 {
+				rem[cs[0].typ] -= cs[0].gpus
+				val += cs[0].val
+			}
+		default:
+			cur[i] = -1
+			free = append(free, i)
+			cands = append(cands, cs)
+		}
+	}
+	for _, c := range rem {
+		if c < 0 {
+			return pick, 1 // the forced options overflow: no better solution
+		}
+	}
+	// Larger decisions first; identical jobs next to each other, where
+	// they take candidates in order (they are interchangeable).
+	order := make([]int, len(free))
+	for d := range order {
+		order[d] = d
+	}
+	most := func(cs []candidate) int {
+		m := 0
+		for _, c := range cs {
+			m = max(m, c.gpus)
+		}
+		return m
+	}
+	same := func(a, b []candidate) bool {
+		return slices.EqualFunc(a, b, func(x, y candidate) bool {
+			return x.typ == y.typ && x.gpus == y.gpus && x.val == y.val && x.loss == y.loss
+		})
+	}
+	sort.SliceStable(order, func(a, b int) bool { return most(cands[order[a]]) > most(cands[order[b]]) })
+	for d := 1; d < len(order); d++ {
+		// Pull identical jobs forward behind their first twin.
+		for e := d; e < len(order); e++ {
+			if same(cands[order[e]], cands[order[d-1]]) {
+				order[d], order[e] = order[e], order[d]
+				break
+			}
+		}
+	}
+	D := len(order)
+	twin := make([]bool, D)
+	for d := 1; d < D; d++ {
+		twin[d] = same(cands[order[d]], cands[order[d-1]])
+	}
+	// Suffix sums: the best reduced profit, the most and the fewest GPUs
+	// per type the remaining jobs can take.
+	sufU := make([]float64, D+1)
+	sufMost := make([][]int, D+1)
+	sufLeast := make([][]int, D+1)
+	for d := D; d >= 0; d-- {
+		sufMost[d], sufLeast[d] = make([]int, T), make([]int, T)
+		if d == D {
+			continue
+		}
+		copy(sufMost[d], sufMost[d+1])
+		copy(sufLeast[d], sufLeast[d+1])
+		cs := cands[order[d]]
+		sufU[d] = sufU[d+1] + reducedProfitOf(cs[0], mu)
+		mostT := make([]int, T)
+		only := cs[0].typ
+		least := math.MaxInt
+		for _, c := range cs {
+			if c.typ < 0 {
+				only = -2
+				continue
+			}
+			mostT[c.typ] = max(mostT[c.typ], c.gpus)
+			if c.typ != only {
+				only = -2
+			}
+			least = min(least, c.gpus)
+		}
+		for t := range mostT {
+			sufMost[d][t] += mostT[t]
+		}
+		if only >= 0 {
+			sufLeast[d][only] += least
+		}
+	}
+	// exact[t][d][c] bounds what jobs d.. can add with c GPUs of type t
+	// left: a knapsack exact in type t, its options taking GPUs, and
+	// priced at μ in the other types (v − μ·k).
+	exact := make([][][]float64, T)
+	for t := range exact {
+		exact[t] = make([][]float64, D+1)
+		exact[t][D] = make([]float64, rem[t]+1)
+		for d := D - 1; d >= 0; d-- {
+			next := exact[t][d+1]
+			f := make([]float64, rem[t]+1)
+			copy(f, next)
+			for _, c := range cands[order[d]] {
+				switch {
+				case c.typ < 0:
+				case c.typ == t:
+					for x := c.gpus; x <= rem[t]; x++ {
+						f[x] = math.Max(f[x], next[x-c.gpus]+c.val)
+					}
+				default:
+					p := reducedProfitOf(c, mu)
+					for x := range f {
+						f[x] = math.Max(f[x], next[x]+p)
+					}
+				}
+			}
+			exact[t][d] = f
+		}
+	}
+	pos := make([]int, D)
 	nodes := 0
 	var dfs func(d int, val float64)
 	dfs = func(d int, val float64) {
 		nodes++
-		if d == J {
-			if val > incumbent+eps {
-				incumbent = val
-				copy(pick, cur)
+		priced := 0.0
+		for t := 0; t < T; t++ {
+			if rem[t] < sufLeast[d][t] {
+				return
+			}
+			priced += mu[t] * float64(min(rem[t], sufMost[d][t]))
+		}
+		bound := val + sufU[d] + priced
+		for t := 0; t < T && bound >= incumbent+margin; t++ {
+			bound = math.Min(bound, val+exact[t][d][rem[t]]+priced-mu[t]*float64(min(rem[t], sufMost[d][t])))
+		}
+		if bound < incumbent+margin {
+			return
+		}
+		if d == D {
+			incumbent = val
+			copy(pick, cur)
+			for e, x := range order {
+				pick[free[x]] = cands[x][pos[e]].o
 			}
 			return
 		}
-		bound := sufMu[d]
-		for t := 0; t < T; t++ {
-			bound += mu[t] * float64(rem[t])
+		cs := cands[order[d]]
+		first := 0
+		if twin[d] {
+			first = pos[d-1]
 		}
-		if val+min(bound, sufBest[d]) < incumbent+margin {
-			return
-		}
-		i := order[d]
-		for o, op := range r.opts[i] {
-			if op.GPUs > rem[op.Type] {
+		for k := first; k < len(cs); k++ {
+			c := cs[k]
+			if c.typ >= 0 && c.gpus > rem[c.typ] {
 				continue
 			}
-			rem[op.Type] -= op.GPUs
-			cur[i] = o
-			dfs(d+1, val+op.Value)
-			rem[op.Type] += op.GPUs
+			pos[d] = k
+			if c.typ >= 0 {
+				rem[c.typ] -= c.gpus
+				dfs(d+1, val+c.val)
+				rem[c.typ] += c.gpus
+			} else {
+				dfs(d+1, val)
+			}
 		}
-		cur[i] = -1
-		dfs(d+1, val)
 	}
-	dfs(0, 0)
+	dfs(0, val)
 	return pick, nodes
+}
+
+// reducedProfitOf is a candidate's v − μ·k (0 for none).
+func reducedProfitOf(c candidate, mu []float64) float64 {
+	if c.typ < 0 {
+		return 0
+	}
+	return c.val - mu[c.typ]*float64(c.gpus)
 }
 
 // grain returns 0.01 when every option's value is a whole multiple of it
@@ -90,88 +309,3 @@ func (r *reduced) grain() float64 {
 	}
 	return 0.01
 }
-
-// lagrangeTerm is a job's term of the Lagrangian bound at multipliers mu.
-func lagrangeTerm(opts []Option, mu []float64) float64 {
-	best := 0.0
-	for _, op := range opts {
-		best = math.Max(best, op.Value-mu[op.Type]*float64(op.GPUs))
-	}
-	return best
-}
-
-// greedy takes, job by job in order, the best option that still fits. It
-// returns the value and the pick per reduced job.
-func (r *reduced) greedy(order []int) (float64, []int) {
-	rem := append([]int(nil), r.capacity...)
-	pick := make([]int, len(r.jobs))
-	val := 0.0
-	for _, i := range order {
-		pick[i] = -1
-		for o, op := range r.opts[i] {
-			if op.GPUs <= rem[op.Type] {
-				rem[op.Type] -= op.GPUs
-				pick[i] = o
-				val += op.Value
-				break
-			}
-		}
-	}
-	return val, pick
-}
-
-// multipliers minimises the Lagrangian dual L(μ) = μ·C + Σ_j max(0,
-// max_o (v_o − μ_t·k_o)) over μ ≥ 0 by projected subgradient steps (Polyak
-// step towards the incumbent value lower). Any μ ≥ 0 gives a valid bound;
-// a better one only prunes more.
-func (r *reduced) multipliers(lower float64) []float64 {
-	T := len(r.capacity)
-	mu := make([]float64, T)
-	best := make([]float64, T)
-	bestL := math.Inf(1)
-	g := make([]float64, T)
-	scale, stall := 1.0, 0
-	for it := 0; it < subgradientSteps; it++ {
-		L := 0.0
-		for t := 0; t < T; t++ {
-			L += mu[t] * float64(r.capacity[t])
-			g[t] = float64(r.capacity[t])
-		}
-		for _, opts := range r.opts {
-			v, arg := 0.0, -1
-			for o, op := range opts {
-				if x := op.Value - mu[op.Type]*float64(op.GPUs); x > v {
-					v, arg = x, o
-				}
-			}
-			L += v
-			if arg >= 0 {
-				g[opts[arg].Type] -= float64(opts[arg].GPUs)
-			}
-		}
-		if L < bestL-eps {
-			bestL, stall = L, 0
-			copy(best, mu)
-		} else if stall++; stall >= 10 {
-			scale, stall = scale/2, 0
-		}
-		norm := 0.0
-		for t := 0; t < T; t++ {
-			if mu[t] == 0 && g[t] > 0 {
-				continue // projected: no descent direction there
-			}
-			norm += g[t] * g[t]
-		}
-		if norm == 0 || L-lower <= eps {
-			break
-		}
-		step := scale * (L - lower) / norm
-		for t := 0; t < T; t++ {
-			mu[t] = math.Max(0, mu[t]-step*g[t])
-		}
-	}
-	return best
-}
-
-// subgradientSteps bounds the root's subgradient descent.
-const subgradientSteps = 200

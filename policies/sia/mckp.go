@@ -41,8 +41,8 @@ type Solution struct {
 	Nodes int
 }
 
-// maxOptions is the most options a job may have (the dynamic program
-// stores choices in a byte).
+// maxOptions is the most useful options a job may have for the dynamic
+// program (it stores choices in a byte).
 const maxOptions = 255
 
 // eps is the tolerance of value comparisons: an improvement must exceed it.
@@ -119,9 +119,6 @@ func reduce(p *Problem) (*reduced, error) {
 		for k, o := range keep {
 			ops[k] = opts[o]
 		}
-		if len(ops) > maxOptions {
-			return nil, fmt.Errorf("sia: job %d has %d useful options, at most %d", j, len(ops), maxOptions)
-		}
 		r.jobs = append(r.jobs, j)
 		r.opts = append(r.opts, ops)
 		r.idx = append(r.idx, keep)
@@ -146,10 +143,12 @@ func reduce(p *Problem) (*reduced, error) {
 
 // Solve returns an optimal solution of p. It runs dynamic programming
 // over the vectors of GPUs used per type (SolveDP) when jobs × states stay
-// within dpCells, and branch and bound with a Lagrangian bound otherwise
-// (SolveBB; exact too, but exponential in the worst case). Capacities are
-// first cut to what the free jobs could use at most, which changes no
-// optimum and keeps the state space small when jobs are few.
+// within dpCells, and otherwise the branch and bound over the
+// linear-programming bound (SolveBB; exact too, fast when the bound is
+// nearly reached, as in Sia's large rounds, exponential in the worst
+// case). Capacities are first cut to what the free jobs could use at
+// most, which changes no optimum and keeps the state space small when
+// jobs are few.
 func Solve(p *Problem) (Solution, error) {
 	sol, err := SolveDP(p, dpCells)
 	if errors.Is(err, errTooLarge) {
@@ -164,9 +163,10 @@ const dpCells = 1 << 25
 // errTooLarge reports a problem beyond SolveDP's maxCells.
 var errTooLarge = errors.New("sia: problem too large for dynamic programming")
 
-// SolveBB returns an optimal solution of p by branch and bound (see
-// bnb.go). Its result is exact; its running time may grow exponentially
-// with the jobs when many options tie.
+// SolveBB returns an optimal solution of p by branch and bound over the
+// linear-programming relaxation (see bnb.go). Its result is exact; its
+// running time may grow exponentially with the jobs when the integer
+// optimum stays below the relaxation's by more than the values' grain.
 func SolveBB(p *Problem) (Solution, error) {
 	r, err := reduce(p)
 	if err != nil {
@@ -186,6 +186,11 @@ func SolveDP(p *Problem, maxCells int) (Solution, error) {
 	r, err := reduce(p)
 	if err != nil {
 		return Solution{}, err
+	}
+	for _, ops := range r.opts {
+		if len(ops) > maxOptions {
+			return Solution{}, errTooLarge
+		}
 	}
 	states := 1
 	stride := make([]int, len(r.capacity))

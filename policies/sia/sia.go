@@ -121,21 +121,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		return dec
 	}
 	r := newRound(c)
-	prob := &Problem{Capacity: make([]int, len(r.types)), Jobs: make([][]Option, len(jobs)), Fixed: make([]int, len(jobs))}
-	for t, typ := range r.types {
-		prob.Capacity[t] = c.TypeGPUs(typ)
-	}
-	cfgOf := make([][]config, len(jobs))
-	for i := range jobs {
-		j := &jobs[i]
-		cfgOf[i], prob.Jobs[i] = p.options(now, c, r, j)
-		prob.Fixed[i] = -1
-		if at, ok := p.changed[j.Name]; ok && now-at < p.restartDelay && j.GPUs() > 0 {
-			if k := current(c, r, j, cfgOf[i]); k >= 0 {
-				prob.Fixed[i] = k
-			}
-		}
-	}
+	prob, cfgOf := p.problem(now, c, r, jobs)
 	sol, err := Solve(prob)
 	if err != nil {
 		// Only the fixed jobs can make the problem infeasible (e.g. a
@@ -165,6 +151,27 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		}
 	}
 	return dec
+}
+
+// problem builds the round's integer program and each job's candidate
+// configurations (the program's options, in order).
+func (p *Policy) problem(now float64, c policies.Cluster, r *round, jobs []policies.Job) (*Problem, [][]config) {
+	prob := &Problem{Capacity: make([]int, len(r.types)), Jobs: make([][]Option, len(jobs)), Fixed: make([]int, len(jobs))}
+	for t, typ := range r.types {
+		prob.Capacity[t] = c.TypeGPUs(typ)
+	}
+	cfgOf := make([][]config, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		cfgOf[i], prob.Jobs[i] = p.options(now, c, r, j)
+		prob.Fixed[i] = -1
+		if at, ok := p.changed[j.Name]; ok && now-at < p.restartDelay && j.GPUs() > 0 {
+			if k := current(c, r, j, cfgOf[i]); k >= 0 {
+				prob.Fixed[i] = k
+			}
+		}
+	}
+	return prob, cfgOf
 }
 
 // current is the index in cfgs of job j's current configuration, or -1.
