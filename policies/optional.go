@@ -14,6 +14,16 @@ type FitnessReporter interface {
 	LastFitness() float64
 }
 
+// StatsReporter is implemented by policies that count something about
+// their own rounds worth reporting with a run (e.g. rounds an exact solver
+// stopped short of proving optimality). The simulator copies the stats
+// into the run's summary (summary.json "policy_stats") when it ends.
+type StatsReporter interface {
+	// PolicyStats returns named counters or figures; keys are
+	// snake_case.
+	PolicyStats() map[string]float64
+}
+
 // Coster is implemented by policies whose rounds cost much more than a
 // scan of the job list.
 type Coster interface {

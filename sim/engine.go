@@ -115,6 +115,9 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		return nil, err
 	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
+	if sr, ok := e.policy.(policies.StatsReporter); ok {
+		e.res.Summary.PolicyStats = sr.PolicyStats()
+	}
 	e.finishElastic()
 	return e.res, nil
 }

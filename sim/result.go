@@ -117,6 +117,9 @@ type Summary struct {
 	AvgFairnessEqualShare float64 `json:"avg_fairness_rho_equal_share"`
 	P99FairnessEqualShare float64 `json:"p99_fairness_rho_equal_share"`
 	FracUnfairEqualShare  float64 `json:"frac_rho_equal_share_above_1"`
+	// PolicyStats are what the policy reports about its own rounds
+	// (policies.StatsReporter), if anything.
+	PolicyStats map[string]float64 `json:"policy_stats,omitempty"`
 }
 
 // Result is everything a simulation produces.

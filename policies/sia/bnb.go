@@ -20,15 +20,17 @@ import (
 // (reduced-cost fixing). In Sia's rounds that leaves a few jobs with more
 // than one candidate; a depth-first search over those, cutting a subtree
 // when its bound cannot beat the incumbent, proves optimality. It returns
-// the pick per reduced job and the number of search nodes.
-func (r *reduced) branchAndBound() ([]int, int) {
+// the pick per reduced job, the number of search nodes and the gap: 0 when
+// the pick is proven optimal; when the search stopped after maxNodes nodes
+// (maxNodes > 0), the bound minus the pick's value.
+func (r *reduced) branchAndBound(maxNodes int) ([]int, int, float64) {
 	J := len(r.jobs)
 	pick := make([]int, J)
 	for i := range pick {
 		pick[i] = -1
 	}
 	if J == 0 {
-		return pick, 0
+		return pick, 0, 0
 	}
 	s := newSearch(r)
 	mu, upper := s.dual()
@@ -42,13 +44,13 @@ func (r *reduced) branchAndBound() ([]int, int) {
 		margin = g - eps
 	}
 	if upper < incumbent+margin {
-		return pick, 1
+		return pick, 1, 0
 	}
 	incumbent = s.polish(mu, pick, upper, margin)
 	if upper < incumbent+margin {
-		return pick, 1
+		return pick, 1, 0
 	}
-	return s.enumerate(mu, upper, incumbent, margin, pick)
+	return s.enumerate(mu, upper, incumbent, margin, pick, maxNodes)
 }
 
 // search holds the reduced problem for the branch and bound: per job its
@@ -96,8 +98,10 @@ type candidate struct {
 }
 
 // enumerate runs the depth-first search below the gap. pick holds the
-// incumbent on entry and the optimum on return.
-func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick []int) ([]int, int) {
+// incumbent on entry and the optimum on return, or, when the search
+// stopped after maxNodes nodes (maxNodes > 0), the best pick found, with
+// upper minus its value as the returned gap.
+func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick []int, maxNodes int) ([]int, int, float64) {
 	r := s.r
 	T := len(r.capacity)
 	gap := upper - incumbent - margin + 1e-9
@@ -124,7 +128,7 @@ func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick 
 		sort.SliceStable(cs, func(a, b int) bool { return cs[a].loss < cs[b].loss })
 		switch len(cs) {
 		case 0:
-			return pick, 1 // cannot happen: the best option has loss 0
+			return pick, 1, 0 // cannot happen: the best option has loss 0
 		case 1:
 			cur[i] = cs[0].o
 			if cs[0].o >= 0 {
@@ -139,7 +143,7 @@ func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick 
 	}
 	for _, c := range rem {
 		if c < 0 {
-			return pick, 1 // the forced options overflow: no better solution
+			return pick, 1, 0 // the forced options overflow: no better solution
 		}
 	}
 	// Larger decisions first; identical jobs next to each other, where
@@ -240,9 +244,16 @@ func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick 
 	}
 	pos := make([]int, D)
 	nodes := 0
+	stopped := false
 	var dfs func(d int, val float64)
 	dfs = func(d int, val float64) {
-		nodes++
+		if stopped {
+			return
+		}
+		if nodes++; maxNodes > 0 && nodes > maxNodes {
+			stopped = true
+			return
+		}
 		priced := 0.0
 		for t := 0; t < T; t++ {
 			if rem[t] < sufLeast[d][t] {
@@ -286,7 +297,10 @@ func (s *search) enumerate(mu []float64, upper, incumbent, margin float64, pick 
 		}
 	}
 	dfs(0, val)
-	return pick, nodes
+	if stopped {
+		return pick, nodes, math.Max(0, upper-incumbent)
+	}
+	return pick, nodes, 0
 }
 
 // reducedProfitOf is a candidate's v − μ·k (0 for none).

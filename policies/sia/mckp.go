@@ -21,6 +21,10 @@ type Problem struct {
 	// must take (Sia keeps the configuration of a job that is still
 	// restarting), or -1.
 	Fixed []int
+	// MaxNodes, when positive, bounds the search nodes the branch and
+	// bound visits (see Solution.Gap); 0 means no bound: an exact solve
+	// however long it takes.
+	MaxNodes int
 }
 
 // Option is one configuration of a job.
@@ -39,6 +43,11 @@ type Solution struct {
 	// Nodes is the number of search nodes the branch and bound visited
 	// (0 when dynamic programming solved it).
 	Nodes int
+	// Gap is 0 when the solution is proven optimal. When the branch and
+	// bound stopped at Problem.MaxNodes it is the best solution found and
+	// Gap bounds how far below the optimum it may be (the relaxation's
+	// bound minus Value).
+	Gap float64
 }
 
 // maxOptions is the most useful options a job may have for the dynamic
@@ -166,14 +175,17 @@ var errTooLarge = errors.New("sia: problem too large for dynamic programming")
 // SolveBB returns an optimal solution of p by branch and bound over the
 // linear-programming relaxation (see bnb.go). Its result is exact; its
 // running time may grow exponentially with the jobs when the integer
-// optimum stays below the relaxation's by more than the values' grain.
+// optimum stays below the relaxation's by more than the values' grain,
+// which p.MaxNodes bounds (the result then carries its Gap).
 func SolveBB(p *Problem) (Solution, error) {
 	r, err := reduce(p)
 	if err != nil {
 		return Solution{}, err
 	}
-	pick, nodes := r.branchAndBound()
-	return r.solution(p, pick, nodes), nil
+	pick, nodes, gap := r.branchAndBound(p.MaxNodes)
+	sol := r.solution(p, pick, nodes)
+	sol.Gap = gap
+	return sol, nil
 }
 
 // SolveDP returns an optimal solution of p by dynamic programming over the

@@ -17,10 +17,13 @@ type Options struct {
 	LambdaN        float64 `option:"lambda_n" doc:"penalty per job left without GPUs"`
 	Clip           float64 `option:"clip" doc:"largest value of a powered goodput (Sia clips at 3000)"`
 	RestartPenalty float64 `option:"restart_penalty_s" doc:"seconds a re-allocation costs in the restart factor (0: Sia's measured per-model penalties)"`
+	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); 0: no limit, always exact"`
 }
 
 // DefaultOptions are the Sia paper's settings.
-func DefaultOptions() Options { return Options{P: -0.5, LambdaN: 1.1, Clip: 3000} }
+func DefaultOptions() Options {
+	return Options{P: -0.5, LambdaN: 1.1, Clip: 3000, MaxNodes: 10_000_000}
+}
 
 // Validate checks the options.
 func (o *Options) Validate() error {
@@ -33,6 +36,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("clip must be positive, got %v", o.Clip)
 	case o.RestartPenalty < 0 || math.IsNaN(o.RestartPenalty) || math.IsInf(o.RestartPenalty, 0):
 		return errors.New("restart_penalty_s must be a non-negative number of seconds")
+	case o.MaxNodes < 0:
+		return fmt.Errorf("max_search_nodes must be 0 (no limit) or positive, got %d", o.MaxNodes)
 	}
 	return nil
 }

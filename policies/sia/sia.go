@@ -35,6 +35,21 @@ type Policy struct {
 	// allocation: a job whose restart is still under way keeps its
 	// configuration (Sia's non-preemptible constraint).
 	changed map[string]float64
+	// unproven counts the rounds whose allocation the branch and bound
+	// did not prove optimal within Options.MaxNodes; maxGap is the
+	// largest bound on their shortfall.
+	unproven int
+	maxGap   float64
+}
+
+var _ policies.StatsReporter = (*Policy)(nil)
+
+// PolicyStats implements policies.StatsReporter: the rounds solved without
+// a proof of optimality (the search stopped at max_search_nodes) and the
+// largest bound on their shortfall in objective units; both 0 when every
+// round was solved exactly.
+func (p *Policy) PolicyStats() map[string]float64 {
+	return map[string]float64{"sia_rounds_unproven": float64(p.unproven), "sia_max_gap": p.maxGap}
 }
 
 // New returns a Sia policy with options opt in environment env.
@@ -122,6 +137,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 	}
 	r := newRound(c)
 	prob, cfgOf := p.problem(now, c, r, jobs)
+	prob.MaxNodes = p.opt.MaxNodes
 	sol, err := Solve(prob)
 	if err != nil {
 		// Only the fixed jobs can make the problem infeasible (e.g. a
@@ -130,6 +146,10 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		if sol, err = Solve(prob); err != nil {
 			panic("sia: " + err.Error()) // options are built valid: a bug
 		}
+	}
+	if sol.Gap > 0 {
+		p.unproven++
+		p.maxGap = math.Max(p.maxGap, sol.Gap)
 	}
 	chosen := make([]*config, len(jobs))
 	for i, o := range sol.Choice {
