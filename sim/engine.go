@@ -309,7 +309,7 @@ func (e *engine) tick() error {
 func (e *engine) schedule(active []*job) error {
 	views := make([]policies.Job, len(active))
 	for i, j := range active {
-		views[i] = j.view(e.now, e.traits.Oracle)
+		j.view(&views[i], e.now, e.traits.Oracle)
 	}
 	start := time.Now()
 	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)
@@ -325,7 +325,7 @@ func (e *engine) schedule(active []*job) error {
 		if policies.Sum(alloc) == 0 {
 			alloc = nil
 		}
-		if policies.Equal(alloc, j.alloc) {
+		if sameSlice(alloc, j.alloc) || policies.Equal(alloc, j.alloc) {
 			continue
 		}
 		j.version++
@@ -364,6 +364,12 @@ func (e *engine) schedule(active []*job) error {
 		}
 	}
 	return e.rec.record(e.res, e.now, wall, active)
+}
+
+// sameSlice reports whether a and b are the same slice (a policy that keeps
+// a job's allocation may return the job's own).
+func sameSlice(a, b []int) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // activate adds a submitted job to the active list, keeping workload
