@@ -32,6 +32,9 @@ type engine struct {
 	elastic *elasticState
 	// nextSubmit is the next job a closed loop submits.
 	nextSubmit int
+	// views is the policy's input, reused from round to round (a policy
+	// keeps nothing of its input past the call).
+	views []policies.Job
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -90,9 +93,10 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		}
 		e.jobs = append(e.jobs, j)
 		if cfg.ClosedLoop <= 0 || i < cfg.ClosedLoop {
-			e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+			e.events.arrive(event{time: spec.Time, kind: evArrival, job: i})
 		}
 	}
+	e.events.sortArrivals()
 	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
 	if cfg.typed() {
 		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
@@ -307,7 +311,7 @@ func (e *engine) tick() error {
 
 // schedule calls the policy for the active jobs and applies its decision.
 func (e *engine) schedule(active []*job) error {
-	views := make([]policies.Job, len(active))
+	views := e.viewBuffer(len(active))
 	for i, j := range active {
 		j.view(&views[i], e.now, e.traits.Oracle)
 	}
@@ -364,6 +368,19 @@ func (e *engine) schedule(active []*job) error {
 		}
 	}
 	return e.rec.record(e.res, e.now, wall, active)
+}
+
+// viewBuffer returns the reused buffer of n job views, dropping what the
+// views beyond n referred to.
+func (e *engine) viewBuffer(n int) []policies.Job {
+	switch {
+	case n > cap(e.views):
+		e.views = make([]policies.Job, n, max(n, 2*cap(e.views)))
+	case n < len(e.views):
+		clear(e.views[n:])
+	}
+	e.views = e.views[:n]
+	return e.views
 }
 
 // sameSlice reports whether a and b are the same slice (a policy that keeps
