@@ -21,8 +21,13 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// Policy is an Optimus+Oracle scheduler. It keeps no state between rounds.
-type Policy struct{}
+// Policy is an Optimus+Oracle scheduler. Its decisions depend on the
+// round's input alone; between rounds it keeps only a cache of the jobs'
+// step times.
+type Policy struct {
+	cache stepCache
+	ents  []*jobSteps
+}
 
 // New returns an Optimus+Oracle policy.
 func New() *Policy { return &Policy{} }
@@ -86,6 +91,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	// step[i] is StepTime at count[i] GPUs, once known.
 	step := make([]float64, len(jobs))
 	gains := gainHeap{}
+	p.ents = p.cache.forRound(c, jobs, p.ents)
 	// push puts job i on the heap with its gain from one more GPU, if
 	// positive, and remembers its step time on that many.
 	push := func(i int) {
@@ -93,7 +99,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		if count[i]+1 > maxGPUs(j) || left < 1 {
 			return
 		}
-		next := StepTime(j, count[i]+1, c.GPUsPerNode)
+		next := p.ents[i].step(j, count[i]+1, c.GPUsPerNode)
 		if g := (step[i] - next) * remaining[i]; g > 0 {
 			gains.push(gain{g: g, i: i, next: next})
 		}
@@ -106,7 +112,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		count[i] = 1
 		left--
 		if count[i]+1 <= maxGPUs(&jobs[i]) && left >= 1 {
-			step[i] = StepTime(&jobs[i], 1, c.GPUsPerNode)
+			step[i] = p.ents[i].step(&jobs[i], 1, c.GPUsPerNode)
 		}
 		push(i)
 	}
