@@ -284,13 +284,16 @@ func (e *engine) tick() error {
 	}
 	for _, j := range active {
 		j.advanceTo(e.now)
+		if j.phase != phaseRunning {
+			// No progress since the last round's check: the job has been
+			// pending or restarting since then.
+			continue
+		}
 		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
 			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
 				j.spec.Name, j.epoch+1, j.progress, next, e.now)
 		}
-		if j.phase == phaseRunning {
-			j.tune(e.traits.AdaptiveBatch)
-		}
+		j.tune(e.traits.AdaptiveBatch)
 	}
 	if e.elastic != nil {
 		if err := e.autoscale(active); err != nil {

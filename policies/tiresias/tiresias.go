@@ -24,6 +24,7 @@ type Policy struct {
 	known          map[string]*entry
 	round          uint64
 	ents           []*entry // this round's entry of each input job
+	spare          []*entry // last round's ents, reused
 }
 
 // entry is what the policy keeps about one job.
@@ -57,19 +58,32 @@ func (*Policy) Traits() policies.Traits { return policies.Traits{UserGPUs: true}
 // slice in the decision.
 func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	p.round++
-	p.ents = p.ents[:0]
+	// Find each job's entry. The input usually lists last round's jobs in
+	// the same order, less some and with others inserted, so the entry is
+	// most often the one after the last found in last round's list; the
+	// map finds the others.
+	prev := p.ents
+	p.ents = p.spare[:0]
+	cur := 0
 	var arrived []*entry
 	for i := range jobs {
 		name := jobs[i].Name
-		e := p.known[name]
-		if e == nil {
+		var e *entry
+		if cur < len(prev) && prev[cur].name == name {
+			e = prev[cur]
+			cur++
+		} else if e = p.known[name]; e == nil {
 			e = &entry{name: name, lastCheck: now}
 			p.known[name] = e
 			arrived = append(arrived, e)
+		} else if e.idx >= cur && e.idx < len(prev) && prev[e.idx] == e {
+			cur = e.idx + 1
 		}
 		e.idx, e.seen = i, p.round
 		p.ents = append(p.ents, e)
 	}
+	clear(prev)
+	p.spare = prev[:0]
 	// Forget finished jobs, keeping queue order.
 	keep := func(q []*entry) []*entry {
 		out := q[:0]
