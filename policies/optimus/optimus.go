@@ -26,7 +26,6 @@ import (
 // step times.
 type Policy struct {
 	cache stepCache
-	ents  []*jobSteps
 }
 
 // New returns an Optimus+Oracle policy.
@@ -87,11 +86,14 @@ func RemainingIterations(j *policies.Job) float64 {
 func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	left := c.TotalGPUs()
 	count := make([]int, len(jobs))
+	p.cache.begin(c)
+	defer p.cache.end(len(jobs))
+	// Per job with a chance of a second GPU: its cached step times, its
+	// remaining iterations and its step time at count[i] GPUs.
+	ents := make([]*jobSteps, len(jobs))
 	remaining := make([]float64, len(jobs))
-	// step[i] is StepTime at count[i] GPUs, once known.
 	step := make([]float64, len(jobs))
 	gains := gainHeap{}
-	p.ents = p.cache.forRound(c, jobs, p.ents)
 	// push puts job i on the heap with its gain from one more GPU, if
 	// positive, and remembers its step time on that many.
 	push := func(i int) {
@@ -99,21 +101,22 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		if count[i]+1 > maxGPUs(j) || left < 1 {
 			return
 		}
-		next := p.ents[i].step(j, count[i]+1, c.GPUsPerNode)
+		if count[i] == 1 {
+			ents[i] = p.cache.get(c, j)
+			remaining[i] = RemainingIterations(j)
+			step[i] = ents[i].step(j, 1, c.GPUsPerNode)
+		}
+		next := ents[i].step(j, count[i]+1, c.GPUsPerNode)
 		if g := (step[i] - next) * remaining[i]; g > 0 {
 			gains.push(gain{g: g, i: i, next: next})
 		}
 	}
 	for i := range jobs {
-		remaining[i] = RemainingIterations(&jobs[i])
 		if left < 1 {
-			continue
+			break
 		}
 		count[i] = 1
 		left--
-		if count[i]+1 <= maxGPUs(&jobs[i]) && left >= 1 {
-			step[i] = p.ents[i].step(&jobs[i], 1, c.GPUsPerNode)
-		}
 		push(i)
 	}
 	for left > 0 && len(gains) > 0 {

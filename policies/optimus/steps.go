@@ -28,39 +28,41 @@ type jobSteps struct {
 	seen    uint64
 }
 
-// forRound returns the entries of this round's jobs (nil entries when the
-// cluster has several GPU types), dropping those of jobs gone.
-func (s *stepCache) forRound(c policies.Cluster, jobs []policies.Job, out []*jobSteps) []*jobSteps {
-	out = out[:0]
+// begin starts a round.
+func (s *stepCache) begin(c policies.Cluster) {
+	s.round++
 	if c.Heterogeneous() {
 		s.jobs = nil
-		for range jobs {
-			out = append(out, nil)
-		}
-		return out
-	}
-	if s.jobs == nil {
+	} else if s.jobs == nil {
 		s.jobs = map[string]*jobSteps{}
 	}
-	s.round++
-	for i := range jobs {
-		j := &jobs[i]
-		e := s.jobs[j.Name]
-		if e == nil || e.app != j.App || e.batch != j.Request.Batch || e.limits != j.Limits || e.perNode != c.GPUsPerNode {
-			e = &jobSteps{app: j.App, batch: j.Request.Batch, limits: j.Limits, perNode: c.GPUsPerNode}
-			s.jobs[j.Name] = e
-		}
-		e.seen = s.round
-		out = append(out, e)
+}
+
+// get returns job j's entry (nil on a cluster of several GPU types).
+func (s *stepCache) get(c policies.Cluster, j *policies.Job) *jobSteps {
+	if s.jobs == nil {
+		return nil
 	}
-	if len(s.jobs) > 2*len(jobs)+64 {
-		for name, e := range s.jobs {
-			if e.seen != s.round {
-				delete(s.jobs, name)
-			}
+	e := s.jobs[j.Name]
+	if e == nil || e.app != j.App || e.batch != j.Request.Batch || e.limits != j.Limits || e.perNode != c.GPUsPerNode {
+		e = &jobSteps{app: j.App, batch: j.Request.Batch, limits: j.Limits, perNode: c.GPUsPerNode}
+		s.jobs[j.Name] = e
+	}
+	e.seen = s.round
+	return e
+}
+
+// end ends a round of n jobs: when the cache has grown well beyond them,
+// it keeps only the entries used in the round.
+func (s *stepCache) end(n int) {
+	if len(s.jobs) <= 2*n+64 {
+		return
+	}
+	for name, e := range s.jobs {
+		if e.seen != s.round {
+			delete(s.jobs, name)
 		}
 	}
-	return out
 }
 
 // step is StepTime(j, n, perNode), from e when cached there.
