@@ -53,9 +53,10 @@ func (*Policy) Name() string { return Name }
 // Traits implements policies.Policy: fixed user GPUs and batch sizes.
 func (*Policy) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
 
-// Schedule implements policies.Policy. Its cost is one map look-up per job
-// and scans of the two queues; a running job keeps its own allocation
-// slice in the decision.
+// Schedule implements policies.Policy. Its cost is a pass over the jobs
+// (map look-ups only for jobs not in last round's order) and scans of the
+// two queues; a running job keeps its own allocation slice in the
+// decision.
 func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	p.round++
 	// Find each job's entry. The input usually lists last round's jobs in
