@@ -146,6 +146,10 @@ type Policy interface {
 	// Traits reports how jobs behave under the policy.
 	Traits() Traits
 	// Schedule returns the allocations for the active jobs at time now.
+	// jobs and what its elements refer to (allocations, parameters)
+	// belong to the caller: read them, never modify them, and copy what
+	// is kept past the call (the simulator reuses them). A decision may
+	// return a job's own Alloc to keep its GPUs.
 	Schedule(now float64, cluster Cluster, jobs []Job) Decision
 }
 

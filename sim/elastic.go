@@ -81,7 +81,7 @@ func (e *engine) autoscale(active []*job) error {
 	e.promote()
 	views := make([]policies.Job, len(active))
 	for i, j := range active {
-		views[i] = j.view(e.now, false)
+		j.view(&views[i], e.now, false)
 	}
 	st := autoscalers.State{Now: e.now, Cluster: *c, Provisioning: len(es.pending),
 		MinNodes: es.cfg.MinNodes, MaxNodes: es.cfg.MaxNodes, Jobs: views}

@@ -32,6 +32,9 @@ type engine struct {
 	elastic *elasticState
 	// nextSubmit is the next job a closed loop submits.
 	nextSubmit int
+	// views is the policy's input, reused from round to round (a policy
+	// keeps nothing of its input past the call).
+	views []policies.Job
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -90,9 +93,10 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 		}
 		e.jobs = append(e.jobs, j)
 		if cfg.ClosedLoop <= 0 || i < cfg.ClosedLoop {
-			e.events.push(event{time: spec.Time, kind: evArrival, job: i})
+			e.events.arrive(event{time: spec.Time, kind: evArrival, job: i})
 		}
 	}
+	e.events.sortArrivals()
 	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
 	if cfg.typed() {
 		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
@@ -283,13 +287,16 @@ func (e *engine) tick() error {
 	}
 	for _, j := range active {
 		j.advanceTo(e.now)
+		if j.phase != phaseRunning {
+			// No progress since the last round's check: the job has been
+			// pending or restarting since then.
+			continue
+		}
 		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
 			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
 				j.spec.Name, j.epoch+1, j.progress, next, e.now)
 		}
-		if j.phase == phaseRunning {
-			j.tune(e.traits.AdaptiveBatch)
-		}
+		j.tune(e.traits.AdaptiveBatch)
 	}
 	if e.elastic != nil {
 		if err := e.autoscale(active); err != nil {
@@ -310,9 +317,9 @@ func (e *engine) tick() error {
 
 // schedule calls the policy for the active jobs and applies its decision.
 func (e *engine) schedule(active []*job) error {
-	views := make([]policies.Job, len(active))
+	views := e.viewBuffer(len(active))
 	for i, j := range active {
-		views[i] = j.view(e.now, e.traits.Oracle)
+		j.view(&views[i], e.now, e.traits.Oracle)
 	}
 	start := time.Now()
 	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)
@@ -328,7 +335,7 @@ func (e *engine) schedule(active []*job) error {
 		if policies.Sum(alloc) == 0 {
 			alloc = nil
 		}
-		if policies.Equal(alloc, j.alloc) {
+		if sameSlice(alloc, j.alloc) || policies.Equal(alloc, j.alloc) {
 			continue
 		}
 		j.version++
@@ -367,6 +374,25 @@ func (e *engine) schedule(active []*job) error {
 		}
 	}
 	return e.rec.record(e.res, e.now, wall, active)
+}
+
+// viewBuffer returns the reused buffer of n job views, dropping what the
+// views beyond n referred to.
+func (e *engine) viewBuffer(n int) []policies.Job {
+	switch {
+	case n > cap(e.views):
+		e.views = make([]policies.Job, n, max(n, 2*cap(e.views)))
+	case n < len(e.views):
+		clear(e.views[n:])
+	}
+	e.views = e.views[:n]
+	return e.views
+}
+
+// sameSlice reports whether a and b are the same slice (a policy that keeps
+// a job's allocation may return the job's own).
+func sameSlice(a, b []int) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // activate adds a submitted job to the active list, keeping workload

@@ -1,6 +1,6 @@
 package sim
 
-import "container/heap"
+import "sort"
 
 // eventKind orders simultaneous events: arrivals first, then job events,
 // then the scheduling tick, so that a tick sees every job that arrived or
@@ -26,11 +26,8 @@ type event struct {
 	version int    // job version when scheduled; stale events are dropped
 }
 
-type eventQueue []event
-
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
-	a, b := &q[i], &q[j]
+// before is the order of events: time, then kind, then insertion order.
+func (a *event) before(b *event) bool {
 	if a.time != b.time {
 		return a.time < b.time
 	}
@@ -39,30 +36,81 @@ func (q eventQueue) Less(i, j int) bool {
 	}
 	return a.seq < b.seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return e
+
+// scheduler is the event queue: a binary heap of the events scheduled as
+// the run goes, merged with the workload's arrivals, which are known up
+// front and kept sorted apart (so the heap holds only the active jobs'
+// events and the next tick). The order of events is total (insertion
+// order breaks ties), so pops come in the same order however the events
+// are stored.
+type scheduler struct {
+	q   []event
+	seq uint64
+	// arrivals are the up-front arrivals, sorted; next is the first not
+	// yet popped.
+	arrivals []event
+	next     int
 }
 
-// scheduler wraps the heap with a sequence counter.
-type scheduler struct {
-	q   eventQueue
-	seq uint64
+// arrive adds an up-front arrival; call sortArrivals once all are added,
+// before the first pop.
+func (s *scheduler) arrive(e event) {
+	e.seq = s.seq
+	s.seq++
+	s.arrivals = append(s.arrivals, e)
+}
+
+// sortArrivals puts the up-front arrivals in event order.
+func (s *scheduler) sortArrivals() {
+	sort.SliceStable(s.arrivals, func(a, b int) bool { return s.arrivals[a].before(&s.arrivals[b]) })
 }
 
 func (s *scheduler) push(e event) {
 	e.seq = s.seq
 	s.seq++
-	heap.Push(&s.q, e)
+	s.q = append(s.q, e)
+	// Sift up.
+	q := s.q
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q[i].before(&q[p]) {
+			break
+		}
+		q[i], q[p] = q[p], q[i]
+		i = p
+	}
 }
 
 func (s *scheduler) pop() (event, bool) {
+	if s.next < len(s.arrivals) && (len(s.q) == 0 || s.arrivals[s.next].before(&s.q[0])) {
+		e := s.arrivals[s.next]
+		s.next++
+		return e, true
+	}
 	if len(s.q) == 0 {
 		return event{}, false
 	}
-	return heap.Pop(&s.q).(event), true
+	q := s.q
+	top := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	// Sift down.
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && q[r].before(&q[l]) {
+			m = r
+		}
+		if !q[m].before(&q[i]) {
+			break
+		}
+		q[i], q[m] = q[m], q[i]
+		i = m
+	}
+	s.q = q
+	return top, true
 }

@@ -87,6 +87,8 @@ type job struct {
 	eff float64
 
 	agent agent
+	// oracle is the truth oracle policies see this round (Traits.Oracle).
+	oracle jobOracle
 	// lastRec is the state of the job's last round record (RoundsChanges).
 	lastRec recKey
 	// open is the job's last round record while its duration is unknown.
@@ -184,15 +186,21 @@ func (j *job) tune(adaptive bool) {
 	j.local, j.accum, j.batch = m, s, j.gpus*m*(s+1)
 }
 
-// view is the policy's view of the job.
-func (j *job) view(now float64, oracle bool) policies.Job {
-	v := policies.Job{
+// view fills v with the policy's view of the job. v.Alloc is the job's
+// own allocation, not a copy: the engine never changes an installed
+// allocation in place (setAlloc installs a fresh slice), and policies must
+// not modify their input. The oracle, when given, is the job's own
+// (updated here each round), so building a view allocates nothing on a
+// cluster of one GPU type.
+func (j *job) view(v *policies.Job, now float64, oracle bool) {
+	*v = policies.Job{
 		Name:        j.spec.Name,
 		App:         j.spec.App,
 		Submit:      j.spec.Time,
 		Age:         now - j.spec.Time,
 		Restarts:    max(j.restarts, 0),
 		Attained:    j.attained,
+		Alloc:       j.alloc,
 		Request:     policies.Request{GPUs: j.spec.Replicas, Batch: j.spec.Batch},
 		Limits:      j.on().Limits,
 		FixedBatch:  j.app.FixedBatch,
@@ -202,11 +210,9 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 		Grad:        j.agent.grad,
 		Epoch:       j.epoch,
 	}
-	if j.alloc != nil {
-		v.Alloc = append([]int(nil), j.alloc...)
-	}
 	if oracle {
-		v.Oracle = jobOracle{app: j.on(), base: j.app, epoch: j.epoch, progress: j.progress}
+		j.oracle = jobOracle{app: j.on(), base: j.app, epoch: j.epoch, progress: j.progress}
+		v.Oracle = &j.oracle
 	}
 	if j.types != nil {
 		v.Types = append([]string(nil), j.types...)
@@ -214,7 +220,6 @@ func (j *job) view(now float64, oracle bool) policies.Job {
 			v.TypeModels = j.typeModels()
 		}
 	}
-	return v
 }
 
 // jobOracle gives oracle policies the truth about one job: its
@@ -227,7 +232,7 @@ type jobOracle struct {
 	progress float64
 }
 
-var _ policies.TypeOracle = jobOracle{}
+var _ policies.TypeOracle = (*jobOracle)(nil)
 
 // Epochs implements policies.Oracle.
 func (o jobOracle) Epochs() int { return o.app.Epochs }

@@ -15,12 +15,18 @@
 package optimus
 
 import (
+	"sort"
+
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// Policy is an Optimus+Oracle scheduler. It keeps no state between rounds.
-type Policy struct{}
+// Policy is an Optimus+Oracle scheduler. Its decisions depend on the
+// round's input alone; between rounds it keeps only a cache of the jobs'
+// step times.
+type Policy struct {
+	cache stepCache
+}
 
 // New returns an Optimus+Oracle policy.
 func New() *Policy { return &Policy{} }
@@ -71,73 +77,78 @@ func RemainingIterations(j *policies.Job) float64 {
 	return j.Oracle.Iterations(b, last) - j.Oracle.Iterations(b, j.Epoch)
 }
 
-// Schedule implements policies.Policy.
+// Schedule implements policies.Policy. The GPUs beyond the first are
+// handed out from a heap of marginal gains (ties go to the earlier job),
+// and each job's step time on its current count is kept from its last
+// gain, so a round costs O((jobs + GPUs) log jobs) step-time look-ups
+// rather than a scan of every job per GPU. Jobs keeping their GPU count
+// keep their own allocation slice in the decision.
 func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	left := c.TotalGPUs()
 	count := make([]int, len(jobs))
-	gain := make([]float64, len(jobs))
+	p.cache.begin(c)
+	defer p.cache.end(len(jobs))
+	// Per job with a chance of a second GPU: its cached step times, its
+	// remaining iterations and its step time at count[i] GPUs.
+	ents := make([]*jobSteps, len(jobs))
 	remaining := make([]float64, len(jobs))
-	marginal := func(i int) float64 {
+	step := make([]float64, len(jobs))
+	gains := gainHeap{}
+	// push puts job i on the heap with its gain from one more GPU, if
+	// positive, and remembers its step time on that many.
+	push := func(i int) {
 		j := &jobs[i]
 		if count[i]+1 > maxGPUs(j) || left < 1 {
-			return 0
+			return
 		}
-		return (StepTime(j, count[i], c.GPUsPerNode) - StepTime(j, count[i]+1, c.GPUsPerNode)) * remaining[i]
+		if count[i] == 1 {
+			ents[i] = p.cache.get(c, j)
+			remaining[i] = RemainingIterations(j)
+			step[i] = ents[i].step(j, 1, c.GPUsPerNode)
+		}
+		next := ents[i].step(j, count[i]+1, c.GPUsPerNode)
+		if g := (step[i] - next) * remaining[i]; g > 0 {
+			gains.push(gain{g: g, i: i, next: next})
+		}
 	}
 	for i := range jobs {
-		remaining[i] = RemainingIterations(&jobs[i])
 		if left < 1 {
-			continue
+			break
 		}
 		count[i] = 1
 		left--
-		gain[i] = marginal(i)
+		push(i)
 	}
-	for left > 0 {
-		best := -1
-		for i := range jobs {
-			if gain[i] > 0 && (best < 0 || gain[i] > gain[best]) {
-				best = i
-			}
-		}
-		if best < 0 {
-			break
-		}
-		count[best]++
-		gain[best] = marginal(best)
+	for left > 0 && len(gains) > 0 {
+		best := gains.pop()
+		count[best.i]++
+		step[best.i] = best.next
 		left--
+		push(best.i)
 	}
 	// Keep the nodes of jobs whose GPU count did not change.
 	alloc := make([][]int, len(jobs))
 	for i := range jobs {
 		if count[i] > 0 && policies.Sum(jobs[i].Alloc) == count[i] {
-			alloc[i] = append([]int(nil), jobs[i].Alloc...)
+			alloc[i] = jobs[i].Alloc
 		}
 	}
 	// Place the others, smallest first, on the nodes with most free GPUs.
 	free := policies.FreeGPUs(c, alloc)
-	order := make([]int, len(jobs))
-	for i := range order {
-		order[i] = i
-	}
-	sortStableBy(order, func(a, b int) bool { return count[a] < count[b] })
-	for _, i := range order {
+	order := make([]int, 0, len(jobs))
+	for i := range jobs {
 		if count[i] > 0 && alloc[i] == nil {
-			alloc[i] = policies.PlaceJob(c, free, count[i], &jobs[i])
-			// On a cluster of several GPU types the count, chosen over all
-			// GPUs, may not fit one type: take the most that does.
-			for k := count[i] - 1; alloc[i] == nil && k > 0 && c.Heterogeneous(); k-- {
-				alloc[i] = policies.PlaceJob(c, free, k, &jobs[i])
-			}
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return count[order[a]] < count[order[b]] })
+	for _, i := range order {
+		alloc[i] = policies.PlaceJob(c, free, count[i], &jobs[i])
+		// On a cluster of several GPU types the count, chosen over all
+		// GPUs, may not fit one type: take the most that does.
+		for k := count[i] - 1; alloc[i] == nil && k > 0 && c.Heterogeneous(); k-- {
+			alloc[i] = policies.PlaceJob(c, free, k, &jobs[i])
 		}
 	}
 	return policies.Decision{Alloc: alloc}
-}
-
-func sortStableBy(idx []int, less func(a, b int) bool) {
-	for i := 1; i < len(idx); i++ {
-		for k := i; k > 0 && less(idx[k], idx[k-1]); k-- {
-			idx[k], idx[k-1] = idx[k-1], idx[k]
-		}
-	}
 }
