@@ -128,9 +128,8 @@ func (md *Model) Best(n, k int) Config {
 	if k <= 0 {
 		return Config{}
 	}
-	var buf [DefaultCandidates]candidate
-	p := md.newPlan(n, k, buf[:])
-	return md.best(&p, n, k)
+	p := md.newPlan(n, k, nil)
+	return md.best(&p, n)
 }
 
 // GeomPoint is the i-th (0-based) of num points geometrically spaced from

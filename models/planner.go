@@ -25,16 +25,29 @@ type plan struct {
 	zeroM      int
 	zeroS      int
 	candidates []candidate
+	params     Params
+	n, k       int
 }
 
-// candidate is one feasible (m, s) of Best with its predicted throughput;
-// consecutive candidates with the same (m, s) are kept once (they would
-// give the same goodput, and Best keeps the first of equal goodputs).
+// candidate is one feasible (m, s) of Best; consecutive candidates with
+// the same (m, s) are kept once (they would give the same goodput, and
+// Best keeps the first of equal goodputs). Its throughput is computed on
+// first use (see plan.throughput); until then bound is an upper bound of
+// it that costs no transcendental function.
 type candidate struct {
 	m, s       int
 	batch      int
-	throughput float64
+	bound      float64
+	throughput atomic.Uint64 // float64 bits; notComputed until computed
 }
+
+// notComputed marks a throughput not yet computed (a NaN pattern no
+// computation yields).
+const notComputed = ^uint64(0)
+
+// boundSlack inflates the throughput bound so that rounding in the exact
+// throughput (a few units in the last place) can never exceed it.
+const boundSlack = 1 + 1e-9
 
 // nodeClass is 0 for allocations on one node, 1 for several.
 func nodeClass(n int) int {
@@ -46,13 +59,24 @@ func nodeClass(n int) int {
 
 // newPlan builds the candidate list of Best on k ≥ 1 GPUs over n nodes.
 func (md *Model) newPlan(n, k int, buf []candidate) plan {
-	p := plan{candidates: buf[:0]}
+	p := plan{candidates: buf[:0], params: md.Params, n: n, k: k}
+	// The overlapped time (a^γ + b^γ)^(1/γ) is at least max(a, b) and, by
+	// Hölder's inequality, at least (a + b)·2^(1/γ − 1).
+	tsync := md.Params.TSync(n, k)
+	holder := 0.0
+	if g := md.Params.Gamma; g >= 1 {
+		holder = math.Exp2(1/g - 1)
+	}
 	add := func(m, s int) {
 		if l := len(p.candidates); l > 0 && p.candidates[l-1].m == m && p.candidates[l-1].s == s {
 			return
 		}
-		p.candidates = append(p.candidates, candidate{m: m, s: s, batch: k * m * (s + 1),
-			throughput: md.Params.Throughput(n, k, float64(m), s)})
+		tg := md.Params.TGrad(float64(m))
+		lower := float64(s)*tg + math.Max(math.Max(tg, tsync), (tg+max(tsync, 0))*holder)
+		batch := k * m * (s + 1)
+		p.candidates = append(p.candidates, candidate{m: m, s: s, batch: batch,
+			bound: float64(batch) / lower * boundSlack})
+		p.candidates[len(p.candidates)-1].throughput.Store(notComputed)
 	}
 	if md.FixedBatch > 0 {
 		m, s, _ := md.Limits.Split(k, float64(md.FixedBatch))
@@ -94,26 +118,103 @@ func (md *Model) newPlan(n, k int, buf []candidate) plan {
 	return p
 }
 
+// throughput is candidate x's predicted throughput, computed on first use.
+func (p *plan) throughput(x int) float64 {
+	c := &p.candidates[x]
+	if b := c.throughput.Load(); b != notComputed {
+		return math.Float64frombits(b)
+	}
+	v := p.params.Throughput(p.n, p.k, float64(c.m), c.s)
+	c.throughput.Store(math.Float64bits(v))
+	return v
+}
+
+// config is candidate x's configuration on n nodes at efficiency eff.
+func (p *plan) config(x, n int, eff float64) Config {
+	c := &p.candidates[x]
+	thr := p.throughput(x)
+	return Config{Nodes: n, GPUs: p.k, Local: c.m, Accum: c.s, Batch: c.batch,
+		Throughput: thr, Efficiency: eff, Goodput: thr * eff}
+}
+
+func (p *plan) zeroConfig(n int) Config {
+	return Config{Nodes: n, GPUs: p.k, Local: p.zeroM, Accum: p.zeroS, Batch: p.k * p.zeroM * (p.zeroS + 1)}
+}
+
+// efficiency is candidate x's statistical efficiency under the model's
+// gradient statistics (1 for a fixed batch).
+func (md *Model) efficiency(p *plan, x int) float64 {
+	if md.FixedBatch > 0 {
+		return 1
+	}
+	return md.Grad.Efficiency(float64(md.Limits.InitBatch), float64(p.candidates[x].batch))
+}
+
 // best is Best's result on the plan's k GPUs over n nodes under the
-// model's gradient statistics.
-func (md *Model) best(p *plan, n, k int) Config {
+// model's gradient statistics: the first candidate of the largest goodput
+// (a zero-goodput configuration of candidate 0 if that was infeasible and
+// no goodput is positive). It computes the throughput of only those
+// candidates whose bound does not rule them out; with non-finite values
+// it falls back to evaluating every candidate in order as Best always did.
+func (md *Model) best(p *plan, n int) Config {
+	cs := p.candidates
+	if len(cs) == 0 {
+		if p.zero {
+			return p.zeroConfig(n)
+		}
+		return Config{}
+	}
+	var effBuf [DefaultCandidates]float64
+	effs := effBuf[:0]
+	top := -1 // candidate of the largest goodput bound
+	topBound := 0.0
+	for x := range cs {
+		e := md.efficiency(p, x)
+		effs = append(effs, e)
+		ub := cs[x].bound * e
+		if !(ub >= 0) || math.IsInf(ub, 0) {
+			return md.bestInOrder(p, n)
+		}
+		if top < 0 || ub > topBound {
+			top, topBound = x, ub
+		}
+	}
+	threshold := p.throughput(top) * effs[top]
+	if !(threshold >= 0) || math.IsInf(threshold, 0) {
+		return md.bestInOrder(p, n)
+	}
+	arg, argGp := -1, 0.0
+	for x := range cs {
+		if cs[x].bound*effs[x] < threshold {
+			continue // its goodput is below another's: not the first maximum
+		}
+		gp := p.throughput(x) * effs[x]
+		if !(gp >= 0) || math.IsInf(gp, 0) {
+			return md.bestInOrder(p, n)
+		}
+		if arg < 0 || gp > argGp {
+			arg, argGp = x, gp
+		}
+		threshold = max(threshold, gp)
+	}
+	if p.zero && !(argGp > 0) {
+		return p.zeroConfig(n)
+	}
+	return p.config(arg, n, effs[arg])
+}
+
+// bestInOrder evaluates every candidate in order, keeping the first of
+// the largest goodputs (Best's definition for any values).
+func (md *Model) bestInOrder(p *plan, n int) Config {
 	var best Config
 	first := true
 	if p.zero {
-		best = Config{Nodes: n, GPUs: k, Local: p.zeroM, Accum: p.zeroS, Batch: k * p.zeroM * (p.zeroS + 1)}
-		first = false
+		best, first = p.zeroConfig(n), false
 	}
-	m0 := float64(md.Limits.InitBatch)
 	for x := range p.candidates {
-		c := &p.candidates[x]
-		eff := 1.0
-		if md.FixedBatch <= 0 {
-			eff = md.Grad.Efficiency(m0, float64(c.batch))
-		}
-		if gp := c.throughput * eff; first || gp > best.Goodput {
-			best = Config{Nodes: n, GPUs: k, Local: c.m, Accum: c.s, Batch: c.batch,
-				Throughput: c.throughput, Efficiency: eff, Goodput: gp}
-			first = false
+		eff := md.efficiency(p, x)
+		if c := p.config(x, n, eff); first || c.Goodput > best.Goodput {
+			best, first = c, false
 		}
 	}
 	return best
@@ -164,9 +265,8 @@ func (pl *Planner) Best(grad GradStats, n, k int) Config {
 	md := pl.md
 	md.Grad = grad
 	if k > pl.maxK {
-		var buf [DefaultCandidates]candidate
-		p := md.newPlan(n, k, buf[:])
-		return md.best(&p, n, k)
+		p := md.newPlan(n, k, nil)
+		return md.best(&p, n)
 	}
 	slot := &pl.plans[2*k+nodeClass(n)]
 	p := slot.Load()
@@ -175,5 +275,5 @@ func (pl *Planner) Best(grad GradStats, n, k int) Config {
 		p = &np
 		slot.Store(p)
 	}
-	return md.best(p, n, k)
+	return md.best(p, n)
 }

@@ -101,10 +101,6 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
 	}
-	maxN := N
-	if opt.MaxNodesPerJob > 0 {
-		maxN = min(N, opt.MaxNodesPerJob)
-	}
 	fairNodes, fairGPUs := models.FairShare(total, J)
 	pr.base.begin()
 	for i := range jobs {
@@ -130,7 +126,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 			}
 			pr.speed[i] = models.NewSpeedup(md, fairNodes, fairGPUs, gc.best)
 		}
-		pr.tables[i] = newTermTable(min(maxN, pr.maxGPUs[i]), pr.maxGPUs[i])
+		pr.tables[i] = newTermTable(pr.maxGPUs[i])
 	}
 	return pr
 }
@@ -155,14 +151,17 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 // valueAt is job i's value in the power mean on k GPUs over n nodes, its
 // allocation changed or not: its speedup scaled by nodes / total GPUs
 // (the reference divides by 4 on its 4-GPU nodes), times the re-allocation
-// factor if changed. Values are memoised per (nodes, GPUs, changed) in a
-// dense table.
+// factor if changed. Values are memoised per (one node or several, GPUs,
+// changed) in a dense table: the model tells only one node from several.
 func (pr *problem) valueAt(i, n, k int, changed bool) float64 {
 	t := &pr.tables[i]
-	if n > t.maxN || k > t.maxK {
+	if k > t.maxK {
 		return pr.computeValue(i, n, k, changed)
 	}
-	idx := (n*(t.maxK+1) + k) * 2
+	idx := k * 4
+	if n > 1 {
+		idx += 2
+	}
 	if changed {
 		idx++
 	}
@@ -191,14 +190,14 @@ func (pr *problem) rowValue(i int, r []entry) float64 {
 // termTable memoises one job's values (see valueAt) as float64 bits; the
 // all-ones pattern (a NaN no computation yields) marks an empty entry.
 type termTable struct {
-	maxN, maxK int
-	values     []atomic.Uint64
+	maxK   int
+	values []atomic.Uint64
 }
 
 const emptyValue = ^uint64(0)
 
-func newTermTable(maxN, maxK int) termTable {
-	t := termTable{maxN: maxN, maxK: maxK, values: make([]atomic.Uint64, 2*(maxN+1)*(maxK+1))}
+func newTermTable(maxK int) termTable {
+	t := termTable{maxK: maxK, values: make([]atomic.Uint64, 4*(maxK+1))}
 	for i := range t.values {
 		t.values[i].Store(emptyValue)
 	}
