@@ -46,6 +46,9 @@ type searcher struct {
 	workers []*worker
 	free    []*state     // recycled states
 	merged  []individual // scratch of mergeSurvivors
+	// order and sortedTail are scratch of mergeSurvivors.
+	order      []int32
+	sortedTail []individual
 }
 
 func (s *searcher) get() *state {
@@ -162,8 +165,24 @@ func (s *searcher) survive(pop []individual, sorted int, seen map[uint64]bool) [
 // prefix and a tail is their stable merge), keeping the Population first.
 func (s *searcher) mergeSurvivors(pop []individual, sorted int, seen map[uint64]bool) []individual {
 	P := s.opt.Population
+	// Sort the tail through indices (cheaper to move than individuals),
+	// ties by position: the order of a stable sort.
 	tail := pop[sorted:]
-	sortPop(tail)
+	s.order = s.order[:0]
+	for x := range tail {
+		s.order = append(s.order, int32(x))
+	}
+	slices.SortFunc(s.order, func(a, b int32) int {
+		if c := byFitness(tail[a], tail[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	s.sortedTail = s.sortedTail[:0]
+	for _, x := range s.order {
+		s.sortedTail = append(s.sortedTail, tail[x])
+	}
+	copy(tail, s.sortedTail)
 	out := s.merged[:0]
 	i, j := 0, sorted
 	for len(out) < P && (i < sorted || j < len(pop)) {
