@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/optimize"
 )
 
 // Observation is one measured configuration of a job: the allocation shape,
@@ -235,35 +233,30 @@ func (pr *fitProblem) solve(start Params) Params {
 	if len(u0) == 0 {
 		return pr.params(u0)
 	}
-	problem := optimize.Problem{
-		Func: func(u []float64) float64 {
-			return pr.lossGrad(pr.params(u), nil)
-		},
-		Grad: func(grad, u []float64) {
-			var g [nParams]float64
-			x := pr.params(u)
-			pr.lossGrad(x, &g)
-			xv := x.vec()
-			for j, i := range pr.free {
-				grad[j] = g[i] * dFree(i, u[j], xv[i])
-			}
-		},
-	}
-	settings := &optimize.Settings{
-		GradientThreshold: fitGradTol,
-		MajorIterations:   fitMajorIters,
-		FuncEvaluations:   fitFuncEvals,
-		Converger:         &optimize.FunctionConverge{Absolute: fitConvergeAbs, Relative: fitConvergeRel, Iterations: fitConvergeIters},
-	}
-	// A failed line search still leaves the best point found in res.
-	res, _ := optimize.Minimize(problem, u0, settings, &optimize.LBFGS{})
+	x := minimizeLBFGS(pr.objective(), pr.gradient, u0)
 	best := pr.params(u0)
-	if res != nil && len(res.X) == len(u0) {
-		if cand := pr.params(res.X); pr.loss(cand) <= pr.loss(best) {
+	if len(x) == len(u0) {
+		if cand := pr.params(x); pr.loss(cand) <= pr.loss(best) {
 			best = cand
 		}
 	}
 	return best
+}
+
+// objective is the loss as a function of the free vector u.
+func (pr *fitProblem) objective() func(u []float64) float64 {
+	return func(u []float64) float64 { return pr.lossGrad(pr.params(u), nil) }
+}
+
+// gradient writes the loss's gradient with respect to u into grad.
+func (pr *fitProblem) gradient(grad, u []float64) {
+	var g [nParams]float64
+	x := pr.params(u)
+	pr.lossGrad(x, &g)
+	xv := x.vec()
+	for j, i := range pr.free {
+		grad[j] = g[i] * dFree(i, u[j], xv[i])
+	}
 }
 
 // params maps the free vector u to Params, filling in frozen values.
