@@ -59,6 +59,13 @@ func nodeClass(n int) int {
 
 // newPlan builds the candidate list of Best on k ≥ 1 GPUs over n nodes.
 func (md *Model) newPlan(n, k int, buf []candidate) plan {
+	if buf == nil {
+		size := max(md.Candidates, DefaultCandidates)
+		if md.FixedBatch > 0 {
+			size = 1
+		}
+		buf = make([]candidate, 0, size)
+	}
 	p := plan{candidates: buf[:0], params: md.Params, n: n, k: k}
 	// The overlapped time (a^γ + b^γ)^(1/γ) is at least max(a, b) and, by
 	// Hölder's inequality, at least (a + b)·2^(1/γ − 1).

@@ -117,6 +117,7 @@ type Policy struct {
 	lastFitness float64
 	last        lastRound
 	skipped     int
+	pool        []*state // states no population holds, reused from round to round
 }
 
 // New returns a Pollux policy.
@@ -275,10 +276,10 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if opt.QuickStall > 0 && opt.Stall > 0 && opt.QuickStall < opt.Stall && p.sameJobs(jobs) {
 		opt.Stall = opt.QuickStall
 	}
-	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
-	base := &state{}
+	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers, free: p.pool}
+	base := s.get()
 	base.copyFrom(&pr.base)
-	initial := append([]*state{base}, p.adapt(jobs)...)
+	initial := append([]*state{base}, p.adapt(jobs, s)...)
 	pop := s.run(initial)
 	best, fit := pop[0].st, pop[0].fit
 	if p.opt.LocalSearch {
@@ -310,6 +311,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 		p.prevPop = append(p.prevPop, ind.st)
 	}
 	p.prevN = N
+	p.pool = s.free
 	return best
 }
 
@@ -332,7 +334,9 @@ func (p *Policy) sameJobs(jobs []policies.Job) bool {
 
 // adapt maps the previous round's final population onto the current jobs:
 // rows of jobs still active are carried over, new jobs start with none.
-func (p *Policy) adapt(jobs []policies.Job) []*state {
+// The new states come from s's recycled ones, and the previous
+// population's states are recycled into s.
+func (p *Policy) adapt(jobs []policies.Job, s *searcher) []*state {
 	if len(p.prevPop) == 0 || p.prevN != len(p.workers[0].stamp) {
 		return nil
 	}
@@ -350,7 +354,7 @@ func (p *Policy) adapt(jobs []policies.Job) []*state {
 	}
 	out := make([]*state, 0, len(p.prevPop))
 	for _, old := range p.prevPop {
-		st := &state{}
+		st := s.get()
 		st.begin()
 		for _, r := range rows {
 			if r >= 0 {
@@ -359,6 +363,9 @@ func (p *Policy) adapt(jobs []policies.Job) []*state {
 			st.endRow()
 		}
 		out = append(out, st)
+	}
+	for _, old := range p.prevPop {
+		s.put(old)
 	}
 	return out
 }
