@@ -33,7 +33,9 @@ var LongSearch = SearchSetting{Name: "long", Population: 100, Generations: 1000,
 
 // options is the setting as a layer of option overrides.
 func (s SearchSetting) options() json.RawMessage {
-	m := map[string]any{"population": s.Population, "generations": s.Generations, "local_search": s.LocalSearch}
+	// A shadow searches in full every round it is given.
+	m := map[string]any{"population": s.Population, "generations": s.Generations, "local_search": s.LocalSearch,
+		"skip_unchanged": false, "quick_stall": 0}
 	if s.NoCap {
 		m["stall"], m["max_rows_per_round"] = 0, 0
 	}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/optimize"
 )
 
 // Observation is one measured configuration of a job: the allocation shape,
@@ -145,15 +143,38 @@ func (o Observation) validate() error {
 // fitProblem holds the observations and which parameters are free.
 type fitProblem struct {
 	obs       []Observation
+	logIter   []float64 // log of each observation's TIter
+	logGrad   []float64 // log of each observation's TGrad (0 if unknown)
 	fixed     [nParams]bool
 	fixedVal  [nParams]float64
 	free      []int
 	multiNode bool
 	nGrad     int
+
+	// The residuals of the last parameters evaluated: the optimiser asks
+	// for the loss and then for the gradient at the same point.
+	last      Params
+	lastValid bool
+	resid     []residual
+}
+
+// residual is what lossGrad computes per observation before the
+// derivatives: the predicted compute (a), sync (b), overlapped (ov) and
+// step (t) times and the log errors of the step (r2) and of the compute
+// time (r1, 0 if TGrad is unknown).
+type residual struct {
+	a, b, ov, t, r2, r1 float64
 }
 
 func newFitProblem(obs []Observation) *fitProblem {
-	pr := &fitProblem{obs: obs}
+	pr := &fitProblem{obs: obs, logIter: make([]float64, len(obs)), logGrad: make([]float64, len(obs)),
+		resid: make([]residual, len(obs))}
+	for i, o := range obs {
+		pr.logIter[i] = math.Log(o.TIter)
+		if o.TGrad > 0 {
+			pr.logGrad[i] = math.Log(o.TGrad)
+		}
+	}
 	localSeen := map[float64]bool{}
 	singleNodeMulti, over2 := false, false
 	var sumGrad, sumIter float64
@@ -212,35 +233,30 @@ func (pr *fitProblem) solve(start Params) Params {
 	if len(u0) == 0 {
 		return pr.params(u0)
 	}
-	problem := optimize.Problem{
-		Func: func(u []float64) float64 {
-			return pr.lossGrad(pr.params(u), nil)
-		},
-		Grad: func(grad, u []float64) {
-			var g [nParams]float64
-			x := pr.params(u)
-			pr.lossGrad(x, &g)
-			xv := x.vec()
-			for j, i := range pr.free {
-				grad[j] = g[i] * dFree(i, u[j], xv[i])
-			}
-		},
-	}
-	settings := &optimize.Settings{
-		GradientThreshold: fitGradTol,
-		MajorIterations:   fitMajorIters,
-		FuncEvaluations:   fitFuncEvals,
-		Converger:         &optimize.FunctionConverge{Absolute: fitConvergeAbs, Relative: fitConvergeRel, Iterations: fitConvergeIters},
-	}
-	// A failed line search still leaves the best point found in res.
-	res, _ := optimize.Minimize(problem, u0, settings, &optimize.LBFGS{})
+	x := minimizeLBFGS(pr.objective(), pr.gradient, u0)
 	best := pr.params(u0)
-	if res != nil && len(res.X) == len(u0) {
-		if cand := pr.params(res.X); pr.loss(cand) <= pr.loss(best) {
+	if len(x) == len(u0) {
+		if cand := pr.params(x); pr.loss(cand) <= pr.loss(best) {
 			best = cand
 		}
 	}
 	return best
+}
+
+// objective is the loss as a function of the free vector u.
+func (pr *fitProblem) objective() func(u []float64) float64 {
+	return func(u []float64) float64 { return pr.lossGrad(pr.params(u), nil) }
+}
+
+// gradient writes the loss's gradient with respect to u into grad.
+func (pr *fitProblem) gradient(grad, u []float64) {
+	var g [nParams]float64
+	x := pr.params(u)
+	pr.lossGrad(x, &g)
+	xv := x.vec()
+	for j, i := range pr.free {
+		grad[j] = g[i] * dFree(i, u[j], xv[i])
+	}
 }
 
 // params maps the free vector u to Params, filling in frozen values.
@@ -265,16 +281,23 @@ func (pr *fitProblem) lossGrad(p Params, g *[nParams]float64) float64 {
 	var sq1, sq2 float64
 	var d1, d2 [nParams]float64
 	gm := p.Gamma
-	for _, o := range pr.obs {
-		a := p.TGrad(o.Local)
-		b := p.TSync(o.Nodes, o.GPUs)
-		ov := overlap(a, b, gm)
-		t := float64(o.Accum)*a + ov
-		r2 := math.Log(t) - math.Log(o.TIter)
+	cached := pr.lastValid && p == pr.last
+	for x, o := range pr.obs {
+		rs := &pr.resid[x]
+		if !cached {
+			rs.a = p.TGrad(o.Local)
+			rs.b = p.TSync(o.Nodes, o.GPUs)
+			rs.ov = overlap(rs.a, rs.b, gm)
+			rs.t = float64(o.Accum)*rs.a + rs.ov
+			rs.r2 = math.Log(rs.t) - pr.logIter[x]
+			rs.r1 = 0
+			if o.TGrad > 0 {
+				rs.r1 = math.Log(rs.a) - pr.logGrad[x]
+			}
+		}
+		a, b, ov, t, r2, r1 := rs.a, rs.b, rs.ov, rs.t, rs.r2, rs.r1
 		sq2 += r2 * r2
-		var r1 float64
 		if o.TGrad > 0 {
-			r1 = math.Log(a) - math.Log(o.TGrad)
 			sq1 += r1 * r1
 		}
 		if g == nil {
@@ -309,6 +332,7 @@ func (pr *fitProblem) lossGrad(p Params, g *[nParams]float64) float64 {
 			d1[iBetaC] += r1 / a * o.Local
 		}
 	}
+	pr.last, pr.lastValid = p, true
 	n2 := float64(len(pr.obs))
 	err2 := math.Sqrt(sq2 / n2)
 	err1 := 0.0

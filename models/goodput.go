@@ -128,50 +128,8 @@ func (md *Model) Best(n, k int) Config {
 	if k <= 0 {
 		return Config{}
 	}
-	if md.FixedBatch > 0 {
-		m, s, _ := md.Limits.Split(k, float64(md.FixedBatch))
-		if m < 1 {
-			m = 1
-		}
-		return md.Evaluate(n, k, m, s)
-	}
-	lim := md.Limits
-	lo := math.Max(float64(lim.InitBatch), float64(k*lim.MinLocal))
-	hi := float64(lim.MaxBatch)
-	num := md.Candidates
-	if num <= 0 {
-		num = DefaultCandidates
-	}
-	var best Config
-	first := true
-	logLo := math.Log(lo)
-	logStep := 0.0
-	if num > 1 {
-		logStep = (math.Log(hi) - logLo) / float64(num-1)
-	}
-	for i := 0; i < num; i++ {
-		batch := lo
-		switch {
-		case i == num-1:
-			batch = hi
-		case i > 0:
-			batch = math.Exp(logLo + logStep*float64(i))
-		}
-		m, s, ok := lim.Split(k, batch)
-		if !ok {
-			if first {
-				best = Config{Nodes: n, GPUs: k, Local: m, Accum: s, Batch: k * m * (s + 1)}
-				first = false
-			}
-			continue
-		}
-		c := md.Evaluate(n, k, m, s)
-		if first || c.Goodput > best.Goodput {
-			best = c
-			first = false
-		}
-	}
-	return best
+	p := md.newPlan(n, k, nil)
+	return md.best(&p, n)
 }
 
 // GeomPoint is the i-th (0-based) of num points geometrically spaced from

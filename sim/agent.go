@@ -17,6 +17,9 @@ type agent struct {
 	grad    models.GradStats
 	maxGPUs int // largest GPU count observed
 	fits    int // number of refits, for statistics
+	// planner answers the goodput-optimal batch of the current params
+	// (see best); nil until first needed.
+	planner *models.Planner
 
 	// On a cluster of several GPU types the fields above (obs, seen,
 	// params) describe the type typ the job last ran on; the fits of the
@@ -130,4 +133,18 @@ func (a *agent) observe(n, k, m int, step, sync float64, g models.GradStats) err
 	a.params = &p
 	a.fits++
 	return nil
+}
+
+// best is the goodput-optimal configuration of the agent's fitted model
+// with limits lim on k GPUs over n nodes (models.Model.Best under its
+// current gradient statistics), from a planner kept while the params and
+// limits stay the same. The agent must have params.
+func (a *agent) best(lim models.Limits, n, k int) models.Config {
+	md := models.Model{Params: *a.params, Limits: lim}
+	if a.planner == nil || a.planner.Model() != md {
+		a.planner = models.NewPlanner(md, max(k, 2*a.maxGPUs, 1))
+	} else if k > a.planner.MaxGPUs() {
+		a.planner = a.planner.Grow(2 * k)
+	}
+	return a.planner.Best(a.grad, n, k)
 }

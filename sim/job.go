@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -176,8 +175,7 @@ func (j *job) tune(adaptive bool) {
 	if fixed > 0 {
 		m, s, _ = lim.Split(j.gpus, float64(fixed))
 	} else {
-		md := models.Model{Params: *j.agent.params, Grad: j.agent.grad, Limits: lim}
-		c := md.Best(j.nodes, j.gpus)
+		c := j.agent.best(lim, j.nodes, j.gpus)
 		m, s = c.Local, c.Accum
 	}
 	if m < 1 {

@@ -39,27 +39,41 @@ type modelKey struct {
 }
 
 // goodputCache memoises a job's best goodput per (nodes, GPUs) for as long
-// as its model is unchanged, across rounds. Entries are float64 bits, 0
+// as its model is unchanged, across rounds, and its planner (the candidate
+// batch sizes and their throughputs) for as long as its fitted parameters
+// are: new gradient statistics then cost only the candidates'
+// efficiencies. Goodputs are kept per GPU count for one node and for
+// several (the model does not tell more nodes apart), as float64 bits, 0
 // meaning not yet computed; concurrent fills compute the same value.
 type goodputCache struct {
-	key        modelKey
-	maxN, maxK int
-	gp         []atomic.Uint64
+	key     modelKey
+	planner *models.Planner
+	gp      []atomic.Uint64
 }
 
-func newGoodputCache(key modelKey, maxN, maxK int) *goodputCache {
-	return &goodputCache{key: key, maxN: maxN, maxK: maxK, gp: make([]atomic.Uint64, (maxN+1)*(maxK+1))}
-}
-
-func (c *goodputCache) best(md *models.Model, n, k int) float64 {
-	if n > c.maxN || k > c.maxK {
-		return md.Best(n, k).Goodput
+// newGoodputCache returns the cache for key on up to maxK GPUs, keeping
+// the planner of old (nil: none) if the fitted parameters are the same.
+func newGoodputCache(key modelKey, maxK int, old *goodputCache) *goodputCache {
+	var pl *models.Planner
+	if old != nil && old.key.params == key.params && old.key.limits == key.limits && old.key.fixedBatch == key.fixedBatch {
+		pl = old.planner.Grow(maxK)
+	} else {
+		pl = models.NewPlanner(models.Model{Params: key.params, Limits: key.limits, FixedBatch: key.fixedBatch}, maxK)
 	}
-	e := &c.gp[n*(c.maxK+1)+k]
+	return &goodputCache{key: key, planner: pl, gp: make([]atomic.Uint64, 2*(pl.MaxGPUs()+1))}
+}
+
+func (c *goodputCache) maxK() int { return c.planner.MaxGPUs() }
+
+func (c *goodputCache) best(n, k int) float64 {
+	if k > c.maxK() {
+		return c.planner.Best(c.key.grad, n, k).Goodput
+	}
+	e := &c.gp[2*k+min(max(n-1, 0), 1)]
 	if b := e.Load(); b != 0 {
 		return math.Float64frombits(b)
 	}
-	v := md.Best(n, k).Goodput
+	v := c.planner.Best(c.key.grad, n, k).Goodput
 	if b := math.Float64bits(v); b != 0 {
 		e.Store(b)
 	}
@@ -87,10 +101,6 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
 	}
-	maxN := N
-	if opt.MaxNodesPerJob > 0 {
-		maxN = min(N, opt.MaxNodesPerJob)
-	}
 	fairNodes, fairGPUs := models.FairShare(total, J)
 	pr.base.begin()
 	for i := range jobs {
@@ -108,15 +118,15 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 			md := &models.Model{Params: *j.Params, Grad: j.Grad, Limits: j.Limits, FixedBatch: j.FixedBatch}
 			key := modelKey{*j.Params, j.Grad, j.Limits, j.FixedBatch}
 			gc := caches[j.Name]
-			if gc == nil || gc.key != key || gc.maxN < min(maxN, pr.maxGPUs[i]) || gc.maxK < pr.maxGPUs[i] {
-				gc = newGoodputCache(key, maxN, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs))
+			if gc == nil || gc.key != key || gc.maxK() < pr.maxGPUs[i] {
+				gc = newGoodputCache(key, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs), gc)
 				if caches != nil {
 					caches[j.Name] = gc
 				}
 			}
-			pr.speed[i] = models.NewSpeedup(md, fairNodes, fairGPUs, func(n, k int) float64 { return gc.best(md, n, k) })
+			pr.speed[i] = models.NewSpeedup(md, fairNodes, fairGPUs, gc.best)
 		}
-		pr.tables[i] = newTermTable(min(maxN, pr.maxGPUs[i]), pr.maxGPUs[i])
+		pr.tables[i] = newTermTable(pr.maxGPUs[i])
 	}
 	return pr
 }
@@ -141,14 +151,17 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 // valueAt is job i's value in the power mean on k GPUs over n nodes, its
 // allocation changed or not: its speedup scaled by nodes / total GPUs
 // (the reference divides by 4 on its 4-GPU nodes), times the re-allocation
-// factor if changed. Values are memoised per (nodes, GPUs, changed) in a
-// dense table.
+// factor if changed. Values are memoised per (one node or several, GPUs,
+// changed) in a dense table: the model tells only one node from several.
 func (pr *problem) valueAt(i, n, k int, changed bool) float64 {
 	t := &pr.tables[i]
-	if n > t.maxN || k > t.maxK {
+	if k > t.maxK {
 		return pr.computeValue(i, n, k, changed)
 	}
-	idx := (n*(t.maxK+1) + k) * 2
+	idx := k * 4
+	if n > 1 {
+		idx += 2
+	}
 	if changed {
 		idx++
 	}
@@ -177,14 +190,14 @@ func (pr *problem) rowValue(i int, r []entry) float64 {
 // termTable memoises one job's values (see valueAt) as float64 bits; the
 // all-ones pattern (a NaN no computation yields) marks an empty entry.
 type termTable struct {
-	maxN, maxK int
-	values     []atomic.Uint64
+	maxK   int
+	values []atomic.Uint64
 }
 
 const emptyValue = ^uint64(0)
 
-func newTermTable(maxN, maxK int) termTable {
-	t := termTable{maxN: maxN, maxK: maxK, values: make([]atomic.Uint64, 2*(maxN+1)*(maxK+1))}
+func newTermTable(maxK int) termTable {
+	t := termTable{maxK: maxK, values: make([]atomic.Uint64, 4*(maxK+1))}
 	for i := range t.values {
 		t.values[i].Store(emptyValue)
 	}

@@ -46,19 +46,21 @@ type Options struct {
 	// nothing changed since: the same jobs, with the same fitted models
 	// and gradient statistics, holding what the last round gave them (no
 	// arrival, completion, epoch boundary or refit). Only the jobs' age
-	// and restarts, which enter the re-allocation factor, differ.
+	// and restarts, which enter the re-allocation factor, differ. On by
+	// default.
 	SkipUnchanged bool `option:"skip_unchanged" doc:"keep the last decision without searching when no job arrived, finished, crossed an epoch or was refitted since"`
 	// QuickStall, when positive, ends the genetic algorithm after this
 	// many generations without improvement (instead of Stall) in rounds
 	// whose jobs are the last round's (no arrival or completion), where
-	// the search starts from the last round's final population.
+	// the search starts from the last round's final population. 1 by
+	// default; no effect when Stall is 0 (never stop early).
 	QuickStall int `option:"quick_stall" doc:"in rounds without arrivals or completions, stop the genetic algorithm after this many generations without improvement (0: use stall)"`
 	// NSGA2 selects and survives as the reference's NSGA-II on two
 	// objectives, the power mean and the cluster utility (see nsga2.go),
 	// instead of on the power mean alone; the result is still the best
 	// power mean found. For the reference's search, combine it with
 	// ReferenceOptions' budget.
-	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 for the reference's search)"`
+	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 skip_unchanged=false for the reference's search)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
@@ -67,21 +69,25 @@ type Options struct {
 // DefaultOptions are the reference settings, except the search budget:
 // population 64 and 40 generations followed by local search, which in our
 // measurements reaches the fitness of the reference's 100 × 100 genetic
-// algorithm (see docs/how-it-works.md) at a fraction of its cost. ReferenceOptions
-// gives the reference budget.
+// algorithm (see docs/how-it-works.md) at a fraction of its cost, and
+// cheaper rounds when little changed: SkipUnchanged, and QuickStall 1
+// (see docs/scale.md for what they cost in JCT; skip_unchanged=false
+// quick_stall=0 give the earlier search). ReferenceOptions gives the
+// reference budget.
 func DefaultOptions() Options {
 	return Options{
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
-		MaxRowsPerRound: 1_000_000, Stall: 10,
+		MaxRowsPerRound: 1_000_000, Stall: 10, SkipUnchanged: true, QuickStall: 1,
 	}
 }
 
 // ReferenceOptions are the reference implementation's settings: population
-// 100, 100 generations, no local search.
+// 100, 100 generations, no local search, a full search every round.
 func ReferenceOptions() Options {
 	o := DefaultOptions()
 	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound, o.Stall = 100, 100, false, 0, 0
+	o.SkipUnchanged, o.QuickStall = false, 0
 	return o
 }
 
@@ -111,6 +117,7 @@ type Policy struct {
 	lastFitness float64
 	last        lastRound
 	skipped     int
+	pool        []*state // states no population holds, reused from round to round
 }
 
 // New returns a Pollux policy.
@@ -135,7 +142,8 @@ func New(opt Options) *Policy {
 func (*Policy) Name() string { return Name }
 
 // LastFitness implements policies.FitnessReporter: the fitness of the
-// allocation chosen in the last round.
+// allocation chosen in the last round (in a round SkipUnchanged skipped,
+// that of the search whose decision it kept).
 func (p *Policy) LastFitness() float64 { return p.lastFitness }
 
 // RelativeCost implements policies.Coster: a Pollux round costs about a
@@ -265,13 +273,13 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if opt.MaxRowsPerRound > 0 && opt.Population*opt.Generations*pr.nJobs > opt.MaxRowsPerRound {
 		opt.Generations = max(1, opt.MaxRowsPerRound/(opt.Population*pr.nJobs))
 	}
-	if opt.QuickStall > 0 && p.sameJobs(jobs) && (opt.Stall == 0 || opt.QuickStall < opt.Stall) {
+	if opt.QuickStall > 0 && opt.Stall > 0 && opt.QuickStall < opt.Stall && p.sameJobs(jobs) {
 		opt.Stall = opt.QuickStall
 	}
-	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers}
-	base := &state{}
+	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers, free: p.pool}
+	base := s.get()
 	base.copyFrom(&pr.base)
-	initial := append([]*state{base}, p.adapt(jobs)...)
+	initial := append([]*state{base}, p.adapt(jobs, s)...)
 	pop := s.run(initial)
 	best, fit := pop[0].st, pop[0].fit
 	if p.opt.LocalSearch {
@@ -303,6 +311,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 		p.prevPop = append(p.prevPop, ind.st)
 	}
 	p.prevN = N
+	p.pool = s.free
 	return best
 }
 
@@ -325,7 +334,9 @@ func (p *Policy) sameJobs(jobs []policies.Job) bool {
 
 // adapt maps the previous round's final population onto the current jobs:
 // rows of jobs still active are carried over, new jobs start with none.
-func (p *Policy) adapt(jobs []policies.Job) []*state {
+// The new states come from s's recycled ones, and the previous
+// population's states are recycled into s.
+func (p *Policy) adapt(jobs []policies.Job, s *searcher) []*state {
 	if len(p.prevPop) == 0 || p.prevN != len(p.workers[0].stamp) {
 		return nil
 	}
@@ -343,7 +354,7 @@ func (p *Policy) adapt(jobs []policies.Job) []*state {
 	}
 	out := make([]*state, 0, len(p.prevPop))
 	for _, old := range p.prevPop {
-		st := &state{}
+		st := s.get()
 		st.begin()
 		for _, r := range rows {
 			if r >= 0 {
@@ -352,6 +363,9 @@ func (p *Policy) adapt(jobs []policies.Job) []*state {
 			st.endRow()
 		}
 		out = append(out, st)
+	}
+	for _, old := range p.prevPop {
+		s.put(old)
 	}
 	return out
 }

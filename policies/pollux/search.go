@@ -44,7 +44,11 @@ type searcher struct {
 	opt     Options
 	round   uint64 // distinguishes the child streams of successive rounds
 	workers []*worker
-	free    []*state // recycled states
+	free    []*state     // recycled states
+	merged  []individual // scratch of mergeSurvivors
+	// order and sortedTail are scratch of mergeSurvivors.
+	order      []int32
+	sortedTail []individual
 }
 
 func (s *searcher) get() *state {
@@ -81,7 +85,7 @@ func (s *searcher) run(initial []*state) []individual {
 		}
 		pop = append(pop, ind)
 	}
-	pop = s.survive(pop, seen)
+	pop = s.survive(pop, 0, seen)
 	nChildren := 2 * ((P + 1) / 2)
 	children := make([]individual, nChildren)
 	crossed := make([]*state, nChildren)
@@ -108,6 +112,7 @@ func (s *searcher) run(initial []*state) []individual {
 				children[c].util = s.pr.utility(children[c].st)
 			}
 		})
+		sorted := len(pop)
 		for c, ch := range children {
 			s.put(crossed[c])
 			if seen[ch.hash] {
@@ -118,7 +123,7 @@ func (s *searcher) run(initial []*state) []individual {
 			pop = append(pop, ch)
 		}
 		prevBest := pop[0].fit
-		pop = s.survive(pop, seen)
+		pop = s.survive(pop, sorted, seen)
 		if pop[0].fit > prevBest {
 			stall = 0
 		} else {
@@ -129,11 +134,15 @@ func (s *searcher) run(initial []*state) []individual {
 }
 
 // survive keeps the Population fittest individuals, best first, and
-// recycles the rest.
-func (s *searcher) survive(pop []individual, seen map[uint64]bool) []individual {
-	if s.opt.NSGA2 {
+// recycles the rest. Without NSGA-II, pop[:sorted] must already be in
+// order (the last survivors, to which the children were appended).
+func (s *searcher) survive(pop []individual, sorted int, seen map[uint64]bool) []individual {
+	switch {
+	case s.opt.NSGA2:
 		rankAndCrowd(pop)
-	} else {
+	case sorted > 0:
+		return s.mergeSurvivors(pop, sorted, seen)
+	default:
 		sortPop(pop)
 	}
 	if P := s.opt.Population; len(pop) > P {
@@ -148,6 +157,53 @@ func (s *searcher) survive(pop []individual, seen map[uint64]bool) []individual 
 		bestFirst(pop)
 	}
 	return pop
+}
+
+// mergeSurvivors is survive for a population whose first sorted
+// individuals are in order: it sorts the rest and merges the two, which
+// gives the order of sortPop on the whole (a stable sort of a sorted
+// prefix and a tail is their stable merge), keeping the Population first.
+func (s *searcher) mergeSurvivors(pop []individual, sorted int, seen map[uint64]bool) []individual {
+	P := s.opt.Population
+	// Sort the tail through indices (cheaper to move than individuals),
+	// ties by position: the order of a stable sort.
+	tail := pop[sorted:]
+	s.order = s.order[:0]
+	for x := range tail {
+		s.order = append(s.order, int32(x))
+	}
+	slices.SortFunc(s.order, func(a, b int32) int {
+		if c := byFitness(tail[a], tail[b]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	s.sortedTail = s.sortedTail[:0]
+	for _, x := range s.order {
+		s.sortedTail = append(s.sortedTail, tail[x])
+	}
+	copy(tail, s.sortedTail)
+	out := s.merged[:0]
+	i, j := 0, sorted
+	for len(out) < P && (i < sorted || j < len(pop)) {
+		if i < sorted && (j >= len(pop) || byFitness(pop[j], pop[i]) >= 0) {
+			out = append(out, pop[i])
+			i++
+		} else {
+			out = append(out, pop[j])
+			j++
+		}
+	}
+	for _, dead := range pop[i:sorted] {
+		delete(seen, dead.hash)
+		s.put(dead.st)
+	}
+	for _, dead := range pop[j:] {
+		delete(seen, dead.hash)
+		s.put(dead.st)
+	}
+	s.merged = out
+	return append(pop[:0], out...)
 }
 
 // parallel calls f(worker, i) for i in [0, n), spread over the workers.
@@ -174,9 +230,10 @@ func (s *searcher) parallel(n int, f func(w *worker, i int)) {
 }
 
 // sortPop orders a population by fitness, best first, stably.
-func sortPop(pop []individual) {
-	slices.SortStableFunc(pop, func(a, b individual) int { return cmp.Compare(b.fit, a.fit) })
-}
+func sortPop(pop []individual) { slices.SortStableFunc(pop, byFitness) }
+
+// byFitness orders individuals by fitness, best first.
+func byFitness(a, b individual) int { return cmp.Compare(b.fit, a.fit) }
 
 // tournament is binary tournament selection on fitness.
 func (s *searcher) tournament(pop []individual) individual {

@@ -25,8 +25,8 @@ func applied(jobs []policies.Job, dec policies.Decision) []policies.Job {
 // With skip_unchanged a round whose jobs, models and allocations are the
 // last round's keeps the last decision without searching; an epoch
 // boundary (new gradient statistics), a refit, an arrival or a changed
-// allocation makes it search again. Without the option it always
-// searches.
+// allocation makes it search again. Without the option (on by default)
+// it always searches.
 func TestSkipUnchanged(t *testing.T) {
 	c := policies.Cluster{Nodes: 4, GPUsPerNode: 4}
 	opt := DefaultOptions()
@@ -64,7 +64,9 @@ func TestSkipUnchanged(t *testing.T) {
 			t.Errorf("%s: the round was skipped", name)
 		}
 	}
-	plain := New(DefaultOptions())
+	off := DefaultOptions()
+	off.SkipUnchanged = false
+	plain := New(off)
 	dec := plain.Schedule(0, c, jobs)
 	plain.Schedule(60, c, applied(jobs, dec))
 	if plain.Skipped() != 0 {
@@ -110,5 +112,25 @@ func TestQuickStallDeterministic(t *testing.T) {
 	bad.QuickStall = -1
 	if err := bad.Validate(); err == nil {
 		t.Error("negative quick_stall accepted")
+	}
+}
+
+// stall=0 (never stop early) wins over quick_stall: the search is the same
+// as without quick_stall, final populations included.
+func TestQuickStallNeedsStall(t *testing.T) {
+	c := policies.Cluster{Nodes: 4, GPUsPerNode: 4}
+	run := func(quick int) *Policy {
+		opt := DefaultOptions()
+		opt.Stall, opt.QuickStall, opt.SkipUnchanged, opt.Generations = 0, quick, false, 6
+		p := New(opt)
+		jobs := testJobs(10, c.Nodes, 5)
+		for r := 0; r < 3; r++ {
+			jobs = applied(jobs, p.Schedule(float64(60*r), c, jobs))
+		}
+		return p
+	}
+	a, b := run(0), run(1)
+	if !reflect.DeepEqual(a.prevPop, b.prevPop) || a.LastFitness() != b.LastFitness() {
+		t.Error("quick_stall shortened a search with stall=0")
 	}
 }
