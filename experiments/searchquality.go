@@ -19,8 +19,8 @@ type SearchSetting struct {
 	Population  int
 	Generations int
 	LocalSearch bool
-	// NoCap lifts the per-round work cap and the early stop of the genetic
-	// algorithm.
+	// NoCap lifts the per-round work caps (of the genetic algorithm and
+	// the local search) and the genetic algorithm's early stop.
 	NoCap bool
 }
 
@@ -37,7 +37,7 @@ func (s SearchSetting) options() json.RawMessage {
 	m := map[string]any{"population": s.Population, "generations": s.Generations, "local_search": s.LocalSearch,
 		"skip_unchanged": false, "quick_stall": 0}
 	if s.NoCap {
-		m["stall"], m["max_rows_per_round"] = 0, 0
+		m["stall"], m["max_rows_per_round"], m["max_local_rows"] = 0, 0, 0
 	}
 	data, _ := json.Marshal(m)
 	return data

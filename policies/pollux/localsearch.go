@@ -46,6 +46,7 @@ type local struct {
 	marked []bool  // whether row i's nodes are counted in multi
 	sign   float64 // +1: a larger sum of terms is better; −1: smaller
 	recv   []int   // transfer receivers of the current sweep
+	free   *freeNodes
 }
 
 // minGain is the smallest improvement of the sum of terms, relative to
@@ -76,6 +77,12 @@ func newLocal(pr *problem, st *state) *local {
 		}
 		ls.refresh(i)
 		ls.mark(i, +1)
+	}
+	if pr.nNodes > manyNodes {
+		ls.free = newFreeNodes(pr.caps)
+		for c := int32(0); c < int32(pr.nNodes); c++ {
+			ls.refile(c)
+		}
 	}
 	ls.recenter()
 	return ls
@@ -126,8 +133,16 @@ func (ls *local) mark(i int, d int32) {
 	}
 	for _, e := range ls.rows[i] {
 		ls.multi[e.node] += d
+		ls.refile(e.node)
 	}
 	ls.marked[i] = d > 0
+}
+
+// refile updates node c in the free-node index (large clusters only).
+func (ls *local) refile(c int32) {
+	if ls.free != nil {
+		ls.free.update(c, ls.pr.caps[c]-ls.used[c], ls.multi[c] == 0)
+	}
 }
 
 // change is the effect on row i of adding d (±1) GPUs on node c.
@@ -214,19 +229,7 @@ func (ls *local) candidates(i int, buf []int32) []int32 {
 		}
 	}
 	// The freest node, and the freest one no multi-node job uses.
-	best, bestClean := int32(-1), int32(-1)
-	for c := int32(0); c < int32(pr.nNodes); c++ {
-		f := pr.caps[c] - ls.used[c] // free GPUs
-		if f <= 0 {
-			continue
-		}
-		if best < 0 || f > pr.caps[best]-ls.used[best] {
-			best = c
-		}
-		if ls.multi[c] == 0 && (bestClean < 0 || f > pr.caps[bestClean]-ls.used[bestClean]) {
-			bestClean = c
-		}
-	}
+	best, bestClean := ls.free.best()
 	for _, c := range []int32{best, bestClean} {
 		if c >= 0 && !slices.Contains(buf, c) {
 			buf = append(buf, c)
@@ -392,10 +395,12 @@ func (ls *local) apply(m move) {
 	if m.from >= 0 {
 		ls.rows[m.from] = setGPUs(ls.rows[m.from], m.a, gpusOn(ls.rows[m.from], m.a)-1)
 		ls.used[m.a]--
+		ls.refile(m.a)
 	}
 	if m.to >= 0 {
 		ls.rows[m.to] = setGPUs(ls.rows[m.to], m.b, gpusOn(ls.rows[m.to], m.b)+1)
 		ls.used[m.b]++
+		ls.refile(m.b)
 	}
 	for _, i := range touched {
 		ls.refresh(i)

@@ -42,6 +42,11 @@ type Options struct {
 	// genetic algorithm in one round, by lowering the generations (at
 	// least 1); 0 means no cap.
 	MaxRowsPerRound int `option:"max_rows_per_round" doc:"cap on population x generations x jobs per round, lowering the generations (0: no cap)"`
+	// MaxLocalRows caps the local search's work in one round, starts ×
+	// sweeps × jobs, by first lowering the starts (to the current
+	// allocation and the genetic algorithm's best) and then the sweeps
+	// per start (at least 1); 0 means no cap.
+	MaxLocalRows int `option:"max_local_rows" doc:"cap on local-search starts x sweeps x jobs per round, lowering the starts to 2, then the sweeps (0: no cap)"`
 	// SkipUnchanged keeps the last round's decision without searching when
 	// nothing changed since: the same jobs, with the same fitted models
 	// and gradient statistics, holding what the last round gave them (no
@@ -78,7 +83,7 @@ func DefaultOptions() Options {
 	return Options{
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
-		MaxRowsPerRound: 1_000_000, Stall: 10, SkipUnchanged: true, QuickStall: 1,
+		MaxRowsPerRound: 200_000, MaxLocalRows: 12_000, Stall: 10, SkipUnchanged: true, QuickStall: 1,
 	}
 }
 
@@ -86,7 +91,7 @@ func DefaultOptions() Options {
 // 100, 100 generations, no local search, a full search every round.
 func ReferenceOptions() Options {
 	o := DefaultOptions()
-	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound, o.Stall = 100, 100, false, 0, 0
+	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound, o.MaxLocalRows, o.Stall = 100, 100, false, 0, 0, 0
 	o.SkipUnchanged, o.QuickStall = false, 0
 	return o
 }
@@ -286,8 +291,13 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 		// Polish the genetic algorithm's best few and, independently, the
 		// current allocation; keep the best.
 		sweeps := sweepsPerGPU*pr.capacity + minSweeps
+		nStarts := localStarts
+		if lim := opt.MaxLocalRows; lim > 0 && (1+nStarts)*sweeps*pr.nJobs > lim {
+			nStarts = max(1, lim/(sweeps*pr.nJobs)-1)
+			sweeps = max(1, min(sweeps, lim/((1+nStarts)*pr.nJobs)))
+		}
 		starts := []*state{&pr.base}
-		for k := 0; k < len(pop) && k < localStarts; k++ {
+		for k := 0; k < len(pop) && k < nStarts; k++ {
 			starts = append(starts, pop[k].st)
 		}
 		fit = math.Inf(-1)

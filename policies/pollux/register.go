@@ -48,6 +48,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("stall must not be negative, got %d", o.Stall)
 	case o.MaxRowsPerRound < 0:
 		return fmt.Errorf("max_rows_per_round must not be negative, got %d", o.MaxRowsPerRound)
+	case o.MaxLocalRows < 0:
+		return fmt.Errorf("max_local_rows must not be negative, got %d", o.MaxLocalRows)
 	case o.MaxGPUsPerJob < 0:
 		return fmt.Errorf("max_gpus_per_job must not be negative, got %d", o.MaxGPUsPerJob)
 	case o.MaxNodesPerJob < 1:
