@@ -30,12 +30,19 @@ the timeline of all their cells.`,
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
 			}
-			exp, runs, _, err := experiments.OpenSweep(in)
+			exp, runs, missing, err := experiments.OpenSweep(in)
 			if err != nil {
 				return err
 			}
 			if len(runs) == 0 {
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
+			}
+			if len(missing) > 0 {
+				// Plotting what is there is useful (a sweep in progress),
+				// but never silently: runs stored by another version or
+				// with other settings do not count.
+				fmt.Fprintf(cmd.ErrOrStderr(), "polluxsim: warning: %d of %d runs of experiment %s are not stored in %s as this version defines them (first: %s; a sweep still running, or one made by another version or with other settings): plotting without them; `polluxsim sweep` into %s completes them\n",
+					len(missing), len(missing)+len(runs), exp.Name, in, missing[0], in)
 			}
 			rep, err := experiments.Plot(exp, runs, out, experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats})
 			if err != nil {

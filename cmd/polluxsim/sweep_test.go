@@ -324,6 +324,14 @@ func TestShardMergePlotCLI(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+	if strings.Contains(printed, "warning") {
+		t.Errorf("plot of a complete sweep warned:\n%s", printed)
+	}
+	// A shard holds half the runs: plotted, but not silently.
+	printed, err = runCLI(t, "plot", "--in", shards[0], "--out", filepath.Join(dir, "shard-plots"))
+	if err != nil || !strings.Contains(printed, "warning: 10 of 20 runs of experiment") || !strings.Contains(printed, "plotting without them") {
+		t.Errorf("plot of a shard: %v\n%s", err, printed)
+	}
 	if _, err := runCLI(t, "plot", "--in", dir, "--out", plots); err == nil || !strings.Contains(err.Error(), "not a sweep's output folder") {
 		t.Errorf("plot of a non-sweep folder: %v", err)
 	}
