@@ -266,5 +266,6 @@ func (o jobOracle) RemainingIterations(batch int) float64 {
 // observations), so that memory follows the active jobs.
 func (j *job) release() {
 	j.agent.obs, j.agent.seen, j.agent.params = nil, nil, nil
+	j.agent.planner, j.agent.other, j.agent.boot = nil, nil, nil
 	j.alloc, j.placement = nil, nil
 }
