@@ -149,3 +149,34 @@ func FuzzParseCompact(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseTypes: a per-type profiles file either fails with an error that
+// names the file, or attaches (or refuses, with an error) to the compact
+// profiles, and every attached type answers step-time questions sanely.
+func FuzzParseTypes(f *testing.F) {
+	f.Add(defaultTypes)
+	f.Add([]byte(`{"format":"polluxsim-compact-types/1","apps":[]}`))
+	f.Add([]byte(`{"format":"polluxsim-compact-types/1","apps":[{"name":"cifar10","types":[null]}]}`))
+	f.Add([]byte(`{"format":"polluxsim-compact-types/1","apps":[{"name":"cifar10","types":[{"type":"a100","min_local":0,"max_local":-1}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tf, err := ParseTypes("t.json", data)
+		if err != nil {
+			checkFuzzError(t, "t.json", err)
+			return
+		}
+		set := Compact()
+		for _, a := range set.Apps {
+			a.ByType = nil
+		}
+		if err := tf.Attach(set); err != nil {
+			return
+		}
+		for _, a := range set.Apps {
+			for _, typ := range a.Types() {
+				if b := a.ForType(typ); b != nil && b.Truth != nil {
+					checkStep(t, b.Truth)
+				}
+			}
+		}
+	})
+}
