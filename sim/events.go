@@ -1,6 +1,10 @@
 package sim
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/polluxsim/polluxsim/internal/minheap"
+)
 
 // eventKind orders simultaneous events: arrivals first, then job events,
 // then the scheduling tick, so that a tick sees every job that arrived or
@@ -26,8 +30,8 @@ type event struct {
 	version int    // job version when scheduled; stale events are dropped
 }
 
-// before is the order of events: time, then kind, then insertion order.
-func (a *event) before(b *event) bool {
+// Before is the order of events: time, then kind, then insertion order.
+func (a *event) Before(b *event) bool {
 	if a.time != b.time {
 		return a.time < b.time
 	}
@@ -62,27 +66,17 @@ func (s *scheduler) arrive(e event) {
 
 // sortArrivals puts the up-front arrivals in event order.
 func (s *scheduler) sortArrivals() {
-	sort.SliceStable(s.arrivals, func(a, b int) bool { return s.arrivals[a].before(&s.arrivals[b]) })
+	sort.SliceStable(s.arrivals, func(a, b int) bool { return s.arrivals[a].Before(&s.arrivals[b]) })
 }
 
 func (s *scheduler) push(e event) {
 	e.seq = s.seq
 	s.seq++
-	s.q = append(s.q, e)
-	// Sift up.
-	q := s.q
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q[i].before(&q[p]) {
-			break
-		}
-		q[i], q[p] = q[p], q[i]
-		i = p
-	}
+	s.q = minheap.Push(s.q, e)
 }
 
 func (s *scheduler) pop() (event, bool) {
-	if s.next < len(s.arrivals) && (len(s.q) == 0 || s.arrivals[s.next].before(&s.q[0])) {
+	if s.next < len(s.arrivals) && (len(s.q) == 0 || s.arrivals[s.next].Before(&s.q[0])) {
 		e := s.arrivals[s.next]
 		s.next++
 		return e, true
@@ -90,27 +84,7 @@ func (s *scheduler) pop() (event, bool) {
 	if len(s.q) == 0 {
 		return event{}, false
 	}
-	q := s.q
-	top := q[0]
-	n := len(q) - 1
-	q[0] = q[n]
-	q = q[:n]
-	// Sift down.
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && q[r].before(&q[l]) {
-			m = r
-		}
-		if !q[m].before(&q[i]) {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	s.q = q
+	var top event
+	top, s.q = minheap.Pop(s.q)
 	return top, true
 }
