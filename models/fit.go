@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Observation is one measured configuration of a job: the allocation shape,
@@ -156,14 +157,21 @@ type fitProblem struct {
 	last      Params
 	lastValid bool
 	resid     []residual
+	// lastU and lastP are the last free vector params mapped, and its
+	// parameters (the same point comes back for the gradient).
+	lastU []float64
+	lastP Params
 }
 
 // residual is what lossGrad computes per observation before the
 // derivatives: the predicted compute (a), sync (b), overlapped (ov) and
 // step (t) times and the log errors of the step (r2) and of the compute
-// time (r1, 0 if TGrad is unknown).
+// time (r1, 0 if TGrad is unknown), with what the gradient reuses.
 type residual struct {
 	a, b, ov, t, r2, r1 float64
+	// wa and wb are the overlap's shares (see logOverlap); la, lb, lov
+	// and lt are ln a, ln b (b > 0), ln ov and ln t.
+	wa, wb, la, lb, lov, lt float64
 }
 
 func newFitProblem(obs []Observation) *fitProblem {
@@ -261,6 +269,9 @@ func (pr *fitProblem) gradient(grad, u []float64) {
 
 // params maps the free vector u to Params, filling in frozen values.
 func (pr *fitProblem) params(u []float64) Params {
+	if pr.lastU != nil && slices.Equal(u, pr.lastU) {
+		return pr.lastP
+	}
 	var v [nParams]float64
 	for i := 0; i < nParams; i++ {
 		if pr.fixed[i] {
@@ -270,7 +281,8 @@ func (pr *fitProblem) params(u []float64) Params {
 	for j, i := range pr.free {
 		v[i] = fromFree(i, u[j])
 	}
-	return paramsOf(v)
+	pr.lastU, pr.lastP = append(pr.lastU[:0], u...), paramsOf(v)
+	return pr.lastP
 }
 
 func (pr *fitProblem) loss(p Params) float64 { return pr.lossGrad(p, nil) }
@@ -287,12 +299,21 @@ func (pr *fitProblem) lossGrad(p Params, g *[nParams]float64) float64 {
 		if !cached {
 			rs.a = p.TGrad(o.Local)
 			rs.b = p.TSync(o.Nodes, o.GPUs)
-			rs.ov = overlap(rs.a, rs.b, gm)
+			rs.la = math.Log(rs.a)
+			rs.lb = 0
+			if rs.b > 0 {
+				rs.lb = math.Log(rs.b)
+			}
+			rs.ov, rs.lov, rs.wa, rs.wb = logOverlap(rs.a, rs.b, rs.la, rs.lb, gm)
 			rs.t = float64(o.Accum)*rs.a + rs.ov
-			rs.r2 = math.Log(rs.t) - pr.logIter[x]
+			rs.lt = rs.lov
+			if o.Accum != 0 {
+				rs.lt = math.Log(rs.t)
+			}
+			rs.r2 = rs.lt - pr.logIter[x]
 			rs.r1 = 0
 			if o.TGrad > 0 {
-				rs.r1 = math.Log(rs.a) - pr.logGrad[x]
+				rs.r1 = rs.la - pr.logGrad[x]
 			}
 		}
 		a, b, ov, t, r2, r1 := rs.a, rs.b, rs.ov, rs.t, rs.r2, rs.r1
@@ -306,11 +327,9 @@ func (pr *fitProblem) lossGrad(p Params, g *[nParams]float64) float64 {
 		// Partial derivatives of the overlap term.
 		dOa, dOb, dOg := 1.0, 0.0, 0.0
 		if b > 0 {
-			wa := math.Pow(a/ov, gm)
-			wb := math.Pow(b/ov, gm)
-			dOa = wa * ov / a
-			dOb = wb * ov / b
-			dOg = ov * (wa*math.Log(a) + wb*math.Log(b) - math.Log(ov)) / gm
+			dOa = rs.wa * ov / a
+			dOb = rs.wb * ov / b
+			dOg = ov * (rs.wa*rs.la + rs.wb*rs.lb - rs.lov) / gm
 		}
 		dTa := float64(o.Accum) + dOa
 		w := r2 / t

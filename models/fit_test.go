@@ -140,3 +140,27 @@ func TestFitWarmStart(t *testing.T) {
 		t.Errorf("noise-free fit error %.3f", e)
 	}
 }
+
+// TestLogOverlapMatchesOverlap: the fit's log-space overlap equals the
+// model's overlap up to rounding, and its shares are (a/ov)^γ and
+// (b/ov)^γ, on both orders of a and b, at both ends of γ and with b = 0.
+func TestLogOverlapMatchesOverlap(t *testing.T) {
+	for _, a := range []float64{1e-6, 0.01, 0.3, 2} {
+		for _, b := range []float64{0, 1e-7, 0.02, 0.3, 5} {
+			for _, g := range []float64{1, 1.0001, 2.5, 9.99} {
+				ov, lov, wa, wb := logOverlap(a, b, math.Log(a), math.Log(b), g)
+				want := overlap(a, b, g)
+				if math.Abs(ov-want) > 1e-12*want || math.Abs(lov-math.Log(want)) > 1e-12 {
+					t.Errorf("a=%g b=%g γ=%g: ov %v (ln %v), overlap %v", a, b, g, ov, lov, want)
+				}
+				wantA, wantB := math.Pow(a/want, g), 0.0
+				if b > 0 {
+					wantB = math.Pow(b/want, g)
+				}
+				if math.Abs(wa-wantA) > 1e-12 || math.Abs(wb-wantB) > 1e-12 || math.Abs(wa+wb-1) > 1e-15 {
+					t.Errorf("a=%g b=%g γ=%g: shares %v %v, want %v %v", a, b, g, wa, wb, wantA, wantB)
+				}
+			}
+		}
+	}
+}

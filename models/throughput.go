@@ -80,3 +80,26 @@ func overlap(a, b, gamma float64) float64 {
 	t := math.Exp(gamma * math.Log(lo/hi))
 	return hi * math.Exp(math.Log1p(t)/gamma)
 }
+
+// logOverlap is overlap(a, b, γ) for a > 0, b ≥ 0 computed in log space
+// from la = ln a and lb = ln b (unused if b = 0), with ln ov and the
+// shares wa = a^γ/(a^γ + b^γ), wb = b^γ/(a^γ + b^γ) of its two terms: the
+// partial derivatives of the overlap are wa·ov/a, wb·ov/b and
+// ov·(wa·ln a + wb·ln b − ln ov)/γ. The fit uses it; it equals overlap up
+// to rounding.
+func logOverlap(a, b, la, lb, gamma float64) (ov, lov, wa, wb float64) {
+	if b <= 0 {
+		return a, la, 1, 0
+	}
+	lhi, llo, aHi := la, lb, true
+	if lb > la {
+		lhi, llo, aHi = lb, la, false
+	}
+	t := math.Exp(gamma * (llo - lhi))
+	lov = lhi + math.Log1p(t)/gamma
+	whi, wlo := 1/(1+t), t/(1+t)
+	if aHi {
+		return math.Exp(lov), lov, whi, wlo
+	}
+	return math.Exp(lov), lov, wlo, whi
+}
