@@ -123,6 +123,7 @@ type Policy struct {
 	last        lastRound
 	skipped     int
 	pool        []*state // states no population holds, reused from round to round
+	scratch     scratch  // the search's working memory, reused from round to round
 }
 
 // New returns a Pollux policy.
@@ -281,7 +282,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if opt.QuickStall > 0 && opt.Stall > 0 && opt.QuickStall < opt.Stall && p.sameJobs(jobs) {
 		opt.Stall = opt.QuickStall
 	}
-	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers, free: p.pool}
+	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers, free: p.pool, scratch: &p.scratch}
 	base := s.get()
 	base.copyFrom(&pr.base)
 	initial := append([]*state{base}, p.adapt(jobs, s)...)
@@ -300,10 +301,17 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 		for k := 0; k < len(pop) && k < nStarts; k++ {
 			starts = append(starts, pop[k].st)
 		}
+		// The starts are polished in parallel (each on its own copy;
+		// the problem's tables are safe for concurrent use) and compared
+		// in order, as one after the other.
+		cands := make([]individual, len(starts))
+		s.each(len(starts), func(k int) {
+			cands[k].st, cands[k].fit = s.localSearch(starts[k], sweeps)
+		})
 		fit = math.Inf(-1)
-		for _, st := range starts {
-			if cand, candFit := s.localSearch(st, sweeps); candFit > fit {
-				best, fit = cand, candFit
+		for _, c := range cands {
+			if c.fit > fit {
+				best, fit = c.st, c.fit
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // individual is one candidate allocation and its fitness.
@@ -44,9 +45,20 @@ type searcher struct {
 	opt     Options
 	round   uint64 // distinguishes the child streams of successive rounds
 	workers []*worker
-	free    []*state     // recycled states
-	merged  []individual // scratch of mergeSurvivors
-	// order and sortedTail are scratch of mergeSurvivors.
+	free    []*state // recycled states
+	*scratch
+}
+
+// scratch is the searcher's working memory, kept by the policy from
+// round to round: the population and its hashes (seen), the children of a
+// generation and their crossed parents, and the scratch of
+// mergeSurvivors (merged, order, sortedTail).
+type scratch struct {
+	seen       map[uint64]bool
+	pop        []individual
+	children   []individual
+	crossed    []*state
+	merged     []individual
 	order      []int32
 	sortedTail []individual
 }
@@ -66,8 +78,16 @@ func (s *searcher) put(st *state) { s.free = append(s.free, st) }
 // the final population, best first.
 func (s *searcher) run(initial []*state) []individual {
 	P := s.opt.Population
-	seen := map[uint64]bool{}
-	var pop []individual
+	if s.scratch == nil {
+		s.scratch = &scratch{}
+	}
+	if s.seen == nil {
+		s.seen = map[uint64]bool{}
+	}
+	seen := s.seen
+	clear(seen)
+	pop := s.pop[:0]
+	defer func() { s.pop = pop[:0] }()
 	w0 := s.workers[0]
 	for k, st := range initial {
 		w0.reseed(s.opt.Seed^s.round, uint64(k)<<1|1)
@@ -87,8 +107,9 @@ func (s *searcher) run(initial []*state) []individual {
 	}
 	pop = s.survive(pop, 0, seen)
 	nChildren := 2 * ((P + 1) / 2)
-	children := make([]individual, nChildren)
-	crossed := make([]*state, nChildren)
+	s.children = slices.Grow(s.children[:0], nChildren)[:nChildren]
+	s.crossed = slices.Grow(s.crossed[:0], nChildren)[:nChildren]
+	children, crossed := s.children, s.crossed
 	stall := 0
 	for g := 0; g < s.opt.Generations; g++ {
 		if s.opt.Stall > 0 && stall >= s.opt.Stall {
@@ -225,6 +246,31 @@ func (s *searcher) parallel(n int, f func(w *worker, i int)) {
 				f(w, i)
 			}
 		}(w)
+	}
+	wg.Wait()
+}
+
+// each calls f(i) for i in [0, n) on up to one goroutine per worker,
+// handing out the indices one at a time: for a few tasks of uneven length
+// (f must not use the workers' scratch).
+func (s *searcher) each(n int, f func(i int)) {
+	W := min(len(s.workers), n)
+	if W <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range W {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
 	}
 	wg.Wait()
 }
