@@ -98,8 +98,8 @@ func Fit(obs []Observation, opt FitOptions) (Params, error) {
 		return Params{}, ErrNoObservations
 	}
 	for i, o := range obs {
-		if err := o.validate(); err != nil {
-			return Params{}, fmt.Errorf("models: observation %d: %w", i, err)
+		if err := CheckObservation(i, o); err != nil {
+			return Params{}, err
 		}
 	}
 	pr := newFitProblem(obs)
@@ -123,6 +123,16 @@ func Fit(obs []Observation, opt FitOptions) (Params, error) {
 		best.BetaN = math.Max(best.BetaN, 1.1*best.BetaR)
 	}
 	return best, nil
+}
+
+// CheckObservation returns the error Fit gives when o, its observation
+// number i, is not valid (nil if it is), so that a caller can check an
+// observation when it is made and fit later.
+func CheckObservation(i int, o Observation) error {
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("models: observation %d: %w", i, err)
+	}
+	return nil
 }
 
 func (o Observation) validate() error {

@@ -8,6 +8,13 @@ import (
 // job has run with and their (noise-free) iteration times, refits θ_sys
 // whenever a configuration is new, and holds the latest gradient
 // statistics. Only what the agent holds is shown to policies.
+//
+// A refit is due when the configuration is observed and run when the
+// parameters are next read (resolve): the engine runs the due refits of
+// many agents at once (see engine.resolveFits), and a finished job's are
+// never run. Each agent's refits run in order, each from the previous
+// one's result on the observations made until it was due, so the
+// parameters are those of fitting at once.
 type agent struct {
 	fit     bool // whether to fit θ_sys at all (adaptive policies only)
 	seeded  bool // params came from Config.SeedParams and are kept
@@ -16,7 +23,10 @@ type agent struct {
 	params  *models.Params
 	grad    models.GradStats
 	maxGPUs int // largest GPU count observed
-	fits    int // number of refits, for statistics
+	fits    int // number of refits, for statistics (counted when due)
+	// pending holds the due refits, oldest first, as the number of
+	// observations each one fits.
+	pending []int
 	// planner answers the goodput-optimal batch of the current params
 	// (see best); nil until first needed.
 	planner *models.Planner
@@ -39,9 +49,12 @@ type typeFit struct {
 
 // switchType makes t the type the agent fits: the current type's fit is
 // put aside and t's, if any, taken up. Seeded agents keep their params.
-func (a *agent) switchType(t string) {
+func (a *agent) switchType(t string) error {
 	if t == a.typ {
-		return
+		return nil
+	}
+	if err := a.resolve(); err != nil {
+		return err
 	}
 	if a.other == nil {
 		a.other = map[string]*typeFit{}
@@ -59,6 +72,7 @@ func (a *agent) switchType(t string) {
 	if !a.seeded {
 		a.params = f.params
 	}
+	return nil
 }
 
 // typeParams is the agent's θ_sys for type t: its fit from what the job ran
@@ -122,16 +136,31 @@ func (a *agent) observe(n, k, m int, step, sync float64, g models.GradStats) err
 	if tgrad < 0 {
 		tgrad = 0
 	}
-	a.obs = append(a.obs, models.Observation{Nodes: n, GPUs: k, Local: float64(m), TIter: step, TGrad: tgrad})
+	o := models.Observation{Nodes: n, GPUs: k, Local: float64(m), TIter: step, TGrad: tgrad}
 	if !a.fit || a.seeded {
+		a.obs = append(a.obs, o)
 		return nil
 	}
-	p, err := models.Fit(a.obs, models.FitOptions{Start: a.params})
-	if err != nil {
+	if err := models.CheckObservation(len(a.obs), o); err != nil {
 		return err
 	}
-	a.params = &p
+	a.obs = append(a.obs, o)
+	a.pending = append(a.pending, len(a.obs))
 	a.fits++
+	return nil
+}
+
+// resolve runs the agent's due refits, in order.
+func (a *agent) resolve() error {
+	for x, n := range a.pending {
+		p, err := models.Fit(a.obs[:n], models.FitOptions{Start: a.params})
+		if err != nil {
+			a.pending = a.pending[x+1:]
+			return err
+		}
+		a.params = &p
+	}
+	a.pending = a.pending[:0]
 	return nil
 }
 

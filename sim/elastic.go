@@ -150,7 +150,9 @@ func (e *engine) release(active []*job, drop int) error {
 				if err := j.setPhase(phasePending, e.now); err != nil {
 					return err
 				}
-				j.tune(e.traits.AdaptiveBatch)
+				if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+					return err
+				}
 				break
 			}
 		}

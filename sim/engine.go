@@ -19,6 +19,7 @@ type engine struct {
 	jobs   []*job
 	// active holds the submitted, unfinished jobs in workload order.
 	active   []*job
+	due      []*job // scratch of resolveFits
 	events   scheduler
 	rec      roundRecorder
 	now      float64
@@ -226,7 +227,9 @@ func (e *engine) epochBoundary(j *job) error {
 		e.submitNext()
 		return nil
 	}
-	j.tune(e.traits.AdaptiveBatch)
+	if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+		return err
+	}
 	return e.startSegment(j)
 }
 
@@ -242,8 +245,8 @@ func (e *engine) startSegment(j *job) error {
 		return fmt.Errorf("profile of %s has no valid step time for placement %v at per-GPU batch %d (job %s, t=%v)",
 			j.app.Name, j.placement, j.local, j.spec.Name, e.now)
 	}
-	if err := j.agent.observe(j.nodes, j.gpus, j.local, pf.Step, pf.Sync, pf.Grad); err != nil {
-		return fmt.Errorf("job %s: fitting its throughput model: %w", j.spec.Name, err)
+	if err := j.fitError(j.agent.observe(j.nodes, j.gpus, j.local, pf.Step, pf.Sync, pf.Grad)); err != nil {
+		return err
 	}
 	j.rate = pf.Rate * (1 - j.slowdown)
 	j.eff = pf.Efficiency
@@ -280,6 +283,9 @@ func (e *engine) tick() error {
 	// Bring every job up to date; running jobs re-tune their batch, as the
 	// agent does at the end of every interval.
 	active := e.active
+	if err := e.resolveFits(active); err != nil {
+		return err
+	}
 	e.jobRounds += int64(len(active))
 	if e.jobRounds > e.cfg.MaxJobRounds {
 		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?)",
@@ -296,7 +302,9 @@ func (e *engine) tick() error {
 			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
 				j.spec.Name, j.epoch+1, j.progress, next, e.now)
 		}
-		j.tune(e.traits.AdaptiveBatch)
+		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+			return err
+		}
 	}
 	if e.elastic != nil {
 		if err := e.autoscale(active); err != nil {
@@ -344,7 +352,9 @@ func (e *engine) schedule(active []*job) error {
 			if err := j.setPhase(phasePending, e.now); err != nil {
 				return err
 			}
-			j.tune(e.traits.AdaptiveBatch)
+			if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+				return err
+			}
 			continue
 		}
 		j.setAlloc(append([]int(nil), alloc...))
@@ -353,13 +363,17 @@ func (e *engine) schedule(active []*job) error {
 			// like any re-allocation, on the new type's tables.
 			j.gtype = e.cfg.Cluster.AllocType(alloc)
 			j.tapp = j.app.ForType(j.gtype)
-			j.agent.switchType(j.gtype)
+			if err := j.fitError(j.agent.switchType(j.gtype)); err != nil {
+				return err
+			}
 		}
 		j.restarts++
 		if j.restarts == 0 {
 			j.firstStart = e.now
 		}
-		j.tune(e.traits.AdaptiveBatch)
+		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+			return err
+		}
 		if err := j.setPhase(phaseRestarting, e.now); err != nil {
 			return err
 		}

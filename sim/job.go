@@ -156,10 +156,13 @@ func (j *job) setAlloc(alloc []int) {
 // non-adaptive policies or for fixed-batch applications, the
 // goodput-optimal configuration from the fitted model otherwise (before any
 // observation: M0, or the smallest batch the GPUs can hold).
-func (j *job) tune(adaptive bool) {
+func (j *job) tune(adaptive bool) error {
 	if j.gpus == 0 {
 		j.local, j.accum, j.batch = 0, 0, 0
-		return
+		return nil
+	}
+	if err := j.resolveFits(); err != nil {
+		return err
 	}
 	lim := j.on().Limits
 	fixed := 0
@@ -182,6 +185,20 @@ func (j *job) tune(adaptive bool) {
 		m = 1
 	}
 	j.local, j.accum, j.batch = m, s, j.gpus*m*(s+1)
+	return nil
+}
+
+// resolveFits runs the job's due refits (see agent).
+func (j *job) resolveFits() error {
+	return j.fitError(j.agent.resolve())
+}
+
+// fitError names the job in an error of its agent's fits (nil stays nil).
+func (j *job) fitError(err error) error {
+	if err != nil {
+		return fmt.Errorf("job %s: fitting its throughput model: %w", j.spec.Name, err)
+	}
+	return nil
 }
 
 // view fills v with the policy's view of the job. v.Alloc is the job's
@@ -265,7 +282,7 @@ func (o jobOracle) RemainingIterations(batch int) float64 {
 // release drops what a finished job no longer needs (its agent's
 // observations), so that memory follows the active jobs.
 func (j *job) release() {
-	j.agent.obs, j.agent.seen, j.agent.params = nil, nil, nil
+	j.agent.obs, j.agent.seen, j.agent.params, j.agent.pending = nil, nil, nil, nil
 	j.agent.planner, j.agent.other, j.agent.boot = nil, nil, nil
 	j.alloc, j.placement = nil, nil
 }
