@@ -137,8 +137,8 @@ func (e *engine) loop() error {
 			return fmt.Errorf("invariant violated: %s event at t=%v before current time %v", ev.kind, ev.time, e.now)
 		}
 		if ev.time > e.cfg.MaxTime {
-			return fmt.Errorf("simulation did not finish by t=%v s: %d of %d jobs unfinished (do they fit the cluster?)",
-				e.cfg.MaxTime, len(e.jobs)-e.finished, len(e.jobs))
+			return fmt.Errorf("simulation did not finish by t=%v s: %d of %d jobs unfinished%s (do they fit the cluster?)",
+				e.cfg.MaxTime, len(e.jobs)-e.finished, len(e.jobs), e.firstUnfinished())
 		}
 		e.now = ev.time
 		var err error
@@ -495,4 +495,14 @@ func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
 		}
 	}
 	return nil
+}
+
+// firstUnfinished describes the first active job in workload order (empty
+// if none), for errors about jobs that do not finish.
+func (e *engine) firstUnfinished() string {
+	if len(e.active) == 0 {
+		return ""
+	}
+	j := e.active[0]
+	return fmt.Sprintf(", the first %s (%s, %s, epoch %d of %d, %d GPUs)", j.spec.Name, j.spec.App, j.phase, j.epoch, j.app.Epochs, j.gpus)
 }
