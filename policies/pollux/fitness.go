@@ -118,13 +118,22 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 			md := &models.Model{Params: *j.Params, Grad: j.Grad, Limits: j.Limits, FixedBatch: j.FixedBatch}
 			key := modelKey{*j.Params, j.Grad, j.Limits, j.FixedBatch}
 			gc := caches[j.Name]
-			if gc == nil || gc.key != key || gc.maxK() < pr.maxGPUs[i] {
-				gc = newGoodputCache(key, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs), gc)
+			if gc == nil || gc.key != key || gc.maxK() < max(pr.maxGPUs[i], fairGPUs) {
+				gc = newGoodputCache(key, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs, fairGPUs), gc)
 				if caches != nil {
 					caches[j.Name] = gc
 				}
 			}
-			pr.speed[i] = models.NewSpeedup(md, fairNodes, fairGPUs, gc.best)
+			// The speedup's base is the fair share (the reference's). On
+			// large clusters the fair share can exceed what the job's
+			// batch limits allow, where its goodput is 0, and with it
+			// every speedup of the job, which would never be scheduled:
+			// then the base is the most GPUs the job can use.
+			baseGPUs := fairGPUs
+			if !(gc.best(fairNodes, fairGPUs) > 0) {
+				baseGPUs = min(fairGPUs, usableGPUs(j, opt, total))
+			}
+			pr.speed[i] = models.NewSpeedup(md, fairNodes, baseGPUs, gc.best)
 		}
 		pr.tables[i] = newTermTable(pr.maxGPUs[i])
 	}
@@ -132,10 +141,16 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 }
 
 // maxGPUs is the most GPUs job j may get this round: twice the most it has
-// run on (at least 1), the application's cap, the batch limits and the
-// policy's per-job cap.
+// run on (at least 1), within usableGPUs.
 func maxGPUs(j *policies.Job, opt Options, total int) int {
-	m := max(2*j.MaxSeenGPUs, 1)
+	return min(max(2*j.MaxSeenGPUs, 1), usableGPUs(j, opt, total))
+}
+
+// usableGPUs is the most GPUs job j can use at all: the application's cap,
+// the batch limits (a per-GPU batch of at least MinLocal within MaxBatch),
+// the policy's per-job cap and the cluster (at least 1).
+func usableGPUs(j *policies.Job, opt Options, total int) int {
+	m := total
 	if opt.MaxGPUsPerJob > 0 {
 		m = min(m, opt.MaxGPUsPerJob)
 	}
@@ -145,7 +160,7 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 	if j.MaxGPUs > 0 {
 		m = min(m, j.MaxGPUs)
 	}
-	return max(min(m, total), 1)
+	return max(m, 1)
 }
 
 // valueAt is job i's value in the power mean on k GPUs over n nodes, its

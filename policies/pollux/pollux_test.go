@@ -169,3 +169,20 @@ func BenchmarkPolluxRound(b *testing.B) {
 		pol.Schedule(float64(60*i), c, jobs)
 	}
 }
+
+// On a cluster so large that the fair share (all GPUs / jobs) exceeds what
+// a job's batch limits allow, its goodput there is 0; the speedup's base
+// must then fall back to what the job can use, or the job's speedup is 0
+// everywhere and it is never scheduled.
+func TestFairShareBeyondTheJobsLimits(t *testing.T) {
+	c := policies.Cluster{Nodes: 128, GPUsPerNode: 4} // fair share 512 GPUs
+	jobs := testJobs(1, c.Nodes, 1)
+	jobs[0].Alloc = nil // MaxBatch 4096 / MinLocal 16: at most 256 GPUs
+	if jobs[0].Params == nil {
+		t.Fatal("the test job needs a fitted model")
+	}
+	dec := New(DefaultOptions()).Schedule(0, c, jobs)
+	if policies.Sum(dec.Alloc[0]) == 0 {
+		t.Fatal("the only job got no GPUs on an empty 512-GPU cluster")
+	}
+}
