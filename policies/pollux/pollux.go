@@ -182,7 +182,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		p.last.valid = false
 		return dec
 	}
-	if p.opt.SkipUnchanged && p.last.same(c, jobs) {
+	if p.opt.SkipUnchanged && p.last.same(c, jobs, p.opt.RestartDelay) {
 		p.skipped++
 		return p.last.decision()
 	}
@@ -212,7 +212,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		}
 	}
 	if p.opt.SkipUnchanged {
-		p.last.remember(c, jobs, dec)
+		p.last.remember(c, jobs, dec, p.opt.RestartDelay)
 	}
 	return dec
 }

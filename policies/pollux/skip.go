@@ -15,15 +15,27 @@ type lastRound struct {
 	params []models.Params
 	fitted []bool
 	grads  []models.GradStats
-	alloc  [][]int // the decision, per job in input order
+	factor []float64 // re-allocation factors
+	alloc  [][]int   // the decision, per job in input order
 }
+
+// skipFactorGrowth is how much a job's re-allocation factor may have grown
+// (relatively) since the last search for the round to count as unchanged.
+// The factor (T − R·δ)/(T + δ) grows quickly while a job is young: from 0
+// at arrival, when the search can give a new job nothing at no loss, so
+// that a round that only aged it must search again (a lone job arriving
+// just before a round would otherwise never start). With 5 % and δ = 30 s
+// a job blocks skipping for its first two or three minutes after its
+// arrival or a restart.
+const skipFactorGrowth = 0.05
 
 // same reports whether jobs on cluster c are the last round's jobs, in
 // the same order, with the same fitted models and gradient statistics,
 // each holding what the last round gave it: no arrival, completion, epoch
-// boundary or refit since. What still differs is the jobs' age and
-// restarts, which only change the re-allocation factor a little.
-func (l *lastRound) same(c policies.Cluster, jobs []policies.Job) bool {
+// boundary or refit since. What still differs is the jobs' age, which
+// changes their re-allocation factors (restart delay delay): by at most
+// skipFactorGrowth.
+func (l *lastRound) same(c policies.Cluster, jobs []policies.Job, delay float64) bool {
 	if !l.valid || l.nodes != c.Nodes || len(l.names) != len(jobs) {
 		return false
 	}
@@ -38,18 +50,22 @@ func (l *lastRound) same(c policies.Cluster, jobs []policies.Job) bool {
 		if !policies.Equal(j.Alloc, l.alloc[i]) {
 			return false
 		}
+		if models.RestartFactor(j.Age, j.Restarts, delay) > l.factor[i]*(1+skipFactorGrowth) {
+			return false
+		}
 	}
 	return true
 }
 
-// remember records the round's jobs and decision.
-func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, dec policies.Decision) {
+// remember records the round's jobs and decision (restart delay delay).
+func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, dec policies.Decision, delay float64) {
 	n := len(jobs)
 	l.valid, l.nodes = true, c.Nodes
 	l.names = l.names[:0]
 	l.params = l.params[:0]
 	l.fitted = l.fitted[:0]
 	l.grads = l.grads[:0]
+	l.factor = l.factor[:0]
 	l.alloc = l.alloc[:0]
 	for i := 0; i < n; i++ {
 		j := &jobs[i]
@@ -61,6 +77,7 @@ func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, dec polici
 		l.params = append(l.params, p)
 		l.fitted = append(l.fitted, j.Params != nil)
 		l.grads = append(l.grads, j.Grad)
+		l.factor = append(l.factor, models.RestartFactor(j.Age, j.Restarts, delay))
 		var a []int
 		if policies.Sum(dec.Alloc[i]) > 0 {
 			a = dec.Alloc[i]

@@ -134,3 +134,22 @@ func TestQuickStallNeedsStall(t *testing.T) {
 		t.Error("quick_stall shortened a search with stall=0")
 	}
 }
+
+// A job that arrives just before a round has re-allocation factor 0: the
+// search may give it nothing at no loss. A round that only aged it (and
+// nothing else changed) must search again and start it, or a lone job
+// would wait for ever.
+func TestSkipUnchangedStartsANewJob(t *testing.T) {
+	c := policies.Cluster{Nodes: 2, GPUsPerNode: 4}
+	p := New(DefaultOptions())
+	jobs := testJobs(1, c.Nodes, 1)
+	jobs[0].Age, jobs[0].Restarts, jobs[0].Attained, jobs[0].Alloc = 0, 0, 0, nil
+	for round := 0; round < 3; round++ {
+		dec := p.Schedule(float64(60*round), c, jobs)
+		if policies.Sum(dec.Alloc[0]) > 0 {
+			return
+		}
+		jobs = applied(jobs, dec)
+	}
+	t.Fatalf("the new job got no GPUs in 3 rounds on an empty cluster (skipped %d rounds)", p.Skipped())
+}
