@@ -74,16 +74,17 @@ type Options struct {
 // DefaultOptions are the reference settings, except the search budget:
 // population 64 and 40 generations followed by local search, which in our
 // measurements reaches the fitness of the reference's 100 × 100 genetic
-// algorithm (see docs/how-it-works.md) at a fraction of its cost, and
-// cheaper rounds when little changed: SkipUnchanged, and QuickStall 1
-// (see docs/scale.md for what they cost in JCT; skip_unchanged=false
+// algorithm (see docs/how-it-works.md) at a fraction of its cost; an
+// early stop after 5 generations without improvement (Stall); and cheaper
+// rounds when little changed: SkipUnchanged, and QuickStall 1 (see
+// docs/scale.md for what they cost in JCT; stall=10 skip_unchanged=false
 // quick_stall=0 give the earlier search). ReferenceOptions gives the
 // reference budget.
 func DefaultOptions() Options {
 	return Options{
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
-		MaxRowsPerRound: 200_000, MaxLocalRows: 12_000, Stall: 10, SkipUnchanged: true, QuickStall: 1,
+		MaxRowsPerRound: 200_000, MaxLocalRows: 12_000, Stall: 5, SkipUnchanged: true, QuickStall: 1,
 	}
 }
 
