@@ -47,6 +47,11 @@ type local struct {
 	sign   float64 // +1: a larger sum of terms is better; −1: smaller
 	recv   []int   // transfer receivers of the current sweep
 	free   *freeNodes
+	// candV and candB are scratch of sweep: the job's GPUs and the
+	// current allocation's on each candidate node; recvConflicts the
+	// receivers' conflicting nodes (see conflicts).
+	candV, candB  []int32
+	recvConflicts []int
 }
 
 // minGain is the smallest improvement of the sum of terms, relative to
@@ -109,21 +114,33 @@ func (ls *local) termAt(i, n, k int, changed bool) float64 {
 func (ls *local) refresh(i int) {
 	r := ls.rows[i]
 	ls.k[i], ls.n[i] = rowStats(r)
-	base := ls.pr.base.row(i)
-	d := 0
-	for _, e := range r {
-		if gpusOn(base, e.node) != e.gpus {
-			d++
-		}
-	}
-	for _, b := range base {
-		if gpusOn(r, b.node) == 0 {
-			d++
-		}
-	}
-	ls.diff[i] = d
-	ls.values[i] = ls.pr.valueAt(i, ls.n[i], ls.k[i], d > 0)
+	ls.diff[i] = rowDiff(r, ls.pr.base.row(i))
+	ls.values[i] = ls.pr.valueAt(i, ls.n[i], ls.k[i], ls.diff[i] > 0)
 	ls.terms[i] = ls.pr.pm.Term(ls.values[i], ls.center)
+}
+
+// rowDiff counts the nodes where rows r and base (both sorted by node,
+// with positive entries) hold different GPUs, a node missing from one
+// counting as 0 there.
+func rowDiff(r, base []entry) int {
+	d, x, y := 0, 0, 0
+	for x < len(r) || y < len(base) {
+		switch {
+		case y == len(base) || (x < len(r) && r[x].node < base[y].node):
+			d++ // only in r
+			x++
+		case x == len(r) || base[y].node < r[x].node:
+			d++ // only in base
+			y++
+		default:
+			if r[x].gpus != base[y].gpus {
+				d++
+			}
+			x++
+			y++
+		}
+	}
+	return d
 }
 
 // mark adds (+1) or removes (−1) row i's multi-node marks.
@@ -147,8 +164,12 @@ func (ls *local) refile(c int32) {
 
 // change is the effect on row i of adding d (±1) GPUs on node c.
 func (ls *local) change(i int, c int32, d int32) (n, k, diff int) {
-	v := gpusOn(ls.rows[i], c)
-	b := gpusOn(ls.pr.base.row(i), c)
+	return ls.changeWith(i, gpusOn(ls.rows[i], c), gpusOn(ls.pr.base.row(i), c), d)
+}
+
+// changeWith is change for a node where row i has v GPUs and the current
+// allocation b.
+func (ls *local) changeWith(i int, v, b, d int32) (n, k, diff int) {
 	nv := v + d
 	n, k, diff = ls.n[i], ls.k[i]+int(d), ls.diff[i]
 	if v == 0 && nv > 0 {
@@ -168,6 +189,38 @@ func (ls *local) change(i int, c int32, d int32) (n, k, diff int) {
 // n nodes and k GPUs that occupies its current nodes, minus node gone if
 // its last GPU leaves (−1: none), plus node added (−1: none).
 func (ls *local) allowed(i, n, k int, gone, added int32) bool {
+	addedV := int32(0)
+	if added >= 0 {
+		addedV = gpusOn(ls.rows[i], added)
+	}
+	return ls.allowedWith(i, n, k, ls.conflicts(i), gone, added, addedV)
+}
+
+// conflicting reports whether node c holds a multi-node job other than
+// job i (interference avoidance keeps a multi-node job off it).
+func (ls *local) conflicting(i int, c int32) bool {
+	self := int32(0)
+	if ls.marked[i] {
+		self = 1
+	}
+	return ls.multi[c]-self > 0
+}
+
+// conflicts counts the nodes of row i that are conflicting.
+func (ls *local) conflicts(i int) int {
+	n := 0
+	for _, e := range ls.rows[i] {
+		if ls.conflicting(i, e.node) {
+			n++
+		}
+	}
+	return n
+}
+
+// allowedWith is allowed given row i's conflicts (see conflicts) and
+// the GPUs addedV it has on node added (if any): a row that only changed
+// on node gone has the same conflicts but for gone's.
+func (ls *local) allowedWith(i, n, k, conflicts int, gone, added, addedV int32) bool {
 	pr := ls.pr
 	if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
 		return false
@@ -175,16 +228,13 @@ func (ls *local) allowed(i, n, k int, gone, added int32) bool {
 	if !pr.avoid || n <= 1 {
 		return true
 	}
-	self := int32(0)
-	if ls.marked[i] {
-		self = 1
+	if gone >= 0 && ls.conflicting(i, gone) && gpusOn(ls.rows[i], gone) > 0 {
+		conflicts--
 	}
-	for _, e := range ls.rows[i] {
-		if e.node != gone && ls.multi[e.node]-self > 0 {
-			return false
-		}
+	if conflicts > 0 {
+		return false
 	}
-	if added >= 0 && gpusOn(ls.rows[i], added) == 0 && ls.multi[added] > 0 {
+	if added >= 0 && addedV == 0 && ls.multi[added] > 0 {
 		return false
 	}
 	return true
@@ -292,11 +342,25 @@ func (ls *local) sweep() bool {
 			}
 		}
 		cand = ls.candidates(i, cand)
+		// Row i's GPUs and the current allocation's on each candidate,
+		// and its conflicting nodes: the trial moves below change the
+		// row only on the node a GPU leaves, which is never the
+		// candidate it goes to.
+		ls.candV, ls.candB = ls.candV[:0], ls.candB[:0]
+		for _, b := range cand {
+			ls.candV = append(ls.candV, gpusOn(ls.rows[i], b))
+			ls.candB = append(ls.candB, gpusOn(pr.base.row(i), b))
+		}
+		conflicts := ls.conflicts(i)
+		ls.recvConflicts = ls.recvConflicts[:0]
+		for _, r := range recv {
+			ls.recvConflicts = append(ls.recvConflicts, ls.conflicts(r))
+		}
 		ti := ls.terms[i]
 		// Add one GPU.
-		for _, b := range cand {
-			n, k, d := ls.change(i, b, +1)
-			if ls.allowed(i, n, k, -1, b) {
+		for x, b := range cand {
+			n, k, d := ls.changeWith(i, ls.candV[x], ls.candB[x], +1)
+			if ls.allowedWith(i, n, k, conflicts, -1, b, ls.candV[x]) {
 				try(move{-1, -1, i, b}, ls.gain(ti, ls.termAt(i, n, k, d > 0)))
 			}
 		}
@@ -304,35 +368,40 @@ func (ls *local) sweep() bool {
 			a := e.node
 			n, k, d := ls.change(i, a, -1)
 			gone := int32(-1)
+			movedConflicts := conflicts
 			if e.gpus == 1 {
 				gone = a
+				if ls.conflicting(i, a) {
+					movedConflicts--
+				}
 			}
 			termRemoved := ls.termAt(i, n, k, d > 0)
 			// Remove it.
-			if ls.allowed(i, n, k, gone, -1) {
+			if ls.allowedWith(i, n, k, conflicts, gone, -1, 0) {
 				try(move{i, a, -1, -1}, ls.gain(ti, termRemoved))
 			}
 			// Move it to another node.
 			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus-1)
 			ls.n[i], ls.k[i], ls.diff[i] = n, k, d
-			for _, b := range cand {
+			for x, b := range cand {
 				if b == a || ls.used[b] >= pr.caps[b] {
 					continue
 				}
-				n2, k2, d2 := ls.change(i, b, +1)
-				if ls.allowed(i, n2, k2, gone, b) {
+				n2, k2, d2 := ls.changeWith(i, ls.candV[x], ls.candB[x], +1)
+				if ls.allowedWith(i, n2, k2, movedConflicts, gone, b, ls.candV[x]) {
 					try(move{i, a, i, b}, ls.gain(ti, ls.termAt(i, n2, k2, d2 > 0)))
 				}
 			}
 			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus)
 			ls.refreshStats(i)
 			// Transfer it to another job on the same node.
-			for _, r := range recv {
-				if r == i {
-					continue
+			for x, r := range recv {
+				if r == i || ls.k[r]+1 > pr.maxGPUs[r] {
+					continue // (not allowed: over the receiver's cap)
 				}
-				nr, kr, dr := ls.change(r, a, +1)
-				if !ls.allowed(r, nr, kr, -1, a) {
+				v := gpusOn(ls.rows[r], a)
+				nr, kr, dr := ls.changeWith(r, v, gpusOn(pr.base.row(r), a), +1)
+				if !ls.allowedWith(r, nr, kr, ls.recvConflicts[x], -1, a, v) {
 					continue
 				}
 				g := ls.gain(ti, termRemoved) + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0))

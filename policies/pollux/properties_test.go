@@ -123,3 +123,35 @@ func TestLocalSearchNeverLowersFitness(t *testing.T) {
 		t.Errorf("local search improved only %d of 1000 starts", improved)
 	}
 }
+
+// rowDiff counts, by a merge of the two sorted rows, the nodes where they
+// differ: the same as looking each node up in the other row.
+func TestRowDiffMatchesLookups(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	row := func() []entry {
+		var r []entry
+		for c := int32(0); c < 12; c++ {
+			if rng.IntN(3) == 0 {
+				r = append(r, entry{c, int32(1 + rng.IntN(4))})
+			}
+		}
+		return r
+	}
+	for trial := 0; trial < 2000; trial++ {
+		r, base := row(), row()
+		want := 0
+		for _, e := range r {
+			if gpusOn(base, e.node) != e.gpus {
+				want++
+			}
+		}
+		for _, b := range base {
+			if gpusOn(r, b.node) == 0 {
+				want++
+			}
+		}
+		if got := rowDiff(r, base); got != want {
+			t.Fatalf("rowDiff(%v, %v) = %d, want %d", r, base, got, want)
+		}
+	}
+}

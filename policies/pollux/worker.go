@@ -106,9 +106,17 @@ func (w *worker) mutate(pr *problem, in *state) {
 		}
 		red.endRow()
 	}
+	// The open nodes: a node not touched by this mutation has no GPUs
+	// taken (usedOn without resetting the scratch, which the rest of the
+	// mutation does not read).
 	w.open = w.open[:0]
-	for c := 0; c < pr.nNodes; c++ {
-		isOpen := w.usedOn(int32(c)) < pr.caps[c]
+	stamp, used, caps, gen := w.stamp[:pr.nNodes], w.used[:pr.nNodes], pr.caps[:pr.nNodes], w.gen
+	for c := range caps {
+		u := int32(0)
+		if stamp[c] == gen {
+			u = used[c]
+		}
+		isOpen := u < caps[c]
 		w.isOpen[c] = isOpen
 		if isOpen {
 			w.open = append(w.open, int32(c))
