@@ -49,6 +49,16 @@ type goodputCache struct {
 	key     modelKey
 	planner *models.Planner
 	gp      []atomic.Uint64
+	// far is the last goodput asked beyond the planner's GPU counts:
+	// the speedup's base (the fair share), asked every round.
+	far atomic.Pointer[farGoodput]
+}
+
+// farGoodput is a goodput on k GPUs over one node or several (multi).
+type farGoodput struct {
+	multi bool
+	k     int
+	v     float64
 }
 
 // newGoodputCache returns the cache for key on up to maxK GPUs, keeping
@@ -67,7 +77,12 @@ func (c *goodputCache) maxK() int { return c.planner.MaxGPUs() }
 
 func (c *goodputCache) best(n, k int) float64 {
 	if k > c.maxK() {
-		return c.planner.Best(c.key.grad, n, k).Goodput
+		if f := c.far.Load(); f != nil && f.k == k && f.multi == (n > 1) {
+			return f.v
+		}
+		v := c.planner.Best(c.key.grad, n, k).Goodput
+		c.far.Store(&farGoodput{multi: n > 1, k: k, v: v})
+		return v
 	}
 	e := &c.gp[2*k+min(max(n-1, 0), 1)]
 	if b := e.Load(); b != 0 {
@@ -118,8 +133,8 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 			md := &models.Model{Params: *j.Params, Grad: j.Grad, Limits: j.Limits, FixedBatch: j.FixedBatch}
 			key := modelKey{*j.Params, j.Grad, j.Limits, j.FixedBatch}
 			gc := caches[j.Name]
-			if gc == nil || gc.key != key || gc.maxK() < max(pr.maxGPUs[i], fairGPUs) {
-				gc = newGoodputCache(key, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs, fairGPUs), gc)
+			if gc == nil || gc.key != key || gc.maxK() < pr.maxGPUs[i] {
+				gc = newGoodputCache(key, max(pr.maxGPUs[i], 2*j.MaxSeenGPUs), gc)
 				if caches != nil {
 					caches[j.Name] = gc
 				}
@@ -128,7 +143,8 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 			// large clusters the fair share can exceed what the job's
 			// batch limits allow, where its goodput is 0, and with it
 			// every speedup of the job, which would never be scheduled:
-			// then the base is the most GPUs the job can use.
+			// then the base is the most GPUs the job can use. (The
+			// cache remembers the fair share's goodput.)
 			baseGPUs := fairGPUs
 			if !(gc.best(fairNodes, fairGPUs) > 0) {
 				baseGPUs = min(fairGPUs, usableGPUs(j, opt, total))
