@@ -42,7 +42,7 @@ func BenchmarkTiresiasReferenceRun(b *testing.B) { benchRun(b, "tiresias") }
 
 // BenchmarkPolluxReferenceRunFull is BenchmarkPolluxReferenceRun with a
 // full search every round (the defaults before skip_unchanged and
-// quick_stall were turned on).
+// quick_stall were turned on and stall lowered to 5).
 func BenchmarkPolluxReferenceRunFull(b *testing.B) {
-	benchRun(b, "pollux", "skip_unchanged=false", "quick_stall=0")
+	benchRun(b, "pollux", "stall=10", "skip_unchanged=false", "quick_stall=0")
 }
