@@ -2,8 +2,8 @@ package sim
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"github.com/polluxsim/polluxsim/internal/parallel"
 )
 
 // maxFitWorkers bounds the goroutines of resolveFits.
@@ -22,28 +22,10 @@ func (e *engine) resolveFits(jobs []*job) error {
 		}
 	}
 	e.due = due
-	W := min(runtime.GOMAXPROCS(0), maxFitWorkers, len(due))
-	if W <= 1 {
-		for _, j := range due {
-			if err := j.resolveFits(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	errs := make([]error, len(due))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range W {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < len(due); i = int(next.Add(1)) - 1 {
-				errs[i] = due[i].resolveFits()
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(min(runtime.GOMAXPROCS(0), maxFitWorkers), len(due), func(i int) {
+		errs[i] = due[i].resolveFits()
+	})
 	for _, err := range errs {
 		if err != nil {
 			return err

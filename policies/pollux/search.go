@@ -5,7 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
-	"sync/atomic"
+
+	"github.com/polluxsim/polluxsim/internal/parallel"
 )
 
 // individual is one candidate allocation and its fitness.
@@ -250,30 +251,9 @@ func (s *searcher) parallel(n int, f func(w *worker, i int)) {
 	wg.Wait()
 }
 
-// each calls f(i) for i in [0, n) on up to one goroutine per worker,
-// handing out the indices one at a time: for a few tasks of uneven length
-// (f must not use the workers' scratch).
-func (s *searcher) each(n int, f func(i int)) {
-	W := min(len(s.workers), n)
-	if W <= 1 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range W {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i)
-			}
-		}()
-	}
-	wg.Wait()
-}
+// each calls f(i) for i in [0, n) on up to one goroutine per worker (see
+// parallel.Each; f must not use the workers' scratch).
+func (s *searcher) each(n int, f func(i int)) { parallel.Each(len(s.workers), n, f) }
 
 // sortPop orders a population by fitness, best first, stably.
 func sortPop(pop []individual) { slices.SortStableFunc(pop, byFitness) }

@@ -1,0 +1,35 @@
+// Package parallel runs independent tasks on a few goroutines.
+package parallel
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Each calls f(i) for every i in [0, n), on up to workers goroutines that
+// take the indices one at a time (suited to a few tasks of uneven length),
+// and returns when all calls have returned. With workers ≤ 1 or n ≤ 1 it
+// calls f in order in the calling goroutine. f must be safe to call
+// concurrently for different i; what it computes must not depend on which
+// goroutine runs it, so that results do not depend on workers.
+func Each(workers, n int, f func(i int)) {
+	W := min(workers, n)
+	if W <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range W {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
