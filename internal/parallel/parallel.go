@@ -21,15 +21,20 @@ func Each(workers, n int, f func(i int)) {
 		return
 	}
 	var next atomic.Int64
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			f(i)
+		}
+	}
+	// W−1 goroutines and this one.
 	var wg sync.WaitGroup
-	for range W {
+	for range W - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				f(i)
-			}
+			work()
 		}()
 	}
+	work()
 	wg.Wait()
 }

@@ -237,9 +237,10 @@ func (s *searcher) parallel(n int, f func(w *worker, i int)) {
 		}
 		return
 	}
+	// Workers 1..W−1 on their own goroutines, worker 0 on this one.
 	var wg sync.WaitGroup
-	for k, w := range s.workers {
-		lo, hi := k*n/W, (k+1)*n/W
+	for k, w := range s.workers[1:] {
+		lo, hi := (k+1)*n/W, (k+2)*n/W
 		wg.Add(1)
 		go func(w *worker) {
 			defer wg.Done()
@@ -247,6 +248,9 @@ func (s *searcher) parallel(n int, f func(w *worker, i int)) {
 				f(w, i)
 			}
 		}(w)
+	}
+	for i := 0; i < n/W; i++ {
+		f(s.workers[0], i)
 	}
 	wg.Wait()
 }
