@@ -185,17 +185,6 @@ func (ls *local) changeWith(i int, v, b, d int32) (n, k, diff int) {
 	return n, k, diff
 }
 
-// allowed checks job i's caps and interference avoidance for a row with
-// n nodes and k GPUs that occupies its current nodes, minus node gone if
-// its last GPU leaves (−1: none), plus node added (−1: none).
-func (ls *local) allowed(i, n, k int, gone, added int32) bool {
-	addedV := int32(0)
-	if added >= 0 {
-		addedV = gpusOn(ls.rows[i], added)
-	}
-	return ls.allowedWith(i, n, k, ls.conflicts(i), gone, added, addedV)
-}
-
 // conflicting reports whether node c holds a multi-node job other than
 // job i (interference avoidance keeps a multi-node job off it).
 func (ls *local) conflicting(i int, c int32) bool {
@@ -217,9 +206,12 @@ func (ls *local) conflicts(i int) int {
 	return n
 }
 
-// allowedWith is allowed given row i's conflicts (see conflicts) and
-// the GPUs addedV it has on node added (if any): a row that only changed
-// on node gone has the same conflicts but for gone's.
+// allowedWith checks job i's caps and interference avoidance for a row
+// with n nodes and k GPUs that occupies its current nodes, minus node gone
+// if its last GPU leaves (−1: none), plus node added (−1: none), given the
+// current row's conflicting nodes (see conflicts) and the GPUs addedV it
+// has on node added: a row that only changes on node gone has the same
+// conflicts but for gone's.
 func (ls *local) allowedWith(i, n, k, conflicts int, gone, added, addedV int32) bool {
 	pr := ls.pr
 	if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
