@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 
+	"github.com/polluxsim/polluxsim/internal/parallel"
 	"github.com/polluxsim/polluxsim/policies"
 )
 
@@ -120,6 +121,7 @@ type Policy struct {
 	caches      map[string]*goodputCache
 	rounds      uint64
 	workers     []*worker
+	team        *parallel.Team // runs the workers
 	lastFitness float64
 	last        lastRound
 	skipped     int
@@ -269,6 +271,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 		for w := 0; w < p.opt.Workers; w++ {
 			p.workers = append(p.workers, newWorker(N))
 		}
+		p.team = parallel.NewTeam(len(p.workers))
 	}
 	workers := p.workers
 	if pr.nJobs < 8 {
@@ -283,7 +286,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	if opt.QuickStall > 0 && opt.Stall > 0 && opt.QuickStall < opt.Stall && p.sameJobs(jobs) {
 		opt.Stall = opt.QuickStall
 	}
-	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers, free: p.pool, scratch: &p.scratch}
+	s := &searcher{pr: pr, rng: p.rng, opt: opt, round: p.rounds * 0x9e3779b97f4a7c15, workers: workers, team: p.team, free: p.pool, scratch: &p.scratch}
 	base := s.get()
 	base.copyFrom(&pr.base)
 	initial := append([]*state{base}, p.adapt(jobs, s)...)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math/rand/v2"
 	"slices"
-	"sync"
 
 	"github.com/polluxsim/polluxsim/internal/parallel"
 )
@@ -46,19 +45,20 @@ type searcher struct {
 	opt     Options
 	round   uint64 // distinguishes the child streams of successive rounds
 	workers []*worker
-	free    []*state // recycled states
+	team    *parallel.Team // one member per worker
+	free    []*state       // recycled states
 	*scratch
 }
 
 // scratch is the searcher's working memory, kept by the policy from
 // round to round: the population and its hashes (seen), the children of a
-// generation and their crossed parents, and the scratch of
+// generation and their parents (mates), and the scratch of
 // mergeSurvivors (merged, order, sortedTail).
 type scratch struct {
 	seen       map[uint64]bool
 	pop        []individual
 	children   []individual
-	crossed    []*state
+	mates      []mating
 	merged     []individual
 	order      []int32
 	sortedTail []individual
@@ -89,54 +89,62 @@ func (s *searcher) run(initial []*state) []individual {
 	clear(seen)
 	pop := s.pop[:0]
 	defer func() { s.pop = pop[:0] }()
-	w0 := s.workers[0]
-	for k, st := range initial {
-		w0.reseed(s.opt.Seed^s.round, uint64(k)<<1|1)
-		out := s.get()
-		fit, h := w0.repair(s.pr, st, out)
-		s.put(st)
-		if seen[h] {
-			s.put(out)
+	// Repair the initial states in parallel, each on its own random
+	// stream, then drop duplicates in order.
+	start := slices.Grow(s.children[:0], len(initial))[:len(initial)]
+	for k := range start {
+		start[k] = individual{st: s.get()}
+	}
+	s.parallel(len(initial), func(w *worker, k int) {
+		w.reseed(s.opt.Seed^s.round, uint64(k)<<1|1)
+		start[k].fit, start[k].hash = w.repair(s.pr, initial[k], start[k].st)
+		if s.opt.NSGA2 {
+			start[k].util = s.pr.utility(start[k].st)
+		}
+	})
+	for k, ind := range start {
+		s.put(initial[k])
+		if seen[ind.hash] {
+			s.put(ind.st)
 			continue
 		}
-		seen[h] = true
-		ind := individual{st: out, fit: fit, hash: h}
-		if s.opt.NSGA2 {
-			ind.util = s.pr.utility(out)
-		}
+		seen[ind.hash] = true
 		pop = append(pop, ind)
 	}
 	pop = s.survive(pop, 0, seen)
 	nChildren := 2 * ((P + 1) / 2)
 	s.children = slices.Grow(s.children[:0], nChildren)[:nChildren]
-	s.crossed = slices.Grow(s.crossed[:0], nChildren)[:nChildren]
-	children, crossed := s.children, s.crossed
+	s.mates = slices.Grow(s.mates[:0], nChildren)[:nChildren]
+	children, mates := s.children, s.mates
 	stall := 0
+	defer s.team.Release()
 	for g := 0; g < s.opt.Generations; g++ {
 		if s.opt.Stall > 0 && stall >= s.opt.Stall {
 			break // the best has not improved for Stall generations
 		}
-		// Selection and crossover in sequence, mutation and repair of
-		// each child in parallel on its own random stream, then duplicate
-		// elimination in child order: the result does not depend on the
-		// number of workers.
+		// Selection and the crossover's draws in sequence; then, for each
+		// child in parallel on its own random stream, the crossover's
+		// rows (read from the parents), mutation and repair; then
+		// duplicate elimination in child order: the result does not
+		// depend on the number of workers.
 		for c := 0; c < nChildren; c += 2 {
 			a, b := s.tournament(pop), s.tournament(pop)
-			crossed[c], crossed[c+1] = s.get(), s.get()
-			s.crossover(a.st, b.st, crossed[c], crossed[c+1])
+			cut := s.crossPoint()
+			mates[c] = mating{a.st, b.st, cut}
+			mates[c+1] = mating{b.st, a.st, cut}
 			children[c].st, children[c+1].st = s.get(), s.get()
 		}
 		s.parallel(nChildren, func(w *worker, c int) {
 			w.reseed(s.opt.Seed^s.round, uint64(g+1)<<32|uint64(c))
-			w.mutate(s.pr, crossed[c])
+			m := &mates[c]
+			w.mutate(s.pr, m.head, m.tail, m.cut)
 			children[c].fit, children[c].hash = w.repair(s.pr, &w.raised, children[c].st)
 			if s.opt.NSGA2 {
 				children[c].util = s.pr.utility(children[c].st)
 			}
 		})
 		sorted := len(pop)
-		for c, ch := range children {
-			s.put(crossed[c])
+		for _, ch := range children {
 			if seen[ch.hash] {
 				s.put(ch.st)
 				continue
@@ -228,31 +236,17 @@ func (s *searcher) mergeSurvivors(pop []individual, sorted int, seen map[uint64]
 	return append(pop[:0], out...)
 }
 
-// parallel calls f(worker, i) for i in [0, n), spread over the workers.
+// parallel calls f(worker, i) for i in [0, n), spread over the workers
+// by the search's team (member k uses worker k). f's result must not
+// depend on which worker runs it.
 func (s *searcher) parallel(n int, f func(w *worker, i int)) {
-	W := len(s.workers)
-	if W == 1 || n < 2*W {
+	if len(s.workers) == 1 {
 		for i := 0; i < n; i++ {
 			f(s.workers[0], i)
 		}
 		return
 	}
-	// Workers 1..W−1 on their own goroutines, worker 0 on this one.
-	var wg sync.WaitGroup
-	for k, w := range s.workers[1:] {
-		lo, hi := (k+1)*n/W, (k+2)*n/W
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				f(w, i)
-			}
-		}(w)
-	}
-	for i := 0; i < n/W; i++ {
-		f(s.workers[0], i)
-	}
-	wg.Wait()
+	s.team.Run(n, func(m, i int) { f(s.workers[m], i) })
 }
 
 // each calls f(i) for i in [0, n) on up to one goroutine per worker (see
@@ -281,20 +275,21 @@ func (s *searcher) tournament(pop []individual) individual {
 	return a
 }
 
-// crossover writes into c1 and c2 the single-point crossover over job rows
-// of a and b with probability CrossoverProb, copies of them otherwise.
-func (s *searcher) crossover(a, b, c1, c2 *state) {
+// mating is how one child is crossed: its rows before cut are head's, the
+// others tail's.
+type mating struct {
+	head, tail *state
+	cut        int
+}
+
+// crossPoint draws the single-point crossover over job rows of two
+// parents a and b: with probability CrossoverProb a cut point, whose
+// children are a's rows before it then b's and b's rows before it then
+// a's; otherwise the number of jobs (the children are copies).
+func (s *searcher) crossPoint() int {
 	J := s.pr.nJobs
 	if s.rng.Float64() >= s.opt.CrossoverProb {
-		c1.copyFrom(a)
-		c2.copyFrom(b)
-		return
+		return J
 	}
-	cut := s.rng.IntN(J)
-	c1.begin()
-	c1.appendRows(a, 0, cut)
-	c1.appendRows(b, cut, J)
-	c2.begin()
-	c2.appendRows(b, 0, cut)
-	c2.appendRows(a, cut, J)
+	return s.rng.IntN(J)
 }

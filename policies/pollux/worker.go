@@ -10,7 +10,11 @@ import (
 // children: its own random stream and scratch space. Per-node scratch is
 // stamped, so it need not be cleared between children.
 type worker struct {
-	pcg  *rand.PCG
+	// The random state lives in the worker, away from other workers'
+	// (a separate small allocation for each could share a cache line,
+	// and every draw writes it).
+	_    [64]byte
+	pcg  rand.PCG
 	rng  *rand.Rand
 	bits bits
 
@@ -29,6 +33,7 @@ type worker struct {
 	values  []float64 // scratch: the jobs' values in the power mean
 	reduced state     // after the row mutations
 	raised  state     // after raising, the input of repair
+	_       [64]byte
 }
 
 // maxRaise bounds the open nodes one row raises (the chance of more than
@@ -40,9 +45,9 @@ const maxRaise = 8
 const tinyDenominator = 1e-300
 
 func newWorker(nodes int) *worker {
-	w := &worker{pcg: rand.NewPCG(0, 0), stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes),
+	w := &worker{stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes),
 		isOpen: make([]bool, nodes)}
-	w.rng = rand.New(w.pcg)
+	w.rng = rand.New(&w.pcg)
 	w.bits.rng = w.rng
 	return w
 }
@@ -80,19 +85,23 @@ func (w *worker) ownerOf(c int32) int32 {
 	return w.owner[c]
 }
 
-// mutate applies the reference's three mutations to in, leaving the result
-// in w.raised: reset a row to the current allocation (p = 0.1 per row);
+// mutate applies the reference's three mutations to the crossover of head
+// and tail (head's rows before cut, tail's from it), leaving the result in
+// w.raised: reset a row to the current allocation (p = 0.1 per row);
 // zero entries of a row (each with p = 0.1, in a row chosen with p = 0.1);
 // raise entries at random towards node capacity: every node with a free
 // GPU with probability 1/(such nodes), and a node the job already uses
 // also with probability 1/(its nodes with a free GPU).
-func (w *worker) mutate(pr *problem, in *state) {
+func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 	J := pr.nJobs
 	w.next()
 	red := &w.reduced
 	red.begin()
 	for i := 0; i < J; i++ {
-		r := in.row(i)
+		r := head.row(i)
+		if i >= cut {
+			r = tail.row(i)
+		}
 		if w.bits.chance(0.1) {
 			r = pr.base.row(i)
 		}
