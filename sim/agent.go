@@ -10,9 +10,10 @@ import (
 // statistics. Only what the agent holds is shown to policies.
 //
 // A refit is due when the configuration is observed and run when the
-// parameters are next read (resolve): the engine runs the due refits of
-// many agents at once (see engine.resolveFits), and a finished job's are
-// never run. Each agent's refits run in order, each from the previous
+// parameters are next read (resolve), unless the engine's fit pool has run
+// it ahead in the background (see fitPool): the engine runs the due refits
+// of many agents at once (see engine.resolveFits), and a finished job's
+// are not needed. Each agent's refits run in order, each from the previous
 // one's result on the observations made until it was due, so the
 // parameters are those of fitting at once.
 type agent struct {
@@ -27,6 +28,9 @@ type agent struct {
 	// pending holds the due refits, oldest first, as the number of
 	// observations each one fits.
 	pending []int
+	// task runs the first due refits ahead in the background (see
+	// fitPool); nil when none is launched.
+	task *fitTask
 	// planner answers the goodput-optimal batch of the current params
 	// (see best); nil until first needed.
 	planner *models.Planner
@@ -152,6 +156,15 @@ func (a *agent) observe(n, k, m int, step, sync float64, g models.GradStats) err
 
 // resolve runs the agent's due refits, in order.
 func (a *agent) resolve() error {
+	if t := a.task; t != nil {
+		a.task = nil
+		t.wait()
+		a.params = t.params
+		a.pending = a.pending[t.ran:]
+		if t.err != nil {
+			return t.err
+		}
+	}
 	for x, n := range a.pending {
 		p, err := models.Fit(a.obs[:n], models.FitOptions{Start: a.params})
 		if err != nil {

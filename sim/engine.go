@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"time"
 
@@ -19,7 +20,8 @@ type engine struct {
 	jobs   []*job
 	// active holds the submitted, unfinished jobs in workload order.
 	active   []*job
-	due      []*job // scratch of resolveFits
+	due      []*job   // scratch of resolveFits
+	fits     *fitPool // runs due refits ahead (nil: none)
 	events   scheduler
 	rec      roundRecorder
 	now      float64
@@ -110,6 +112,8 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	e.nextTick = cfg.Interval
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
 	wall := time.Now()
+	e.fits = newFitPool(min(runtime.GOMAXPROCS(0), maxFitWorkers) - 1)
+	defer e.fits.close()
 	if err := e.loop(); err != nil {
 		return nil, err
 	}
@@ -248,6 +252,7 @@ func (e *engine) startSegment(j *job) error {
 	if err := j.fitError(j.agent.observe(j.nodes, j.gpus, j.local, pf.Step, pf.Sync, pf.Grad)); err != nil {
 		return err
 	}
+	e.fits.launch(&j.agent)
 	j.rate = pf.Rate * (1 - j.slowdown)
 	j.eff = pf.Efficiency
 	if !(j.rate > 0) || math.IsInf(j.rate, 0) {

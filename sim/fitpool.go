@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/polluxsim/polluxsim/models"
+)
+
+// fitPool runs agents' due refits ahead, on background goroutines, while
+// the engine goes on with other jobs' events: a refit that a new
+// configuration made due is needed only at the job's next epoch boundary
+// (or the next round), and the refits of different jobs are independent.
+// Whoever needs a task first runs it: agent.resolve runs a task no worker
+// has taken yet itself, and waits for one being run. A task computes
+// exactly what resolve would, from the same observations and starting
+// point, so results do not depend on the pool or on timing.
+type fitPool struct {
+	tasks  chan *fitTask
+	closed atomic.Bool
+	wg     sync.WaitGroup
+}
+
+// fitPoolQueue bounds the queued tasks; a refit beyond it is run where it
+// is needed, as without a pool.
+const fitPoolQueue = 4096
+
+// newFitPool starts a pool of workers goroutines; nil (no pool) when
+// workers < 1.
+func newFitPool(workers int) *fitPool {
+	if workers < 1 {
+		return nil
+	}
+	p := &fitPool{tasks: make(chan *fitTask, fitPoolQueue)}
+	for range workers {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			for t := range p.tasks {
+				if !p.closed.Load() {
+					t.claimAndRun()
+				}
+			}
+		}()
+	}
+	return p
+}
+
+// launch queues a's due refits, unless it has none, has a task already,
+// or the queue is full. A nil pool launches nothing.
+func (p *fitPool) launch(a *agent) {
+	if p == nil || a.task != nil || len(a.pending) == 0 {
+		return
+	}
+	t := &fitTask{
+		obs:     a.obs,
+		pending: append([]int(nil), a.pending...),
+		start:   a.params,
+		done:    make(chan struct{}),
+	}
+	select {
+	case p.tasks <- t:
+		a.task = t
+	default:
+	}
+}
+
+// close stops the workers, skipping the queued tasks, and waits for the
+// running ones. A nil pool does nothing.
+func (p *fitPool) close() {
+	if p == nil {
+		return
+	}
+	p.closed.Store(true)
+	close(p.tasks)
+	p.wg.Wait()
+}
+
+// fitTask is one agent's due refits run ahead: each of pending fits the
+// first that many observations from the previous one's result (start
+// first), as agent.resolve does.
+type fitTask struct {
+	obs     []models.Observation // the agent's, as they were at launch
+	pending []int
+	start   *models.Params
+	state   atomic.Int32 // 0 queued, 1 claimed
+	done    chan struct{}
+
+	// Results, read after done is closed: the refits run (all, or up to
+	// and including the failed one), the last parameters fitted (start
+	// if none) and the error.
+	ran    int
+	params *models.Params
+	err    error
+}
+
+// claimAndRun runs the task if no one has claimed it, and reports whether
+// it did.
+func (t *fitTask) claimAndRun() bool {
+	if !t.state.CompareAndSwap(0, 1) {
+		return false
+	}
+	p := t.start
+	t.ran = len(t.pending)
+	for x, n := range t.pending {
+		q, err := models.Fit(t.obs[:n], models.FitOptions{Start: p})
+		if err != nil {
+			t.ran, t.err = x+1, err
+			break
+		}
+		p = &q
+	}
+	t.params = p
+	close(t.done)
+	return true
+}
+
+// wait runs the task here if no worker has taken it, else waits for it.
+func (t *fitTask) wait() {
+	if !t.claimAndRun() {
+		<-t.done
+	}
+}
