@@ -370,6 +370,7 @@ func (rn *runner) runOne(p planned) error {
 		return err
 	}
 	cfg := spec.SimConfig()
+	cfg.FitWorkers = rn.opt.PolicyWorkers // the run's share of the processors
 	if !rn.opt.JobRounds {
 		cfg.Rounds = sim.RoundsNone // cluster rows come from the round statistics
 	}

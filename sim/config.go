@@ -61,6 +61,10 @@ type Config struct {
 	// at first and to twice its largest allocation after, like a job that
 	// learns online (Pollux's exploration limit).
 	SeedSeenGPUs map[string]int
+	// FitWorkers is the number of goroutines that run the agents' refits
+	// (0: GOMAXPROCS; at most 8). Results do not depend on it; a sweep
+	// running several simulations at once gives each a share.
+	FitWorkers int
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.
@@ -103,6 +107,9 @@ func (c *Config) normalise() error {
 	}
 	if c.Interference < 0 || c.Interference >= 1 || math.IsNaN(c.Interference) {
 		return fmt.Errorf("interference slowdown must be in [0, 1), got %v", c.Interference)
+	}
+	if c.FitWorkers < 0 {
+		return fmt.Errorf("fit workers must not be negative, got %d", c.FitWorkers)
 	}
 	if c.Rounds < RoundsAll || c.Rounds > RoundsNone {
 		return fmt.Errorf("unknown rounds mode %d", int(c.Rounds))

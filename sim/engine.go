@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"time"
 
@@ -112,7 +111,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	e.nextTick = cfg.Interval
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
 	wall := time.Now()
-	e.fits = newFitPool(min(runtime.GOMAXPROCS(0), maxFitWorkers) - 1)
+	e.fits = newFitPool(e.fitWorkers() - 1)
 	defer e.fits.close()
 	if err := e.loop(); err != nil {
 		return nil, err

@@ -55,8 +55,12 @@ func (p *fitPool) launch(a *agent) {
 	t := &fitTask{
 		obs:     a.obs,
 		pending: append([]int(nil), a.pending...),
-		start:   a.params,
 		done:    make(chan struct{}),
+	}
+	if a.params != nil {
+		// A copy: policies are shown the agent's params by pointer.
+		p := *a.params
+		t.start = &p
 	}
 	select {
 	case p.tasks <- t:
@@ -83,7 +87,7 @@ type fitTask struct {
 	obs     []models.Observation // the agent's, as they were at launch
 	pending []int
 	start   *models.Params
-	state   atomic.Int32 // 0 queued, 1 claimed
+	state   atomic.Int32 // taskQueued, taskClaimed or taskCancelled
 	done    chan struct{}
 
 	// Results, read after done is closed: the refits run (all, or up to
@@ -94,10 +98,22 @@ type fitTask struct {
 	err    error
 }
 
+// A task's states: queued, then claimed by whoever runs it, or cancelled
+// (its job finished) before anyone did.
+const (
+	taskQueued int32 = iota
+	taskClaimed
+	taskCancelled
+)
+
+// cancel drops a task no one has claimed: a worker that dequeues it skips
+// it. Its waiters must not wait for it.
+func (t *fitTask) cancel() { t.state.CompareAndSwap(taskQueued, taskCancelled) }
+
 // claimAndRun runs the task if no one has claimed it, and reports whether
 // it did.
 func (t *fitTask) claimAndRun() bool {
-	if !t.state.CompareAndSwap(0, 1) {
+	if !t.state.CompareAndSwap(taskQueued, taskClaimed) {
 		return false
 	}
 	p := t.start

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 // poolObs are configurations a job might run, with step times of a
@@ -110,4 +113,83 @@ func TestNilFitPool(t *testing.T) {
 	if a.task != nil {
 		t.Fatal("a nil pool launched a task")
 	}
+}
+
+// A finished job's queued refits are cancelled: a worker that dequeues
+// them does not run them.
+func TestFinishedJobsFitTaskIsCancelled(t *testing.T) {
+	j := &job{}
+	j.agent.fit = true
+	observeAt(t, &j.agent, 0)
+	queue := &fitPool{tasks: make(chan *fitTask, 1)} // no workers yet
+	queue.launch(&j.agent)
+	task := j.agent.task
+	if task == nil {
+		t.Fatal("no task launched")
+	}
+	j.release()
+	if j.agent.task != nil {
+		t.Fatal("the released agent still holds its task")
+	}
+	if task.claimAndRun() || task.params != nil {
+		t.Fatal("a cancelled task ran")
+	}
+}
+
+// The number of fit workers changes no result; a negative one is refused.
+func TestFitWorkersChangeNothing(t *testing.T) {
+	set := fakeSet()
+	w := fakeWorkload(
+		traces.Job{Name: "toy-0", Time: 5, App: "toy", Replicas: 1, Batch: 32},
+		traces.Job{Name: "toy-1", Time: 30, App: "toy", Replicas: 2, Batch: 64},
+		traces.Job{Name: "toy-2", Time: 200, App: "toy", Replicas: 4, Batch: 128},
+	)
+	var first *Result
+	for _, workers := range []int{1, 2, 5} {
+		cfg := smallConfig()
+		cfg.FitWorkers = workers
+		res, err := Run(cfg, set, w, cyclingCount{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			if res.Summary.AgentFits < 10 {
+				t.Fatalf("only %d refits: the test needs many", res.Summary.AgentFits)
+			}
+			first = res
+			continue
+		}
+		if !reflect.DeepEqual(res.Jobs, first.Jobs) {
+			t.Errorf("fit workers %d: jobs differ from one worker's", workers)
+		}
+	}
+	cfg := smallConfig()
+	cfg.FitWorkers = -1
+	if _, err := Run(cfg, set, w, cyclingCount{}); err == nil || !strings.Contains(err.Error(), "fit workers") {
+		t.Errorf("negative fit workers: %v", err)
+	}
+}
+
+// cyclingCount is an adaptive policy that gives every job 1, 2 or 3 GPUs
+// in turn, round by round, where they are free: new configurations, and so
+// refits, all the time.
+type cyclingCount struct{}
+
+func (cyclingCount) Name() string { return "cycling-count" }
+func (cyclingCount) Traits() policies.Traits {
+	return policies.Traits{AdaptiveBatch: true}
+}
+func (cyclingCount) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	d := policies.Decision{Alloc: make([][]int, len(jobs))}
+	free := policies.FreeGPUs(c, nil)
+	want := 1 + int(now/60)%3
+	for i := range jobs {
+		a := make([]int, c.Nodes)
+		for n, left := 0, want; n < c.Nodes && left > 0; n++ {
+			take := min(free[n], left)
+			a[n], free[n], left = take, free[n]-take, left-take
+		}
+		d.Alloc[i] = a
+	}
+	return d
 }

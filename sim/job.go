@@ -283,6 +283,9 @@ func (o jobOracle) RemainingIterations(batch int) float64 {
 // observations), so that memory follows the active jobs.
 func (j *job) release() {
 	j.agent.obs, j.agent.seen, j.agent.params, j.agent.pending = nil, nil, nil, nil
+	if t := j.agent.task; t != nil {
+		t.cancel() // a finished job's refits are not needed
+	}
 	j.agent.planner, j.agent.other, j.agent.boot, j.agent.task = nil, nil, nil, nil
 	j.alloc, j.placement = nil, nil
 }
