@@ -61,6 +61,9 @@ func (t *Team) Size() int { return t.size }
 // per-member scratch; what f computes must not depend on the member, so
 // that results do not depend on the team's size or timing. With one
 // member or n ≤ 1 it calls f(0, i) in order in the calling goroutine.
+// If f panics in the calling goroutine, Run lets no further call start,
+// waits for the helpers' calls under way and passes the panic on; a panic
+// in a helper ends the program, as in any goroutine.
 func (t *Team) Run(n int, f func(member, i int)) {
 	if t.size <= 1 || n <= 1 {
 		for i := 0; i < n; i++ {
@@ -79,10 +82,42 @@ func (t *Team) Run(n int, f func(member, i int)) {
 		}
 		h.mu.Unlock()
 	}
+	returned := false
+	defer func() {
+		if !returned {
+			// f panicked here: no helper takes another index, and
+			// the calls under way end before the panic goes on, so
+			// that none runs after Run.
+			l.stop()
+		}
+	}()
 	l.work(0)
-	for spins := 0; l.done.Load() < l.n; spins++ {
+	returned = true
+	l.waitDone(l.n)
+}
+
+// waitDone spins until done reaches want.
+func (l *teamLoop) waitDone(want int64) {
+	for spins := 0; l.done.Load() < want; spins++ {
 		if spins%64 == 63 {
 			runtime.Gosched()
+		}
+	}
+}
+
+// stop ends l after a call of the caller panicked: it takes the indices
+// no one has taken yet, then waits for the calls of the others (all taken
+// indices but the caller's).
+func (l *teamLoop) stop() {
+	for {
+		taken := l.next.Load()
+		if taken >= l.n {
+			l.waitDone(l.n - 1)
+			return
+		}
+		if l.next.CompareAndSwap(taken, l.n) {
+			l.waitDone(taken - 1)
+			return
 		}
 	}
 }

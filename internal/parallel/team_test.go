@@ -77,3 +77,46 @@ func TestTeamHelpersExitWhenIdle(t *testing.T) {
 		}
 	}
 }
+
+// When a call on the caller panics, Run passes the panic on only after
+// the helpers' calls under way have ended, and no call starts after.
+func TestTeamPanicLeavesNoCallRunning(t *testing.T) {
+	panics := 0
+	for trial := range 50 {
+		team := NewTeam(3)
+		var inflight, calls atomic.Int32
+		func() {
+			defer func() {
+				if recover() != nil {
+					panics++
+				}
+			}()
+			team.Run(200, func(m, i int) {
+				inflight.Add(1)
+				defer inflight.Add(-1)
+				calls.Add(1)
+				if m == 0 { // (the helpers may, rarely, take every index)
+					panic("broken policy")
+				}
+				spin := 0
+				for k := 0; k < 2000; k++ {
+					spin += k
+				}
+				_ = spin
+			})
+		}()
+		// The panicking call itself has ended (its defer ran).
+		if n := inflight.Load(); n != 0 {
+			t.Fatalf("trial %d: %d calls still running after Run", trial, n)
+		}
+		c := calls.Load()
+		time.Sleep(time.Millisecond)
+		if calls.Load() != c {
+			t.Fatalf("trial %d: calls started after Run", trial)
+		}
+		team.Release()
+	}
+	if panics < 10 {
+		t.Fatalf("the caller panicked in only %d of 50 trials", panics)
+	}
+}
