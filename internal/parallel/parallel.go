@@ -11,7 +11,9 @@ import (
 // and returns when all calls have returned. With workers ≤ 1 or n ≤ 1 it
 // calls f in order in the calling goroutine. f must be safe to call
 // concurrently for different i; what it computes must not depend on which
-// goroutine runs it, so that results do not depend on workers.
+// goroutine runs it, so that results do not depend on workers. If f
+// panics in the calling goroutine, no further call starts and the others'
+// calls under way end before the panic goes on.
 func Each(workers, n int, f func(i int)) {
 	W := min(workers, n)
 	if W <= 1 {
@@ -35,6 +37,11 @@ func Each(workers, n int, f func(i int)) {
 			work()
 		}()
 	}
+	// If f panics here, the others take no further index, and their calls
+	// under way end before the panic goes on.
+	defer func() {
+		next.Store(int64(n))
+		wg.Wait()
+	}()
 	work()
-	wg.Wait()
 }
