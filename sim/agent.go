@@ -154,27 +154,45 @@ func (a *agent) observe(n, k, m int, step, sync float64, g models.GradStats) err
 	return nil
 }
 
-// resolve runs the agent's due refits, in order.
+// resolve runs the agent's due refits, in order (taking first the
+// results of those its task ran ahead).
 func (a *agent) resolve() error {
 	if t := a.task; t != nil {
 		a.task = nil
 		t.wait()
-		a.params = t.params
-		a.pending = a.pending[t.ran:]
-		if t.err != nil {
-			return t.err
-		}
-	}
-	for x, n := range a.pending {
-		p, err := models.Fit(a.obs[:n], models.FitOptions{Start: a.params})
-		if err != nil {
-			a.pending = a.pending[x+1:]
+		if err := a.took(t.params, t.ran, t.err); err != nil {
 			return err
 		}
-		a.params = &p
 	}
-	a.pending = a.pending[:0]
-	return nil
+	return a.took(refit(a.obs, a.pending, a.params))
+}
+
+// took installs the result of running the first ran due refits: their
+// last parameters and error (see refit).
+func (a *agent) took(params *models.Params, ran int, err error) error {
+	a.params = params
+	if ran == len(a.pending) {
+		a.pending = a.pending[:0]
+	} else {
+		a.pending = a.pending[ran:]
+	}
+	return err
+}
+
+// refit runs due refits over obs in order from start: each of pending fits
+// the first that many observations from the previous one's result. It
+// returns the last parameters fitted (start if none), the number of refits
+// run (all, or up to and including the one that failed) and the error.
+func refit(obs []models.Observation, pending []int, start *models.Params) (*models.Params, int, error) {
+	p := start
+	for x, n := range pending {
+		q, err := models.Fit(obs[:n], models.FitOptions{Start: p})
+		if err != nil {
+			return p, x + 1, err
+		}
+		p = &q
+	}
+	return p, len(pending), nil
 }
 
 // best is the goodput-optimal configuration of the agent's fitted model

@@ -80,9 +80,8 @@ func (p *fitPool) close() {
 	p.wg.Wait()
 }
 
-// fitTask is one agent's due refits run ahead: each of pending fits the
-// first that many observations from the previous one's result (start
-// first), as agent.resolve does.
+// fitTask is one agent's due refits run ahead, as agent.resolve would run
+// them (see refit).
 type fitTask struct {
 	obs     []models.Observation // the agent's, as they were at launch
 	pending []int
@@ -90,9 +89,7 @@ type fitTask struct {
 	state   atomic.Int32 // taskQueued, taskClaimed or taskCancelled
 	done    chan struct{}
 
-	// Results, read after done is closed: the refits run (all, or up to
-	// and including the failed one), the last parameters fitted (start
-	// if none) and the error.
+	// Results of refit, read after done is closed.
 	ran    int
 	params *models.Params
 	err    error
@@ -116,17 +113,7 @@ func (t *fitTask) claimAndRun() bool {
 	if !t.state.CompareAndSwap(taskQueued, taskClaimed) {
 		return false
 	}
-	p := t.start
-	t.ran = len(t.pending)
-	for x, n := range t.pending {
-		q, err := models.Fit(t.obs[:n], models.FitOptions{Start: p})
-		if err != nil {
-			t.ran, t.err = x+1, err
-			break
-		}
-		p = &q
-	}
-	t.params = p
+	t.params, t.ran, t.err = refit(t.obs, t.pending, t.start)
 	close(t.done)
 	return true
 }
