@@ -124,9 +124,10 @@ func (l *teamLoop) stop() {
 
 // Release tells the helpers to exit now instead of spinning for the next
 // loop: call it when no loop will follow soon, so that they leave the
-// processors to other work. A later Run starts them again.
+// processors to other work. A later Run starts them again. A nil Team
+// has nothing to release.
 func (t *Team) Release() {
-	if t.size > 1 {
+	if t != nil && t.size > 1 {
 		t.loop.Store(released)
 	}
 }
