@@ -206,7 +206,14 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	}
 	pr := newProblem(c, sorted, p.opt, p.caches)
 	best := p.search(pr, sorted, c.Nodes)
+	keep := !c.Heterogeneous() // OneType below may rewrite a row
 	for k, i := range idx {
+		if a := jobs[i].Alloc; keep && len(a) == c.Nodes && len(pr.base.row(k)) > 0 && equalRows(best.row(k), pr.base.row(k)) {
+			// Unchanged: the job's own allocation (the engine then
+			// need not compare it).
+			dec.Alloc[i] = a
+			continue
+		}
 		dec.Alloc[i] = best.denseRow(k, c.Nodes)
 	}
 	if c.Heterogeneous() {
