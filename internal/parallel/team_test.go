@@ -40,21 +40,14 @@ func TestTeamVisitsEveryIndexOnce(t *testing.T) {
 
 // With one member the calls run in order in the calling goroutine.
 func TestTeamOfOneInOrder(t *testing.T) {
-	var got []int
-	NewTeam(1).Run(5, func(m, i int) {
-		if m != 0 {
-			t.Fatalf("member %d", m)
-		}
-		got = append(got, i)
+	checkInOrder(t, func(body func(i int)) {
+		NewTeam(1).Run(5, func(m, i int) {
+			if m != 0 {
+				t.Fatalf("member %d", m)
+			}
+			body(i)
+		})
 	})
-	for i, v := range got {
-		if v != i {
-			t.Fatalf("order %v", got)
-		}
-	}
-	if len(got) != 5 {
-		t.Fatalf("calls %v", got)
-	}
 }
 
 // A team leaves no goroutine behind once idle, released or not.
@@ -81,42 +74,9 @@ func TestTeamHelpersExitWhenIdle(t *testing.T) {
 // When a call on the caller panics, Run passes the panic on only after
 // the helpers' calls under way have ended, and no call starts after.
 func TestTeamPanicLeavesNoCallRunning(t *testing.T) {
-	panics := 0
-	for trial := range 50 {
+	checkPanicLeavesNoCallRunning(t, func(body func(onCaller bool)) {
 		team := NewTeam(3)
-		var inflight, calls atomic.Int32
-		func() {
-			defer func() {
-				if recover() != nil {
-					panics++
-				}
-			}()
-			team.Run(200, func(m, i int) {
-				inflight.Add(1)
-				defer inflight.Add(-1)
-				calls.Add(1)
-				if m == 0 { // (the helpers may, rarely, take every index)
-					panic("broken policy")
-				}
-				spin := 0
-				for k := 0; k < 2000; k++ {
-					spin += k
-				}
-				_ = spin
-			})
-		}()
-		// The panicking call itself has ended (its defer ran).
-		if n := inflight.Load(); n != 0 {
-			t.Fatalf("trial %d: %d calls still running after Run", trial, n)
-		}
-		c := calls.Load()
-		time.Sleep(time.Millisecond)
-		if calls.Load() != c {
-			t.Fatalf("trial %d: calls started after Run", trial)
-		}
-		team.Release()
-	}
-	if panics < 10 {
-		t.Fatalf("the caller panicked in only %d of 50 trials", panics)
-	}
+		defer team.Release()
+		team.Run(200, func(m, i int) { body(m == 0) })
+	})
 }
