@@ -344,10 +344,13 @@ func (e *engine) schedule(active []*job) error {
 	}
 	for i, j := range active {
 		alloc := dec.Alloc[i]
+		if sameSlice(alloc, j.alloc) {
+			continue // the job's own allocation, kept
+		}
 		if policies.Sum(alloc) == 0 {
 			alloc = nil
 		}
-		if sameSlice(alloc, j.alloc) || policies.Equal(alloc, j.alloc) {
+		if policies.Equal(alloc, j.alloc) {
 			continue
 		}
 		j.version++
