@@ -21,8 +21,9 @@ func (e *engine) fitWorkers() int {
 
 // resolveFits runs the due refits of the jobs' agents (see agent) before
 // the round reads their parameters: several agents at once, on up to
-// fitWorkers goroutines, each agent's refits in order. The parameters do not depend on the number of goroutines; the
-// error of the first job in order is returned.
+// fitWorkers goroutines, each agent's refits in order. The parameters do
+// not depend on the number of goroutines; the error of the first job in
+// order is returned.
 func (e *engine) resolveFits(jobs []*job) error {
 	due := e.due[:0]
 	for _, j := range jobs {

@@ -1,4 +1,10 @@
-// Package parallel runs independent tasks on a few goroutines.
+// Package parallel runs independent tasks on a few goroutines. Each suits
+// a few tasks of uneven length, such as model fits: its goroutines are
+// started per call, and the caller blocks while it waits for them. Team
+// suits many short fork-join loops in a row, such as the generations of a
+// genetic algorithm: its helpers and its caller spin between loops
+// instead of sleeping, which costs processor time while they wait but
+// saves the tens of microseconds of waking a goroutine.
 package parallel
 
 import (
