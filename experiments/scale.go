@@ -118,7 +118,7 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 			return nil, err
 		}
 		cfg := spec.SimConfig()
-		if err := sim.CheckFeasible(cfg, set, w, pol.Traits()); err != nil {
+		if err := sim.CheckFeasible(cfg, set, w, pol); err != nil {
 			return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 		}
 		cfg.Observer = opt.Observer

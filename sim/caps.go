@@ -15,16 +15,22 @@ import (
 // been checked already. A violation is an error naming the job, the round
 // and the policy.
 func (e *engine) checkCaps(views []policies.Job, dec policies.Decision) error {
+	for i, a := range dec.Alloc {
+		if err := e.checkCap(&views[i], a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCap checks one job's allocation a against its cap (see checkCaps).
+func (e *engine) checkCap(j *policies.Job, a []int) error {
 	if e.traits.UserGPUs {
 		return nil
 	}
-	for i, a := range dec.Alloc {
-		k := policies.Sum(a)
-		if limit := policies.GPUCap(&views[i], e.traits); limit > 0 && k > limit {
-			j := &views[i]
-			return fmt.Errorf("invariant violated: policy %s gave job %s %d GPUs in the round at t=%v, above its cap of %d (application cap %d, batch limits %d-%d per GPU, largest batch %d)",
-				e.policy.Name(), j.Name, k, e.now, limit, j.MaxGPUs, j.Limits.MinLocal, j.Limits.MaxLocal, capBatch(j, e.traits))
-		}
+	if k, limit := policies.Sum(a), policies.GPUCap(j, e.traits); limit > 0 && k > limit {
+		return fmt.Errorf("invariant violated: policy %s gave job %s %d GPUs in the round at t=%v, above its cap of %d (application cap %d, batch limits %d-%d per GPU, largest batch %d)",
+			e.policy.Name(), j.Name, k, e.now, limit, j.MaxGPUs, j.Limits.MinLocal, j.Limits.MaxLocal, capBatch(j, e.traits))
 	}
 	return nil
 }

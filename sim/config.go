@@ -34,7 +34,9 @@ type Config struct {
 	MaxTime float64
 	// MaxJobRounds stops a simulation whose work, active jobs summed over
 	// scheduling rounds, passes it (default 10^9, minutes to hours of
-	// wall time); CheckFeasible refuses workloads that would, up front.
+	// wall time); CheckFeasible refuses workloads that would, up front. A
+	// run decided incrementally (Sparse) counts only the jobs its rounds
+	// visit: those holding GPUs and those that arrived.
 	MaxJobRounds int64
 	// SeedParams, when set, holds offline-fitted throughput parameters θ_sys
 	// per application ("offline-seeded" agents, paper §5.3.2): under an
@@ -65,6 +67,10 @@ type Config struct {
 	// (0: GOMAXPROCS; at most 8). Results do not depend on it; a sweep
 	// running several simulations at once gives each a share.
 	FitWorkers int
+	// FullRounds presents every active job to the policy every round even
+	// when the policy could decide from what changed (see Sparse): slower
+	// on an overloaded cluster, with the same results.
+	FullRounds bool
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.

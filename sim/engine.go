@@ -37,6 +37,9 @@ type engine struct {
 	// views is the policy's input, reused from round to round (a policy
 	// keeps nothing of its input past the call).
 	views []policies.Job
+	// sparse is the book of a run decided incrementally (nil: every
+	// active job is presented to the policy every round; see Sparse).
+	sparse *sparse
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -53,7 +56,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{cfg: cfg, policy: p, traits: p.Traits()}
+	e := &engine{cfg: cfg, policy: p, traits: p.Traits(), sparse: newSparse(cfg, p)}
 	total := cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
 		e.elastic = &elasticState{cfg: cfg.Elastic}
@@ -222,9 +225,9 @@ func (e *engine) epochBoundary(j *job) error {
 		}
 		j.finish = e.now
 		j.version++
+		e.deactivate(j)
 		j.setAlloc(nil)
 		j.release()
-		e.deactivate(j)
 		e.rec.finished(j)
 		e.finished++
 		e.submitNext()
@@ -286,16 +289,23 @@ func (e *engine) tick() error {
 	e.nextTick = e.cfg.Interval * float64(e.ticks+1)
 	// Bring every job up to date; running jobs re-tune their batch, as the
 	// agent does at the end of every interval.
-	active := e.active
-	if err := e.resolveFits(active); err != nil {
+	// A run decided incrementally visits only the jobs holding GPUs (and,
+	// in decide, those that arrived or changed): the others wait, making no
+	// progress, with nothing to refit or re-tune.
+	active, visit := e.active, e.active
+	if e.sparse != nil {
+		visit = e.sparse.holding
+		e.jobRounds += int64(len(e.sparse.added))
+	}
+	if err := e.resolveFits(visit); err != nil {
 		return err
 	}
-	e.jobRounds += int64(len(active))
+	e.jobRounds += int64(len(visit))
 	if e.jobRounds > e.cfg.MaxJobRounds {
 		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?)",
 			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs))
 	}
-	for _, j := range active {
+	for _, j := range visit {
 		j.advanceTo(e.now)
 		if j.phase != phaseRunning {
 			// No progress since the last round's check: the job has been
@@ -316,7 +326,13 @@ func (e *engine) tick() error {
 		}
 	}
 	if len(active) > 0 {
-		if err := e.schedule(active); err != nil {
+		var err error
+		if e.sparse != nil {
+			err = e.decide()
+		} else {
+			err = e.schedule(active)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -343,48 +359,9 @@ func (e *engine) schedule(active []*job) error {
 		return err
 	}
 	for i, j := range active {
-		alloc := dec.Alloc[i]
-		if sameSlice(alloc, j.alloc) {
-			continue // the job's own allocation, kept
-		}
-		if policies.Sum(alloc) == 0 {
-			alloc = nil
-		}
-		if policies.Equal(alloc, j.alloc) {
-			continue
-		}
-		j.version++
-		if alloc == nil {
-			j.setAlloc(nil)
-			if err := j.setPhase(phasePending, e.now); err != nil {
-				return err
-			}
-			if err := j.tune(e.traits.AdaptiveBatch); err != nil {
-				return err
-			}
-			continue
-		}
-		j.setAlloc(append([]int(nil), alloc...))
-		if e.cfg.typed() {
-			// A job holds one GPU type; a change of type is a restart
-			// like any re-allocation, on the new type's tables.
-			j.gtype = e.cfg.Cluster.AllocType(alloc)
-			j.tapp = j.app.ForType(j.gtype)
-			if err := j.fitError(j.agent.switchType(j.gtype)); err != nil {
-				return err
-			}
-		}
-		j.restarts++
-		if j.restarts == 0 {
-			j.firstStart = e.now
-		}
-		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+		if _, err := e.apply(j, dec.Alloc[i]); err != nil {
 			return err
 		}
-		if err := j.setPhase(phaseRestarting, e.now); err != nil {
-			return err
-		}
-		e.events.push(event{time: e.now + e.cfg.restartDelay(j.spec.App), kind: evRestartDone, job: j.idx, version: j.version})
 	}
 	e.applyInterference(active)
 	for _, j := range active {
@@ -394,7 +371,52 @@ func (e *engine) schedule(active []*job) error {
 			}
 		}
 	}
-	return e.rec.record(e.res, e.now, wall, active)
+	return e.rec.record(e.res, e.now, wall, active, len(active))
+}
+
+// apply gives job j the policy's allocation alloc (nil or all zeros: none)
+// and reports whether that changed what it holds: a job losing its GPUs
+// becomes pending; one getting new GPUs restarts on them.
+func (e *engine) apply(j *job, alloc []int) (bool, error) {
+	if sameSlice(alloc, j.alloc) {
+		return false, nil // the job's own allocation, kept
+	}
+	if policies.Sum(alloc) == 0 {
+		alloc = nil
+	}
+	if policies.Equal(alloc, j.alloc) {
+		return false, nil
+	}
+	j.version++
+	if alloc == nil {
+		j.setAlloc(nil)
+		if err := j.setPhase(phasePending, e.now); err != nil {
+			return true, err
+		}
+		return true, j.tune(e.traits.AdaptiveBatch)
+	}
+	j.setAlloc(append([]int(nil), alloc...))
+	if e.cfg.typed() {
+		// A job holds one GPU type; a change of type is a restart
+		// like any re-allocation, on the new type's tables.
+		j.gtype = e.cfg.Cluster.AllocType(alloc)
+		j.tapp = j.app.ForType(j.gtype)
+		if err := j.fitError(j.agent.switchType(j.gtype)); err != nil {
+			return true, err
+		}
+	}
+	j.restarts++
+	if j.restarts == 0 {
+		j.firstStart = e.now
+	}
+	if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+		return true, err
+	}
+	if err := j.setPhase(phaseRestarting, e.now); err != nil {
+		return true, err
+	}
+	e.events.push(event{time: e.now + e.cfg.restartDelay(j.spec.App), kind: evRestartDone, job: j.idx, version: j.version})
+	return true, nil
 }
 
 // viewBuffer returns the reused buffer of n job views, dropping what the
@@ -423,13 +445,20 @@ func (e *engine) activate(j *job) {
 	e.active = append(e.active, nil)
 	copy(e.active[i+1:], e.active[i:])
 	e.active[i] = j
+	if e.sparse != nil {
+		e.sparse.activate(j)
+	}
 }
 
-// deactivate removes a finished job from the active list.
+// deactivate removes a finished job, still holding its GPUs, from the
+// active list.
 func (e *engine) deactivate(j *job) {
 	i := sort.Search(len(e.active), func(i int) bool { return e.active[i].idx >= j.idx })
 	if i < len(e.active) && e.active[i] == j {
 		e.active = append(e.active[:i], e.active[i+1:]...)
+	}
+	if e.sparse != nil {
+		e.sparse.deactivate(j)
 	}
 }
 
@@ -464,37 +493,55 @@ func (e *engine) applyInterference(active []*job) {
 
 // checkDecision validates a policy's output before it is applied.
 func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
-	c := e.cfg.Cluster
 	if len(dec.Alloc) != len(active) {
 		return fmt.Errorf("policy %s returned %d allocations for %d jobs at t=%v", e.policy.Name(), len(dec.Alloc), len(active), e.now)
 	}
-	used := make([]int, c.Nodes)
+	used := make([]int, e.cfg.Cluster.Nodes)
 	for i, a := range dec.Alloc {
 		if a == nil {
 			continue
 		}
-		if len(a) != c.Nodes {
-			return fmt.Errorf("policy %s gave job %s an allocation over %d nodes, the cluster has %d (t=%v)",
-				e.policy.Name(), active[i].spec.Name, len(a), c.Nodes, e.now)
+		if err := e.checkAlloc(active[i], a); err != nil {
+			return err
 		}
-		k := 0
 		for n, v := range a {
-			if v < 0 {
-				return fmt.Errorf("policy %s gave job %s %d GPUs on node %d (t=%v)", e.policy.Name(), active[i].spec.Name, v, n, e.now)
-			}
 			used[n] += v
-			k += v
-		}
-		if e.cfg.typed() && k > 0 {
-			if err := e.checkTypedAlloc(active[i], a); err != nil {
-				return err
-			}
-		}
-		if e.traits.UserGPUs && k != 0 && k != active[i].spec.Replicas {
-			return fmt.Errorf("policy %s gave job %s %d GPUs, it asked for exactly %d (t=%v)",
-				e.policy.Name(), active[i].spec.Name, k, active[i].spec.Replicas, e.now)
 		}
 	}
+	return e.checkUsed(used)
+}
+
+// checkAlloc validates one job's allocation a (not nil): one entry per
+// node, none negative, GPUs of one type the job may use, and exactly its
+// request under a policy that runs jobs on their request.
+func (e *engine) checkAlloc(j *job, a []int) error {
+	c := e.cfg.Cluster
+	if len(a) != c.Nodes {
+		return fmt.Errorf("policy %s gave job %s an allocation over %d nodes, the cluster has %d (t=%v)",
+			e.policy.Name(), j.spec.Name, len(a), c.Nodes, e.now)
+	}
+	k := 0
+	for n, v := range a {
+		if v < 0 {
+			return fmt.Errorf("policy %s gave job %s %d GPUs on node %d (t=%v)", e.policy.Name(), j.spec.Name, v, n, e.now)
+		}
+		k += v
+	}
+	if e.cfg.typed() && k > 0 {
+		if err := e.checkTypedAlloc(j, a); err != nil {
+			return err
+		}
+	}
+	if e.traits.UserGPUs && k != 0 && k != j.spec.Replicas {
+		return fmt.Errorf("policy %s gave job %s %d GPUs, it asked for exactly %d (t=%v)",
+			e.policy.Name(), j.spec.Name, k, j.spec.Replicas, e.now)
+	}
+	return nil
+}
+
+// checkUsed checks the GPUs held on each node against its size.
+func (e *engine) checkUsed(used []int) error {
+	c := e.cfg.Cluster
 	for n, u := range used {
 		if u > c.NodeGPUs(n) {
 			return fmt.Errorf("invariant violated: policy %s put %d GPUs on node %d, which has %d (t=%v)",

@@ -82,11 +82,13 @@ func MinJobRounds(cfg Config, set *profiles.Set, w *traces.Workload, traits poli
 // scheduled: its first arrival plus MinGPUSeconds over the cluster's GPUs
 // is beyond cfg.MaxTime, or MinJobRounds is beyond cfg.MaxJobRounds (the
 // cluster is so overloaded that the queue of pending jobs alone would take
-// too long to simulate). The error is one line with the numbers. Elastic
+// too long to simulate; not checked for a run of p decided incrementally,
+// whose waiting jobs cost nothing). The error is one line with the numbers. Elastic
 // clusters, clusters of node pools (per-type profiles) and closed loops
 // are not checked: the estimates assume a fixed cluster of the
 // applications' own profiles and open arrivals.
-func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, traits policies.Traits) error {
+func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) error {
+	traits := p.Traits()
 	if err := cfg.normalise(); err != nil {
 		return err
 	}
@@ -102,6 +104,9 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, traits pol
 	if need := first + gpuSec/float64(gpus); need > cfg.MaxTime {
 		return fmt.Errorf("workload %s needs at least %.3g GPU-hours, so at least %.3g s of simulated time on %d GPUs, beyond the simulation's time limit of %.3g s: use a larger cluster or fewer jobs",
 			w.Source, gpuSec/3600, need, gpus, cfg.MaxTime)
+	}
+	if Sparse(cfg, p) {
+		return nil
 	}
 	if jr := MinJobRounds(cfg, set, w, traits); jr > float64(cfg.MaxJobRounds) {
 		return fmt.Errorf("workload %s on %d GPUs is so overloaded (%.3g GPU-hours of work) that simulating it takes at least %.3g job-rounds (active jobs summed over rounds), beyond the engine's work limit of %.3g: use a larger cluster or fewer jobs",

@@ -58,7 +58,7 @@ func TestCheckFeasible(t *testing.T) {
 	}
 	p := fifo.New()
 	cfg := DefaultConfig()
-	if err := CheckFeasible(cfg, set, w, p.Traits()); err != nil {
+	if err := CheckFeasible(cfg, set, w, p); err != nil {
 		t.Fatalf("a reference workload refused: %v", err)
 	}
 	res, err := Run(cfg, set, w, p)
@@ -77,7 +77,7 @@ func TestCheckFeasible(t *testing.T) {
 		t.Errorf("run took %d job-rounds, lower estimate %v", rounds, jr)
 	}
 	cfg.MaxJobRounds = int64(jr / 2)
-	err = CheckFeasible(cfg, set, w, p.Traits())
+	err = CheckFeasible(cfg, set, w, p)
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "work limit") {
 		t.Errorf("overloaded workload: got %v", err)
 	}
@@ -88,7 +88,7 @@ func TestCheckFeasible(t *testing.T) {
 	cfg = DefaultConfig()
 	cfg.Cluster = policies.Cluster{Nodes: 1, GPUsPerNode: 1}
 	cfg.MaxTime = 3600
-	if err := CheckFeasible(cfg, set, w, p.Traits()); err == nil || !strings.Contains(err.Error(), "time limit") {
+	if err := CheckFeasible(cfg, set, w, p); err == nil || !strings.Contains(err.Error(), "time limit") {
 		t.Errorf("workload beyond the time limit: got %v", err)
 	}
 }

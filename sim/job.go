@@ -92,6 +92,8 @@ type job struct {
 	lastRec recKey
 	// open is the job's last round record while its duration is unknown.
 	open openRecord
+	// pv is the job's view kept for a policy deciding incrementally.
+	pv policies.Job
 
 	// On a cluster of pools: the GPU types the job may use, the type and
 	// profile of its current (or last) allocation, and GPU-seconds per type.

@@ -114,15 +114,18 @@ func (rc *roundRecorder) closeDone(next float64) {
 	rc.done = rc.done[:0]
 }
 
-// record appends the round's statistics to r and records the active jobs'
-// states; the records this round closes go to the sink if there is one,
-// into r.Rounds otherwise.
-func (rc *roundRecorder) record(r *Result, now, wall float64, active []*job) error {
+// record appends the round's statistics to r and records the states of
+// jobs, in workload order: every active job, or, in rounds decided
+// incrementally, those holding GPUs and those whose record may have
+// changed (the other active jobs wait, as they did when last recorded).
+// active is the number of active jobs. The records this round closes go to
+// the sink if there is one, into r.Rounds otherwise.
+func (rc *roundRecorder) record(r *Result, now, wall float64, jobs []*job, active int) error {
 	gpus, running := 0, 0
 	eff, batch := 0.0, 0.0
 	rc.buf, rc.seqs = rc.buf[:0], rc.seqs[:0]
 	rc.closeDone(now)
-	for _, j := range active {
+	for _, j := range jobs {
 		rec := RoundRecord{Phase: "pending"}
 		if j.gpus > 0 {
 			gpus += j.gpus
@@ -159,7 +162,7 @@ func (rc *roundRecorder) record(r *Result, now, wall float64, active []*job) err
 		eff, batch = eff/float64(running), batch/float64(running)
 	}
 	r.RoundStats = append(r.RoundStats, RoundStat{
-		Time: now, Active: len(active), Running: running, GPUs: gpus, Pending: len(active) - running,
+		Time: now, Active: active, Running: running, GPUs: gpus, Pending: active - running,
 		Efficiency: eff, Batch: batch, PolicySeconds: wall,
 	})
 	return rc.emit(r)

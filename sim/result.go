@@ -151,6 +151,7 @@ func (r *Result) finish(jobs []*job, wall float64) {
 	var jcts, rhos, shareRhos []float64
 	var gpuSec, queue float64
 	first, last := math.Inf(1), 0.0
+	sums := r.activeSums()
 	for _, j := range jobs {
 		jr := JobResult{
 			Name: j.spec.Name, App: j.spec.App, RequestGPUs: j.spec.Replicas, RequestBatch: j.spec.Batch,
@@ -162,7 +163,7 @@ func (r *Result) finish(jobs []*job, wall float64) {
 			jr.MeanBatch = j.batchSum / j.runTime
 			jr.MeanEfficiency = j.effSum / j.runTime
 		}
-		jr.Contention = r.contention(j.spec.Time, j.finish)
+		jr.Contention = r.contention(sums, j.spec.Time, j.finish)
 		jr.ExclusiveJCT = exclusiveJCT(j.app, j.spec, r.Config, jr.Contention, r.adaptive)
 		if jr.ExclusiveJCT > 0 {
 			jr.Fairness = jr.JCT / jr.ExclusiveJCT
@@ -223,19 +224,30 @@ func (r *Result) finish(jobs []*job, wall float64) {
 }
 
 // contention is the average number of active jobs over the rounds in
-// [from, to]; at least 1.
-func (r *Result) contention(from, to float64) float64 {
+// [from, to] (1 if there are none, or fewer than one job on average),
+// from the running totals of RoundStats' Active (activeSums).
+func (r *Result) contention(sums []int64, from, to float64) float64 {
 	rs := r.RoundStats
 	lo := sort.Search(len(rs), func(i int) bool { return rs[i].Time >= from })
-	sum, n := 0, 0
-	for i := lo; i < len(rs) && rs[i].Time <= to; i++ {
-		sum += rs[i].Active
-		n++
+	hi := sort.Search(len(rs), func(i int) bool { return rs[i].Time > to })
+	if hi <= lo {
+		return 1
 	}
-	if n == 0 || sum < n {
+	sum, n := sums[hi]-sums[lo], int64(hi-lo)
+	if sum < n {
 		return 1
 	}
 	return float64(sum) / float64(n)
+}
+
+// activeSums returns the running totals of the rounds' active jobs: element
+// i is the sum over RoundStats[:i].
+func (r *Result) activeSums() []int64 {
+	sums := make([]int64, len(r.RoundStats)+1)
+	for i, rs := range r.RoundStats {
+		sums[i+1] = sums[i] + int64(rs.Active)
+	}
+	return sums
 }
 
 func mean(v []float64) float64 {

@@ -164,7 +164,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 		return err
 	}
 	cfg := rf.spec.SimConfig()
-	if err := sim.CheckFeasible(cfg, set, w, policy.Traits()); err != nil {
+	if err := sim.CheckFeasible(cfg, set, w, policy); err != nil {
 		if created {
 			os.Remove(rf.out)
 		}

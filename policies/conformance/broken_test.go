@@ -77,7 +77,7 @@ func (typeBlind) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 
 // mutator is FIFO that then modifies its input with edit.
 type mutator struct {
-	*fifo.Policy
+	policies.Policy
 	edit func(jobs []policies.Job)
 }
 
@@ -104,7 +104,7 @@ func (s *shuffled) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) 
 
 // reshaped is FIFO with its decision then edited.
 type reshaped struct {
-	*fifo.Policy
+	policies.Policy
 	edit func(c policies.Cluster, d *policies.Decision)
 }
 
@@ -115,7 +115,7 @@ func (r reshaped) Schedule(now float64, c policies.Cluster, jobs []policies.Job)
 }
 
 // noJobsPanic is FIFO that panics when no job is active.
-type noJobsPanic struct{ *fifo.Policy }
+type noJobsPanic struct{ policies.Policy }
 
 func (p noJobsPanic) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	if len(jobs) == 0 {
@@ -126,13 +126,28 @@ func (p noJobsPanic) Schedule(now float64, c policies.Cluster, jobs []policies.J
 
 // fickle is FIFO whose traits change after the first call.
 type fickle struct {
-	*fifo.Policy
+	policies.Policy
 	calls int
 }
 
 func (f *fickle) Traits() policies.Traits {
 	f.calls++
 	return policies.Traits{UserGPUs: f.calls == 1}
+}
+
+// forgetful is FIFO whose Decide starts jobs in its first round only.
+type forgetful struct {
+	*fifo.Policy
+	rounds int
+}
+
+func (f *forgetful) Decide(now float64, c policies.Cluster, r policies.Round) []policies.Change {
+	f.rounds++
+	ch := f.Policy.Decide(now, c, r)
+	if f.rounds > 1 {
+		return nil
+	}
+	return ch
 }
 
 func stateless(p policies.Policy) conformance.Factory {
@@ -194,6 +209,7 @@ func TestBrokenPoliciesAreCaught(t *testing.T) {
 		{"ignores GPU types", stateless(typeBlind{}), conformance.RuleOneType},
 		{"panics without jobs", stateless(noJobsPanic{fifo.New()}), conformance.RulePanic},
 		{"changes its traits", func(policies.Env) (policies.Policy, error) { return &fickle{Policy: fifo.New()}, nil }, conformance.RuleTraits},
+		{"decides otherwise incrementally", func(policies.Env) (policies.Policy, error) { return &forgetful{Policy: fifo.New()}, nil }, conformance.RuleIncremental},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var found []*conformance.Violation

@@ -25,6 +25,7 @@ const (
 	RulePanic       Rule = "panic"       // Schedule returns
 	RuleTraits      Rule = "traits"      // Traits do not change
 	RuleBuild       Rule = "build"       // the factory builds the policy
+	RuleIncremental Rule = "incremental" // Decide makes Schedule's decisions (policies.Incremental)
 )
 
 // Violation is one broken rule, found in one round of one scenario.
@@ -80,6 +81,13 @@ func Check(sc Scenario, newPolicy Factory) []*Violation {
 	if v := compare(sc, runs[0], runs[1]); v != nil {
 		out = append(out, v)
 	}
+	if p, err := newPolicy(policies.Env{Seed: Seed, RestartDelay: 30, Workers: 1}); err == nil {
+		if inc, ok := p.(policies.Incremental); ok {
+			if v := checkIncremental(sc, inc, runs[0]); v != nil {
+				out = append(out, v)
+			}
+		}
+	}
 	return out
 }
 
@@ -128,16 +136,7 @@ type jobState struct {
 func play(sc Scenario, p policies.Policy) (recs []record, vs []*Violation) {
 	name := p.Name()
 	traits := p.Traits()
-	states := make([]*jobState, len(sc.Jobs))
-	for i := range sc.Jobs {
-		s := &sc.Jobs[i]
-		st := &jobState{spec: s, submit: float64(s.Arrive)*sc.Interval + float64(i+1), restarts: -1}
-		if s.Alloc != nil {
-			st.alloc = slices.Clone(s.Alloc)
-			st.restarts, st.ran, st.maxSeen = 0, true, policies.Sum(s.Alloc)
-		}
-		states[i] = st
-	}
+	states := newStates(sc)
 	for r := 0; r < sc.Rounds; r++ {
 		now := float64(r+1) * sc.Interval
 		fail := func(rule Rule, format string, args ...any) {
@@ -182,6 +181,21 @@ func play(sc Scenario, p policies.Policy) (recs []record, vs []*Violation) {
 		}
 	}
 	return recs, vs
+}
+
+// newStates is the scenario's jobs before its first round.
+func newStates(sc Scenario) []*jobState {
+	states := make([]*jobState, len(sc.Jobs))
+	for i := range sc.Jobs {
+		s := &sc.Jobs[i]
+		st := &jobState{spec: s, submit: float64(s.Arrive)*sc.Interval + float64(i+1), restarts: -1}
+		if s.Alloc != nil {
+			st.alloc = slices.Clone(s.Alloc)
+			st.restarts, st.ran, st.maxSeen = 0, true, policies.Sum(s.Alloc)
+		}
+		states[i] = st
+	}
+	return states
 }
 
 // schedule calls p.Schedule, turning a panic into a value.

@@ -14,7 +14,11 @@
 //     worker counts) make the same decisions (RuleDeterminism);
 //   - Schedule does not modify its input (RuleMutation), does not panic
 //     (RulePanic), handles rounds without jobs, and Traits do not change
-//     (RuleTraits).
+//     (RuleTraits);
+//   - a policy that implements policies.Incremental makes, through Decide,
+//     the decisions it makes through Schedule on the same rounds
+//     (RuleIncremental), with waiting jobs' views left as they were when
+//     they last changed.
 //
 // Policies whose Traits ask for an oracle get a simple deterministic one.
 //

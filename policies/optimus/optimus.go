@@ -22,10 +22,12 @@ import (
 )
 
 // Policy is an Optimus+Oracle scheduler. Its decisions depend on the
-// round's input alone; between rounds it keeps only a cache of the jobs'
-// step times.
+// round's input alone; between Schedule calls it keeps only a cache of the
+// jobs' step times (and, driven by Decide, the jobs in order).
 type Policy struct {
 	cache stepCache
+	// inc is the state when driven by Decide (incremental.go).
+	inc inc
 }
 
 // New returns an Optimus+Oracle policy.

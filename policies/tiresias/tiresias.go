@@ -25,6 +25,8 @@ type Policy struct {
 	round          uint64
 	ents           []*entry // this round's entry of each input job
 	spare          []*entry // last round's ents, reused
+	// inc is the state when driven by Decide (incremental.go).
+	inc inc
 }
 
 // entry is what the policy keeps about one job.
