@@ -16,9 +16,11 @@ import (
 // BenchmarkRoundManyPending measures the engine's round with many pending
 // jobs: P jobs (cifar10 and ncf, on their requested 1 or 2 GPUs) all
 // submitted at once to 16 × 4 GPUs, run for 200 rounds (stopped by the
-// work limit). It reports the cost per round and per job-round (active
-// jobs summed over rounds), the figure that bounds a long overloaded
-// run's time. Run with
+// time limit), with every job presented to the policy every round
+// (full, Config.FullRounds) and decided incrementally (sparse, see Sparse).
+// It reports the cost per round and per job-round (P × rounds, about the
+// active jobs summed over rounds), the figure that bounds a long
+// overloaded run's time. Run with
 //
 //	go test -run '^$' -bench RoundManyPending -cpu 1 ./sim
 func BenchmarkRoundManyPending(b *testing.B) {
@@ -39,20 +41,24 @@ func BenchmarkRoundManyPending(b *testing.B) {
 			w.Jobs = append(w.Jobs, traces.Job{Name: fmt.Sprintf("%s-%d", app, i), Time: float64(i % 60), App: app, Replicas: gpus, Batch: batch})
 		}
 		for _, name := range []string{"tiresias", "optimus", "fifo"} {
-			b.Run(fmt.Sprintf("%s/pending=%d", name, pending), func(b *testing.B) {
-				cfg := DefaultConfig()
-				cfg.Rounds = RoundsNone
-				cfg.MaxJobRounds = int64(rounds * pending)
-				for b.Loop() {
-					_, err := Run(cfg, set, w, mk[name]())
-					if err == nil || !strings.Contains(err.Error(), "work limit") {
-						b.Fatalf("want the work limit to stop the run, got %v", err)
+			for _, full := range []bool{true, false} {
+				mode := map[bool]string{true: "full", false: "sparse"}[full]
+				b.Run(fmt.Sprintf("%s/%s/pending=%d", name, mode, pending), func(b *testing.B) {
+					cfg := DefaultConfig()
+					cfg.Rounds = RoundsNone
+					cfg.FullRounds = full
+					cfg.MaxTime = rounds*cfg.Interval + cfg.Interval/2
+					for b.Loop() {
+						_, err := Run(cfg, set, w, mk[name]())
+						if err == nil || !strings.Contains(err.Error(), "did not finish by") {
+							b.Fatalf("want the time limit to stop the run, got %v", err)
+						}
 					}
-				}
-				perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
-				b.ReportMetric(perRun/rounds/1e3, "µs/round")
-				b.ReportMetric(perRun/float64(cfg.MaxJobRounds), "ns/job-round")
-			})
+					perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+					b.ReportMetric(perRun/rounds/1e3, "µs/round")
+					b.ReportMetric(perRun/float64(rounds*pending), "ns/job-round")
+				})
+			}
 		}
 	}
 }

@@ -32,6 +32,9 @@ type sparse struct {
 	// last round.
 	added   []*job
 	removed []int64
+	// gone are the finished jobs whose views the policy may read until
+	// its next round.
+	gone []*job
 	// scratch
 	tracked []policies.Tracked
 	touched []*job
@@ -54,6 +57,7 @@ func (sp *sparse) deactivate(j *job) {
 		sp.added = slices.Delete(sp.added, i, i+1) // never shown to the policy
 	} else {
 		sp.removed = append(sp.removed, int64(j.idx))
+		sp.gone = append(sp.gone, j)
 	}
 	for n, v := range j.alloc {
 		sp.used[n] -= v
@@ -100,6 +104,11 @@ func (e *engine) decide() error {
 	changes := sp.inc.Decide(e.now, e.cfg.Cluster, policies.Round{Added: sp.tracked, Removed: sp.removed})
 	wall := time.Since(start).Seconds()
 	clear(sp.tracked)
+	for _, j := range sp.gone {
+		j.pv = policies.Job{} // the policy has let go: drop what it referred to
+	}
+	clear(sp.gone)
+	sp.gone = sp.gone[:0]
 	touched := append(sp.touched[:0], sp.added...) // each needs its first record
 	sp.added, sp.removed = sp.added[:0], sp.removed[:0]
 	slices.SortFunc(changes, func(a, b policies.Change) int { return cmp.Compare(a.Key, b.Key) })
