@@ -302,8 +302,8 @@ func (e *engine) tick() error {
 	}
 	e.jobRounds += int64(len(visit))
 	if e.jobRounds > e.cfg.MaxJobRounds {
-		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?)",
-			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs))
+		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?%s)",
+			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), sparseHint(e.cfg, e.policy, "; "))
 	}
 	for _, j := range visit {
 		j.advanceTo(e.now)

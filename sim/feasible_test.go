@@ -81,6 +81,14 @@ func TestCheckFeasible(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "work limit") {
 		t.Errorf("overloaded workload: got %v", err)
 	}
+	if err == nil || !strings.Contains(err.Error(), "--rounds changes or none") {
+		t.Errorf("refusal does not say that fewer round records would let FIFO skip waiting jobs: %v", err)
+	}
+	sparse := cfg
+	sparse.Rounds = RoundsNone
+	if err := CheckFeasible(sparse, set, w, p); err != nil {
+		t.Errorf("the work bound was applied to a run decided incrementally: %v", err)
+	}
 	cfg.MaxJobRounds = rounds - 1
 	if _, err := Run(cfg, set, w, fifo.New()); err == nil || !strings.Contains(err.Error(), "work limit") {
 		t.Errorf("run past the work limit: got %v", err)

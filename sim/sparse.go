@@ -21,6 +21,18 @@ func Sparse(cfg Config, p policies.Policy) bool {
 	return ok && !cfg.FullRounds && cfg.Rounds != RoundsAll && cfg.Elastic == nil && !cfg.typed()
 }
 
+// sparseHint is advice for a run stopped or refused for its work, to follow
+// sep: "" unless the policy would decide incrementally were the run to
+// record fewer rounds.
+func sparseHint(cfg Config, p policies.Policy, sep string) string {
+	c := cfg
+	c.Rounds = RoundsNone
+	if cfg.Rounds != RoundsAll || !Sparse(c, p) {
+		return ""
+	}
+	return fmt.Sprintf("%srecord --rounds changes or none, with which %s skips waiting jobs", sep, p.Name())
+}
+
 // sparse is the engine's book of a run decided incrementally.
 type sparse struct {
 	inc policies.Incremental
