@@ -246,7 +246,7 @@ func (e *engine) epochBoundary(j *job) error {
 func (e *engine) startSegment(j *job) error {
 	j.version++
 	truth := j.app.Truth
-	pf := j.on().Perf(j.placement, j.local, j.accum, j.epoch)
+	pf := j.perf()
 	if !(pf.Step > 0) || math.IsInf(pf.Step, 0) || math.IsNaN(pf.Sync) {
 		return fmt.Errorf("profile of %s has no valid step time for placement %v at per-GPU batch %d (job %s, t=%v)",
 			j.app.Name, j.placement, j.local, j.spec.Name, e.now)

@@ -94,6 +94,8 @@ type job struct {
 	open openRecord
 	// pv is the job's view kept for a policy deciding incrementally.
 	pv policies.Job
+	// pm is the true performance of the job's configuration (perf).
+	pm perfMemo
 
 	// On a cluster of pools: the GPU types the job may use, the type and
 	// profile of its current (or last) allocation, and GPU-seconds per type.
@@ -113,6 +115,32 @@ func (j *job) on() *profiles.App {
 }
 
 func (j *job) target() float64 { return j.app.Target() }
+
+// perfMemo is a job's true performance and the configuration it is of.
+type perfMemo struct {
+	app                 *profiles.App
+	alloc               *int // the allocation's first element: its identity
+	local, accum, epoch int
+	pf                  profiles.Perf
+}
+
+// perf is the true performance of the job's configuration on the GPUs it
+// holds (profiles.App.Perf), remembered while the configuration is the
+// same: the engine asks for it every round for every running job. An
+// installed allocation is never changed in place (setAlloc installs a new
+// slice), so its first element identifies it.
+func (j *job) perf() profiles.Perf {
+	var a *int
+	if len(j.alloc) > 0 {
+		a = &j.alloc[0]
+	}
+	m := &j.pm
+	if m.app != j.on() || m.alloc != a || m.local != j.local || m.accum != j.accum || m.epoch != j.epoch {
+		*m = perfMemo{app: j.on(), alloc: a, local: j.local, accum: j.accum, epoch: j.epoch,
+			pf: j.on().Perf(j.placement, j.local, j.accum, j.epoch)}
+	}
+	return m.pf
+}
 
 // advanceTo brings progress and counters up to time t.
 func (j *job) advanceTo(t float64) {
@@ -290,4 +318,5 @@ func (j *job) release() {
 	}
 	j.agent.planner, j.agent.other, j.agent.boot, j.agent.task = nil, nil, nil, nil
 	j.alloc, j.placement = nil, nil
+	j.pm = perfMemo{}
 }

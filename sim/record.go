@@ -129,7 +129,7 @@ func (rc *roundRecorder) record(r *Result, now, wall float64, jobs []*job, activ
 		rec := RoundRecord{Phase: "pending"}
 		if j.gpus > 0 {
 			gpus += j.gpus
-			pf := j.on().Perf(j.placement, j.local, j.accum, j.epoch)
+			pf := j.perf()
 			rec.Phase = j.phase.String()
 			rec.Efficiency, rec.Goodput = pf.Efficiency, pf.Goodput*(1-j.slowdown)
 			eff += rec.Efficiency
