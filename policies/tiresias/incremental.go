@@ -1,6 +1,7 @@
 package tiresias
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -194,17 +195,7 @@ func (p *Policy) Decide(now float64, c policies.Cluster, r policies.Round) []pol
 			changes = append(changes, policies.Change{Key: n.key, Alloc: a})
 		}
 	}
-	slices.SortFunc(run, func(a, b *node) int { return cmpKey(a.key, b.key) })
+	slices.SortFunc(run, func(a, b *node) int { return cmp.Compare(a.key, b.key) })
 	s.next, s.running = s.running[:0], run
 	return changes
-}
-
-func cmpKey(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
