@@ -24,10 +24,9 @@ import (
 //
 //   - a job holding GPUs has its view brought up to date before every
 //     Decide (all fields);
-//   - a job without GPUs has a view that was current when it last held GPUs
-//     (or was added) and changes only when it gets GPUs again: its Age and
-//     any field a waiting job cannot change (Attained, Epoch, Params, …)
-//     may be stale, so a policy wanting Age computes now − Submit.
+//   - a job without GPUs has the view it had when it was added or lost its
+//     GPUs. Nothing a waiting job has changes while it waits except its Age,
+//     which is then stale: a policy wanting it computes now − Submit.
 //
 // A policy may keep the pointers; it must not modify the views.
 type Incremental interface {

@@ -35,6 +35,13 @@
 // (active jobs summed over rounds) pass Config.MaxTime or
 // Config.MaxJobRounds; the engine stops a run that passes either.
 //
+// Incremental rounds. When the policy implements policies.Incremental and
+// the run qualifies (Sparse), each round visits only the jobs holding GPUs
+// and those that arrived, finished or changed: the policy is told what
+// changed and returns the allocations that change. The results are those
+// of full rounds. Such a run's work limit counts the jobs its rounds visit,
+// and CheckFeasible does not apply the work bound to it.
+//
 // Invariants are checked as the simulation runs: no node over capacity,
 // time never going back, progress never beyond the target, every job
 // ending. A violation stops the run with an error that names the event.

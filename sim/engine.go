@@ -65,7 +65,14 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if cfg.typed() {
 		total = math.MaxInt // checkTypes bounds requests per type
 	}
+	names := make(map[string]int, len(w.Jobs))
 	for i, spec := range w.Jobs {
+		// Policies know jobs by name (policies.Job.Name).
+		if first, dup := names[spec.Name]; dup {
+			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: fmt.Errorf(
+				"job name %q is also job %d's: names must be unique", spec.Name, first+1)}
+		}
+		names[spec.Name] = i
 		app, ok := set.Apps[spec.App]
 		if !ok {
 			return nil, fmt.Errorf("workload %s: job %s (job %d): unknown application %q (profiles from %s have %v)",

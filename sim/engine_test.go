@@ -108,6 +108,11 @@ func TestBadWorkloadsRejectedBeforeRun(t *testing.T) {
 	if _, err := Run(cfg, fakeSet(), fakeWorkload(traces.Job{Name: "a", App: "toy", Replicas: 1, Batch: 32}), fifo.New()); err == nil {
 		t.Error("interval 0 accepted")
 	}
+	// Policies know jobs by name: two jobs of one name are refused.
+	dup := fakeWorkload(traces.Job{Name: "x", App: "toy", Replicas: 1, Batch: 32}, traces.Job{Name: "x", App: "toy", Time: 10, Replicas: 1, Batch: 32})
+	if _, err := Run(smallConfig(), fakeSet(), dup, tiresias.New(0)); err == nil || !strings.Contains(err.Error(), "names must be unique") {
+		t.Errorf("duplicate names: err = %v", err)
+	}
 }
 
 func manyJobs(n int) *traces.Workload {

@@ -12,7 +12,8 @@ import (
 // Sparse reports whether a run of policy p under cfg decides its rounds
 // incrementally: p implements policies.Incremental, cfg does not ask for
 // full rounds (Config.FullRounds) or a record of every job every round
-// (RoundsAll), and the cluster is fixed and of one GPU type. Such a run
+// (RoundsAll), and the cluster is fixed and has no node pools (a cluster
+// given as pools, even of one GPU type, is presented in full). Such a run
 // visits, each round, only the jobs holding GPUs and those that arrived,
 // finished or changed, so waiting jobs cost nothing until they start; its
 // results are those of full rounds (the tests compare both).
