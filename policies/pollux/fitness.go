@@ -95,11 +95,10 @@ func (c *goodputCache) best(n, k int) float64 {
 	return v
 }
 
-// newProblem builds the round's problem. jobs must be in priority order;
-// they are the jobs the search considers among active ones (the fair
-// share, every speedup's base, is among all active jobs). caches holds the
-// jobs' goodput caches from earlier rounds by name; it is updated in place.
-func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options, caches map[string]*goodputCache) *problem {
+// newProblem builds the round's problem. jobs must be in priority order.
+// caches holds the jobs' goodput caches from earlier rounds by name; it is
+// updated in place.
+func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map[string]*goodputCache) *problem {
 	J, N := len(jobs), c.Nodes
 	total := c.TotalGPUs()
 	pr := &problem{
@@ -117,7 +116,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
 	}
-	fairNodes, fairGPUs := models.FairShare(total, max(active, J))
+	fairNodes, fairGPUs := models.FairShare(total, J)
 	pr.base.begin()
 	for i := range jobs {
 		j := &jobs[i]

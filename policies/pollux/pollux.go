@@ -67,17 +67,6 @@ type Options struct {
 	// power mean found. For the reference's search, combine it with
 	// ReferenceOptions' budget.
 	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 skip_unchanged=false for the reference's search)"`
-	// WaitingPerGPU, when positive, caps the waiting jobs (those holding
-	// no GPU) a round's search considers at this many per GPU of the
-	// cluster: the first in the repair order (least attained service, then
-	// earliest submission). The others wait without being considered that
-	// round; the jobs holding GPUs are always considered, and every job's
-	// speedup stays relative to its fair share among all active jobs. With
-	// at most one GPU's worth of waiting jobs, every GPU can still go to a
-	// different job. It binds only on an overloaded cluster (never on the
-	// reference workloads) and keeps its rounds' cost with the cluster's
-	// size rather than the queue's. 1 by default; 0 considers every job.
-	WaitingPerGPU int `option:"waiting_per_gpu" doc:"consider at most this many waiting jobs per GPU in a round's search, least attained service first (0: all; binds only on an overloaded cluster)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
@@ -97,17 +86,15 @@ func DefaultOptions() Options {
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
 		MaxRowsPerRound: 200_000, MaxLocalRows: 12_000, Stall: 5, SkipUnchanged: true, QuickStall: 1,
-		WaitingPerGPU: 1,
 	}
 }
 
 // ReferenceOptions are the reference implementation's settings: population
-// 100, 100 generations, no local search, a full search every round over
-// every job.
+// 100, 100 generations, no local search, a full search every round.
 func ReferenceOptions() Options {
 	o := DefaultOptions()
 	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound, o.MaxLocalRows, o.Stall = 100, 100, false, 0, 0, 0
-	o.SkipUnchanged, o.QuickStall, o.WaitingPerGPU = false, 0, 0
+	o.SkipUnchanged, o.QuickStall = false, 0
 	return o
 }
 
@@ -191,22 +178,6 @@ func order(jobs []policies.Job) []int {
 	return idx
 }
 
-// considered returns the jobs of idx (in priority order) a round's search
-// considers: every job holding GPUs and the first waiting jobs, at most
-// waiting of them, in the same order (see Options.WaitingPerGPU).
-func considered(jobs []policies.Job, idx []int, waiting int) []int {
-	out := idx[:0]
-	for _, i := range idx {
-		if policies.Sum(jobs[i].Alloc) > 0 {
-			out = append(out, i)
-		} else if waiting > 0 {
-			out = append(out, i)
-			waiting--
-		}
-	}
-	return out
-}
-
 // Schedule implements policies.Policy.
 func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	dec := policies.Decision{Alloc: make([][]int, len(jobs))}
@@ -219,10 +190,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		return p.last.decision()
 	}
 	idx := order(jobs)
-	if p.opt.WaitingPerGPU > 0 {
-		idx = considered(jobs, idx, p.opt.WaitingPerGPU*c.TotalGPUs())
-	}
-	sorted := make([]policies.Job, len(idx))
+	sorted := make([]policies.Job, len(jobs))
 	for k, i := range idx {
 		sorted[k] = jobs[i]
 	}
@@ -236,7 +204,7 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 			delete(p.caches, name)
 		}
 	}
-	pr := newProblem(c, sorted, len(jobs), p.opt, p.caches)
+	pr := newProblem(c, sorted, p.opt, p.caches)
 	best := p.search(pr, sorted, c.Nodes)
 	keep := !c.Heterogeneous() // OneType below may rewrite a row
 	for k, i := range idx {
