@@ -72,27 +72,26 @@ func (sp *sparse) deactivate(j *job) {
 		sp.removed = append(sp.removed, int64(j.idx))
 		sp.gone = append(sp.gone, j)
 	}
-	for n, v := range j.alloc {
-		sp.used[n] -= v
-	}
-	if i, found := slices.BinarySearchFunc(sp.holding, j.idx, byIdx); found {
-		sp.holding = slices.Delete(sp.holding, i, i+1)
-	}
+	sp.move(j, j.alloc, nil, false)
 }
 
 // hold updates the book for j, which held old and now holds j.alloc.
-func (sp *sparse) hold(j *job, old []int) {
+func (sp *sparse) hold(j *job, old []int) { sp.move(j, old, j.alloc, j.gpus > 0) }
+
+// move takes old off the per-node counts and puts cur on, and keeps j in
+// the holding list or out of it.
+func (sp *sparse) move(j *job, old, cur []int, holding bool) {
 	for n, v := range old {
 		sp.used[n] -= v
 	}
-	for n, v := range j.alloc {
+	for n, v := range cur {
 		sp.used[n] += v
 	}
 	i, found := slices.BinarySearchFunc(sp.holding, j.idx, byIdx)
 	switch {
-	case j.gpus > 0 && !found:
+	case holding && !found:
 		sp.holding = slices.Insert(sp.holding, i, j)
-	case j.gpus == 0 && found:
+	case !holding && found:
 		sp.holding = slices.Delete(sp.holding, i, i+1)
 	}
 }
