@@ -8,6 +8,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/policies/optimus"
+	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/policies/tiresias"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -47,6 +48,7 @@ func TestSparseRoundsMatchFullRounds(t *testing.T) {
 		"tiresias-0.5gh": func() policies.Policy { return tiresias.New(1800) }, // many demotions
 		"optimus":        func() policies.Policy { return optimus.New() },
 		"fifo":           func() policies.Policy { return fifo.New() },
+		"pollux":         func() policies.Policy { return pollux.New(pollux.DefaultOptions()) },
 	}
 	for _, v := range variants {
 		for name, build := range builds {

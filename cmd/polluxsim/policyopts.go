@@ -27,7 +27,7 @@ func (a *optionAliases) register(f *pflag.FlagSet) {
 	f.Var(flagvalue.NewInt(&a.population, 64), "population", "Pollux: genetic algorithm population; = --policy-opt population=N")
 	f.Var(flagvalue.NewInt(&a.generations, 40), "generations", "Pollux: genetic algorithm generations; = --policy-opt generations=N")
 	f.BoolVar(&a.noLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm; = --policy-opt local_search=false")
-	f.BoolVar(&a.fullSearch, "full-search", false, "Pollux: run every generation every round (no early stop, no work cap, no skipped rounds); = --policy-opt stall=0 --policy-opt max_rows_per_round=0 --policy-opt max_local_rows=0 --policy-opt skip_unchanged=false --policy-opt quick_stall=0")
+	f.BoolVar(&a.fullSearch, "full-search", false, "Pollux: run every generation every round over every job (no early stop, no work cap, no skipped rounds, no window on the waiting jobs); = --policy-opt stall=0 --policy-opt max_rows_per_round=0 --policy-opt max_local_rows=0 --policy-opt skip_unchanged=false --policy-opt quick_stall=0 --policy-opt skip_settled=false --policy-opt waiting_per_gpu=0")
 }
 
 // options returns, per alias flag the user gave, the option settings it
@@ -45,7 +45,7 @@ func (a *optionAliases) options(f *pflag.FlagSet) [][2]any {
 	add("generations", "generations="+strconv.Itoa(a.generations))
 	add("no-local-search", "local_search="+strconv.FormatBool(!a.noLocalSearch))
 	if a.fullSearch {
-		add("full-search", "stall=0", "max_rows_per_round=0", "max_local_rows=0", "skip_unchanged=false", "quick_stall=0")
+		add("full-search", "stall=0", "max_rows_per_round=0", "max_local_rows=0", "skip_unchanged=false", "quick_stall=0", "skip_settled=false", "waiting_per_gpu=0")
 	}
 	return out
 }

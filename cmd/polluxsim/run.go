@@ -92,7 +92,7 @@ shorthands for Pollux's options.`,
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
 	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
-	f.StringVar(&rf.spec.Rounds, "rounds", "", "per-job round records in rounds.parquet: all (default), changes (a row when a job's phase, GPUs or batch changes) or none (no rounds.parquet); rows are streamed to the file as the run goes. With changes or none, a policy that can decide from what changed (tiresias, optimus, fifo) is told only that, so waiting jobs cost nothing: the same results, much faster on an overloaded cluster")
+	f.StringVar(&rf.spec.Rounds, "rounds", "", "per-job round records in rounds.parquet: all (default), changes (a row when a job's phase, GPUs or batch changes) or none (no rounds.parquet); rows are streamed to the file as the run goes. With changes or none, a policy that can decide from what changed (tiresias, optimus, fifo, pollux) is told only that, so waiting jobs cost nothing: the same results, much faster on an overloaded cluster")
 	return cmd
 }
 

@@ -20,6 +20,7 @@ type problem struct {
 	capacity      int     // GPUs of the largest node
 	caps          []int32 // GPUs per node
 	weight        float64 // nodes / total GPUs
+	fairGPUs      int     // the fair share (on one node), every speedup's base
 	pm            models.PowerMean
 	avoid         bool
 	maxNodes      int
@@ -95,10 +96,11 @@ func (c *goodputCache) best(n, k int) float64 {
 	return v
 }
 
-// newProblem builds the round's problem. jobs must be in priority order.
-// caches holds the jobs' goodput caches from earlier rounds by name; it is
-// updated in place.
-func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map[string]*goodputCache) *problem {
+// newProblem builds the round's problem. jobs must be in priority order;
+// they are the jobs the search considers among active ones (the fair
+// share, every speedup's base, is among all active jobs). caches holds the
+// jobs' goodput caches from earlier rounds by name; it is updated in place.
+func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options, caches map[string]*goodputCache) *problem {
 	J, N := len(jobs), c.Nodes
 	total := c.TotalGPUs()
 	pr := &problem{
@@ -116,7 +118,8 @@ func newProblem(c policies.Cluster, jobs []policies.Job, opt Options, caches map
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
 	}
-	fairNodes, fairGPUs := models.FairShare(total, J)
+	fairNodes, fairGPUs := models.FairShare(total, max(active, J))
+	pr.fairGPUs = fairGPUs
 	pr.base.begin()
 	for i := range jobs {
 		j := &jobs[i]

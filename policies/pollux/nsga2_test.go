@@ -51,7 +51,7 @@ func TestUtilityClosedForm(t *testing.T) {
 	for i := range jobs {
 		jobs[i].Alloc, jobs[i].Params = nil, nil // linear speedup k / fair share
 	}
-	pr := newProblem(c, jobs, DefaultOptions(), nil)
+	pr := newProblem(c, jobs, len(jobs), DefaultOptions(), nil)
 	// Job 0: 2 GPUs on node 0; job 1: 1 + 1 GPU on nodes 0 and 2; job 2 none.
 	st := fromDense([]int{2, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0}, 3, c.Nodes)
 	want := (pr.speed[0].At(1, 2) + pr.speed[1].At(2, 2)) / 8
@@ -76,7 +76,7 @@ func TestNSGA2SearchFeasibleAndDeterministic(t *testing.T) {
 	for k, i := range order(jobs) {
 		sorted[k] = jobs[i]
 	}
-	pr := newProblem(c, sorted, opt, nil)
+	pr := newProblem(c, sorted, len(sorted), opt, nil)
 	dense := make([]int, len(jobs)*c.Nodes)
 	for k, i := range order(jobs) {
 		copy(dense[k*c.Nodes:], d1.Alloc[i])

@@ -55,6 +55,13 @@ type Options struct {
 	// and restarts, which enter the re-allocation factor, differ. On by
 	// default.
 	SkipUnchanged bool `option:"skip_unchanged" doc:"keep the last decision without searching when no job arrived, finished, crossed an epoch or was refitted since"`
+	// SkipSettled keeps the current allocation without searching when it
+	// is provably the search's optimum (see settled): on an overloaded
+	// cluster every GPU is held by a different job on one GPU, the fair
+	// share is one GPU, and no job's speedup grows faster than its GPUs.
+	// It binds only under overload (never on the reference workloads).
+	// On by default.
+	SkipSettled bool `option:"skip_settled" doc:"keep the allocation without searching when it is provably optimal: an overloaded cluster full of one-GPU jobs"`
 	// QuickStall, when positive, ends the genetic algorithm after this
 	// many generations without improvement (instead of Stall) in rounds
 	// whose jobs are the last round's (no arrival or completion), where
@@ -67,6 +74,20 @@ type Options struct {
 	// power mean found. For the reference's search, combine it with
 	// ReferenceOptions' budget.
 	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 skip_unchanged=false for the reference's search)"`
+	// WaitingPerGPU, when positive, caps the waiting jobs (those holding
+	// no GPU) a round considers at this many per GPU of the cluster
+	// (rounded up): the earliest submitted, in the order of Schedule's
+	// input. The others wait unseen that round; every job holding GPUs is
+	// always considered, and speedups stay relative to the fair share
+	// among all active jobs. Under overload Pollux admits a waiting job to
+	// every GPU that frees up (an unscheduled job weighs 1/ε in the power
+	// mean), so a window in arrival order keeps the cluster full, admits
+	// in arrival order, and cannot starve a job: new arrivals queue behind
+	// it, preempted jobs included. It keeps a round's cost with the
+	// cluster's size rather than the queue's and binds only on an
+	// overloaded cluster (the reference workloads never have more than
+	// one job waiting). 0.25 by default; 0 considers every job.
+	WaitingPerGPU float64 `option:"waiting_per_gpu" doc:"consider at most this many waiting jobs per GPU in a round, earliest submitted first (0: all; binds only on an overloaded cluster)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
@@ -86,15 +107,17 @@ func DefaultOptions() Options {
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
 		MaxRowsPerRound: 200_000, MaxLocalRows: 12_000, Stall: 5, SkipUnchanged: true, QuickStall: 1,
+		WaitingPerGPU: 0.25, SkipSettled: true,
 	}
 }
 
 // ReferenceOptions are the reference implementation's settings: population
-// 100, 100 generations, no local search, a full search every round.
+// 100, 100 generations, no local search, a full search every round over
+// every job.
 func ReferenceOptions() Options {
 	o := DefaultOptions()
 	o.Population, o.Generations, o.LocalSearch, o.MaxRowsPerRound, o.MaxLocalRows, o.Stall = 100, 100, false, 0, 0, 0
-	o.SkipUnchanged, o.QuickStall = false, 0
+	o.SkipUnchanged, o.QuickStall, o.WaitingPerGPU, o.SkipSettled = false, 0, 0, false
 	return o
 }
 
@@ -127,6 +150,7 @@ type Policy struct {
 	skipped     int
 	pool        []*state // states no population holds, reused from round to round
 	scratch     scratch  // the search's working memory, reused from round to round
+	inc         inc      // when driven by Decide
 }
 
 // New returns a Pollux policy.
@@ -180,12 +204,68 @@ func order(jobs []policies.Job) []int {
 
 // Schedule implements policies.Policy.
 func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	sub := considered(jobs, p.waitingLimit(c))
+	if sub == nil {
+		return p.decide(c, jobs, len(jobs))
+	}
+	in := make([]policies.Job, len(sub))
+	for k, i := range sub {
+		in[k] = jobs[i]
+	}
+	d := p.decide(c, in, len(jobs))
+	dec := policies.Decision{Alloc: make([][]int, len(jobs))}
+	for k, i := range sub {
+		dec.Alloc[i] = d.Alloc[k]
+	}
+	return dec
+}
+
+// waitingLimit is the most waiting jobs a round considers on cluster c (0:
+// all), see Options.WaitingPerGPU.
+func (p *Policy) waitingLimit(c policies.Cluster) int {
+	if !(p.opt.WaitingPerGPU > 0) {
+		return 0
+	}
+	return max(1, int(math.Ceil(p.opt.WaitingPerGPU*float64(c.TotalGPUs()))))
+}
+
+// considered returns the indices, in input order, of the jobs a round
+// considers: every job holding GPUs and the first limit waiting ones (see
+// Options.WaitingPerGPU); nil when that is every job.
+func considered(jobs []policies.Job, limit int) []int {
+	if limit <= 0 || len(jobs) <= limit {
+		return nil
+	}
+	waiting := 0
+	for i := range jobs {
+		if policies.Sum(jobs[i].Alloc) == 0 {
+			waiting++
+		}
+	}
+	if waiting <= limit {
+		return nil
+	}
+	out := make([]int, 0, len(jobs)-waiting+limit)
+	for i := range jobs {
+		if policies.Sum(jobs[i].Alloc) > 0 {
+			out = append(out, i)
+		} else if limit > 0 {
+			out = append(out, i)
+			limit--
+		}
+	}
+	return out
+}
+
+// decide decides a round for jobs, the jobs it considers among active
+// ones (the fair share, every speedup's base, is among all active jobs).
+func (p *Policy) decide(c policies.Cluster, jobs []policies.Job, active int) policies.Decision {
 	dec := policies.Decision{Alloc: make([][]int, len(jobs))}
 	if len(jobs) == 0 {
 		p.last.valid = false
 		return dec
 	}
-	if p.opt.SkipUnchanged && p.last.same(c, jobs, p.opt.RestartDelay) {
+	if p.opt.SkipUnchanged && p.last.same(c, jobs, active, p.opt.RestartDelay) {
 		p.skipped++
 		return p.last.decision()
 	}
@@ -194,17 +274,31 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 	for k, i := range idx {
 		sorted[k] = jobs[i]
 	}
-	// Drop the goodput caches of finished jobs.
-	active := make(map[string]bool, len(jobs))
+	// Drop the goodput caches of finished jobs (and of those not
+	// considered).
+	seen := make(map[string]bool, len(jobs))
 	for i := range jobs {
-		active[jobs[i].Name] = true
+		seen[jobs[i].Name] = true
 	}
 	for name := range p.caches {
-		if !active[name] {
+		if !seen[name] {
 			delete(p.caches, name)
 		}
 	}
-	pr := newProblem(c, sorted, p.opt, p.caches)
+	pr := newProblem(c, sorted, active, p.opt, p.caches)
+	if p.opt.SkipSettled && settled(pr, c, p.opt) {
+		p.skipped++
+		p.lastFitness = pr.fitness(&pr.base)
+		for i := range jobs {
+			if policies.Sum(jobs[i].Alloc) > 0 {
+				dec.Alloc[i] = jobs[i].Alloc
+			}
+		}
+		if p.opt.SkipUnchanged {
+			p.last.remember(c, jobs, active, dec, p.opt.RestartDelay)
+		}
+		return dec
+	}
 	best := p.search(pr, sorted, c.Nodes)
 	keep := !c.Heterogeneous() // OneType below may rewrite a row
 	for k, i := range idx {
@@ -222,12 +316,13 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		}
 	}
 	if p.opt.SkipUnchanged {
-		p.last.remember(c, jobs, dec, p.opt.RestartDelay)
+		p.last.remember(c, jobs, active, dec, p.opt.RestartDelay)
 	}
 	return dec
 }
 
-// Skipped is the number of rounds SkipUnchanged kept the last decision.
+// Skipped is the number of rounds decided without a search
+// (SkipUnchanged, SkipSettled).
 func (p *Policy) Skipped() int { return p.skipped }
 
 // OneType projects an allocation onto one GPU type, as the

@@ -58,7 +58,7 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 		for k, i := range order(jobs) {
 			sorted[k] = jobs[i]
 		}
-		pr := newProblem(c, sorted, opt, nil)
+		pr := newProblem(c, sorted, len(sorted), opt, nil)
 		best := math.Inf(-1)
 		state := make([]int, tc.jobs*c.Nodes)
 		var enumerate func(pos int)
@@ -129,7 +129,7 @@ func TestDecisionsFeasibleAndDeterministic(t *testing.T) {
 	for k, i := range order(jobs) {
 		sorted[k] = jobs[i]
 	}
-	pr := newProblem(c, sorted, opt, nil)
+	pr := newProblem(c, sorted, len(sorted), opt, nil)
 	if base := pr.fitness(&pr.base); pol.LastFitness() < base {
 		t.Errorf("fitness %v below the current allocation's %v", pol.LastFitness(), base)
 	}
@@ -143,7 +143,7 @@ func TestFitnessClosedForm(t *testing.T) {
 		{Name: "b", Age: 30, Restarts: 0, Attained: 1, Limits: models.Limits{InitBatch: 8, MaxBatch: 512, MinLocal: 4, MaxLocal: 8}},
 	}
 	opt := DefaultOptions()
-	pr := newProblem(c, jobs, opt, nil)
+	pr := newProblem(c, jobs, len(jobs), opt, nil)
 	// a: 2 GPUs on node 0 (changed, factor 90/120), b: 4 GPUs on node 1 (factor 30/60).
 	state := fromDense([]int{2, 0, 0, 4}, 2, 2)
 	sa := 2.0 / 4 * 0.25 * (90.0 / 120)
@@ -153,7 +153,7 @@ func TestFitnessClosedForm(t *testing.T) {
 		t.Errorf("fitness %v, want %v", got, want)
 	}
 	opt.P = 1
-	pr = newProblem(c, jobs, opt, nil)
+	pr = newProblem(c, jobs, len(jobs), opt, nil)
 	if got, want := pr.fitness(&state), (sa+sb)/2+1e-3; math.Abs(got-want) > 1e-12 {
 		t.Errorf("p=1 fitness %v, want %v", got, want)
 	}

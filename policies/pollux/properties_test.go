@@ -33,7 +33,7 @@ func randomInstance(rng *rand.Rand) (*problem, Options) {
 	for k, i := range order(jobs) {
 		sorted[k] = jobs[i]
 	}
-	return newProblem(c, sorted, opt, nil), opt
+	return newProblem(c, sorted, len(sorted), opt, nil), opt
 }
 
 // randomState is an arbitrary jobs × nodes matrix, mostly infeasible:

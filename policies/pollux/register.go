@@ -54,6 +54,8 @@ func (o *Options) Validate() error {
 		return fmt.Errorf("max_gpus_per_job must not be negative, got %d", o.MaxGPUsPerJob)
 	case o.MaxNodesPerJob < 1:
 		return fmt.Errorf("max_nodes_per_job must be at least 1, got %d", o.MaxNodesPerJob)
+	case !(o.WaitingPerGPU >= 0 && o.WaitingPerGPU <= MaxPopulation):
+		return fmt.Errorf("waiting_per_gpu must be in [0, %d], got %v", MaxPopulation, o.WaitingPerGPU)
 	case !(o.CrossoverProb >= 0 && o.CrossoverProb <= 1):
 		return fmt.Errorf("crossover_prob must be in [0, 1], got %v", o.CrossoverProb)
 	}

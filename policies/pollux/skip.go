@@ -11,6 +11,7 @@ import (
 type lastRound struct {
 	valid  bool
 	nodes  int
+	fair   int // the fair share's GPUs
 	names  []string
 	params []models.Params
 	fitted []bool
@@ -31,12 +32,12 @@ const skipFactorGrowth = 0.05
 
 // same reports whether jobs on cluster c are the last round's jobs, in
 // the same order, with the same fitted models and gradient statistics,
-// each holding what the last round gave it: no arrival, completion, epoch
-// boundary or refit since. What still differs is the jobs' age, which
+// each holding what the last round gave it, and the same fair share among
+// active jobs: no arrival, completion, epoch boundary or refit since. What still differs is the jobs' age, which
 // changes their re-allocation factors (restart delay delay): by at most
 // skipFactorGrowth.
-func (l *lastRound) same(c policies.Cluster, jobs []policies.Job, delay float64) bool {
-	if !l.valid || l.nodes != c.Nodes || len(l.names) != len(jobs) {
+func (l *lastRound) same(c policies.Cluster, jobs []policies.Job, active int, delay float64) bool {
+	if !l.valid || l.nodes != c.Nodes || len(l.names) != len(jobs) || l.fair != fairGPUs(c, jobs, active) {
 		return false
 	}
 	for i := range jobs {
@@ -57,10 +58,11 @@ func (l *lastRound) same(c policies.Cluster, jobs []policies.Job, delay float64)
 	return true
 }
 
-// remember records the round's jobs and decision (restart delay delay).
-func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, dec policies.Decision, delay float64) {
+// remember records the round's jobs (among active ones) and decision
+// (restart delay delay).
+func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, active int, dec policies.Decision, delay float64) {
 	n := len(jobs)
-	l.valid, l.nodes = true, c.Nodes
+	l.valid, l.nodes, l.fair = true, c.Nodes, fairGPUs(c, jobs, active)
 	l.names = l.names[:0]
 	l.params = l.params[:0]
 	l.fitted = l.fitted[:0]
@@ -95,4 +97,10 @@ func (l *lastRound) decision() policies.Decision {
 		}
 	}
 	return dec
+}
+
+// fairGPUs is the fair share's GPUs of jobs among active ones on c.
+func fairGPUs(c policies.Cluster, jobs []policies.Job, active int) int {
+	_, g := models.FairShare(c.TotalGPUs(), max(active, len(jobs)))
+	return g
 }

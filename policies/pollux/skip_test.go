@@ -31,6 +31,7 @@ func TestSkipUnchanged(t *testing.T) {
 	c := policies.Cluster{Nodes: 4, GPUsPerNode: 4}
 	opt := DefaultOptions()
 	opt.SkipUnchanged = true
+	opt.WaitingPerGPU = 0 // every round considers every job
 	p := New(opt)
 	jobs := testJobs(12, c.Nodes, 3)
 	first := p.Schedule(0, c, jobs)
