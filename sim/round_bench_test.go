@@ -8,6 +8,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/policies/optimus"
+	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/policies/tiresias"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -30,6 +31,7 @@ func BenchmarkRoundManyPending(b *testing.B) {
 		"tiresias": func() policies.Policy { return tiresias.New(0) },
 		"optimus":  func() policies.Policy { return optimus.New() },
 		"fifo":     func() policies.Policy { return fifo.New() },
+		"pollux":   func() policies.Policy { return pollux.New(pollux.DefaultOptions()) },
 	}
 	for _, pending := range []int{1000, 10000} {
 		w := &traces.Workload{Source: "bench"}
@@ -40,7 +42,7 @@ func BenchmarkRoundManyPending(b *testing.B) {
 			}
 			w.Jobs = append(w.Jobs, traces.Job{Name: fmt.Sprintf("%s-%d", app, i), Time: float64(i % 60), App: app, Replicas: gpus, Batch: batch})
 		}
-		for _, name := range []string{"tiresias", "optimus", "fifo"} {
+		for _, name := range []string{"tiresias", "optimus", "fifo", "pollux"} {
 			for _, full := range []bool{true, false} {
 				mode := map[bool]string{true: "full", false: "sparse"}[full]
 				b.Run(fmt.Sprintf("%s/%s/pending=%d", name, mode, pending), func(b *testing.B) {

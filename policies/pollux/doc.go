@@ -37,4 +37,14 @@
 // depend on the number of cores. The reference uses NSGA-II with a second
 // objective (cluster utility) and then picks the best power mean; we
 // optimise the power mean directly.
+//
+// Under overload. A round considers every job holding GPUs and a window of
+// the first waiting jobs in submission order (Options.WaitingPerGPU), so
+// that its cost follows the cluster, not the queue, and jobs are admitted
+// in arrival order; the policy then also decides incrementally
+// (policies.Incremental), and the simulator visits only the jobs holding
+// GPUs. A round in which every GPU is held by a different job on one GPU
+// keeps the allocation without searching when it is provably the optimum
+// (Options.SkipSettled). Neither binds unless more jobs are active than
+// GPUs.
 package pollux
