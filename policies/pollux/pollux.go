@@ -76,8 +76,9 @@ type Options struct {
 	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 skip_unchanged=false for the reference's search)"`
 	// WaitingPerGPU, when positive, caps the waiting jobs (those holding
 	// no GPU) a round considers at this many per GPU of the cluster
-	// (rounded up): the earliest submitted, in the order of Schedule's
-	// input. The others wait unseen that round; every job holding GPUs is
+	// (rounded up): the first in the order of Schedule's input (the
+	// simulator's workload order, which generated and trace workloads
+	// give by submission time). The others wait unseen that round; every job holding GPUs is
 	// always considered, and speedups stay relative to the fair share
 	// among all active jobs. Under overload Pollux admits a waiting job to
 	// every GPU that frees up (an unscheduled job weighs 1/ε in the power
@@ -106,7 +107,7 @@ func DefaultOptions() Options {
 	return Options{
 		P: -1, RestartDelay: 30, MaxGPUsPerJob: 64, MaxNodesPerJob: 16,
 		Population: 64, Generations: 40, CrossoverProb: 0.9, LocalSearch: true, Seed: 1,
-		MaxRowsPerRound: 200_000, MaxLocalRows: 12_000, Stall: 5, SkipUnchanged: true, QuickStall: 1,
+		MaxRowsPerRound: 100_000, MaxLocalRows: 12_000, Stall: 5, SkipUnchanged: true, QuickStall: 1,
 		WaitingPerGPU: 0.25, SkipSettled: true,
 	}
 }
