@@ -73,14 +73,14 @@ type Options struct {
 	// instead of on the power mean alone; the result is still the best
 	// power mean found. For the reference's search, combine it with
 	// ReferenceOptions' budget.
-	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 skip_unchanged=false for the reference's search)"`
+	NSGA2 bool `option:"nsga2" doc:"reference-compatible selection: NSGA-II on (power mean, cluster utility) as the reference's pymoo search; the pick is still the best power mean (use with population=100 generations=100 local_search=false stall=0 max_rows_per_round=0 skip_unchanged=false skip_settled=false waiting_per_gpu=0 for the reference's search)"`
 	// WaitingPerGPU, when positive, caps the waiting jobs (those holding
 	// no GPU) a round considers at this many per GPU of the cluster
 	// (rounded up): the first in the order of Schedule's input (the
 	// simulator's workload order, which generated and trace workloads
-	// give by submission time). The others wait unseen that round; every job holding GPUs is
-	// always considered, and speedups stay relative to the fair share
-	// among all active jobs. Under overload Pollux admits a waiting job to
+	// give by submission time). The others wait unseen that round; every
+	// job holding GPUs is always considered, and speedups stay relative
+	// to the fair share among all active jobs. Under overload Pollux admits a waiting job to
 	// every GPU that frees up (an unscheduled job weighs 1/ε in the power
 	// mean), so a window in arrival order keeps the cluster full, admits
 	// in arrival order, and cannot starve a job: new arrivals queue behind
@@ -88,7 +88,7 @@ type Options struct {
 	// cluster's size rather than the queue's and binds only on an
 	// overloaded cluster (the reference workloads never have more than
 	// one job waiting). 0.25 by default; 0 considers every job.
-	WaitingPerGPU float64 `option:"waiting_per_gpu" doc:"consider at most this many waiting jobs per GPU in a round, earliest submitted first (0: all; binds only on an overloaded cluster)"`
+	WaitingPerGPU float64 `option:"waiting_per_gpu" doc:"consider at most this many waiting jobs per GPU in a round, first in workload order (0: all; binds only on an overloaded cluster)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int
