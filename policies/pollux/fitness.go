@@ -118,7 +118,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
 	}
-	fairNodes, fairGPUs := models.FairShare(total, max(active, J))
+	fairNodes, fairGPUs := fairShare(c, J, active)
 	pr.fairGPUs = fairGPUs
 	pr.base.begin()
 	for i := range jobs {
@@ -157,6 +157,12 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 		pr.tables[i] = newTermTable(pr.maxGPUs[i])
 	}
 	return pr
+}
+
+// fairShare is the fair share, every speedup's base, of the considered
+// jobs among active ones on c: the cluster shared by all active jobs.
+func fairShare(c policies.Cluster, considered, active int) (nodes, gpus int) {
+	return models.FairShare(c.TotalGPUs(), max(active, considered))
 }
 
 // maxGPUs is the most GPUs job j may get this round: twice the most it has

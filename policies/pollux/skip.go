@@ -101,6 +101,6 @@ func (l *lastRound) decision() policies.Decision {
 
 // fairGPUs is the fair share's GPUs of jobs among active ones on c.
 func fairGPUs(c policies.Cluster, jobs []policies.Job, active int) int {
-	_, g := models.FairShare(c.TotalGPUs(), max(active, len(jobs)))
+	_, g := fairShare(c, len(jobs), active)
 	return g
 }
