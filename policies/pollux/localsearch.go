@@ -48,10 +48,19 @@ type local struct {
 	recv   []int   // transfer receivers of the current sweep
 	free   *freeNodes
 	// candV and candB are scratch of sweep: the job's GPUs and the
-	// current allocation's on each candidate node; recvConflicts the
-	// receivers' conflicting nodes (see conflicts).
-	candV, candB  []int32
-	recvConflicts []int
+	// current allocation's on each candidate node.
+	candV, candB []int32
+	// The transfers' caches (see transfers.go): per receiver its
+	// conflicting nodes (see conflicts), and the gain and mode of one
+	// more GPU on a node it neither holds nor held; the jobs on each
+	// node now and in the current allocation; stamps of the receivers
+	// evaluated in full.
+	recvConflicts  []int
+	recvGain       []float64
+	recvMode       []uint8
+	jobsOn, baseOn nodeJobs
+	excStamp       []uint32
+	excGen         uint32
 }
 
 // minGain is the smallest improvement of the sum of terms, relative to
@@ -83,6 +92,7 @@ func newLocal(pr *problem, st *state) *local {
 		ls.refresh(i)
 		ls.mark(i, +1)
 	}
+	ls.initTransfers()
 	if pr.nNodes > manyNodes {
 		ls.free = newFreeNodes(pr.caps)
 		for c := int32(0); c < int32(pr.nNodes); c++ {
@@ -305,8 +315,15 @@ func (ls *local) receivers() []int {
 			g = max(g, ls.gain(ls.terms[r], ls.termAt(r, ls.n[r]+1, ls.k[r]+1, true)))
 		}
 		if len(top) < nReceivers || g > top[len(top)-1].g {
-			top = append(top, cand{r, g})
-			slices.SortStableFunc(top, func(a, b cand) int { return cmp.Compare(b.g, a.g) })
+			// Insert after the gains at least g (in cmp's order): the
+			// order of a stable sort by descending gain.
+			pos, _ := slices.BinarySearchFunc(top, g, func(c cand, g float64) int {
+				if cmp.Compare(c.g, g) >= 0 {
+					return -1
+				}
+				return 1
+			})
+			top = slices.Insert(top, pos, cand{r, g})
 			if len(top) > nReceivers {
 				top = top[:nReceivers]
 			}
@@ -324,7 +341,8 @@ func (ls *local) receivers() []int {
 func (ls *local) sweep() bool {
 	pr := ls.pr
 	changed := false
-	recv := ls.receivers()
+	ls.receivers()
+	ls.refreshReceivers()
 	var cand []int32
 	for i := 0; i < pr.nJobs; i++ {
 		best, bestGain := move{-1, -1, -1, -1}, minGain*max(1, abs(ls.sum))
@@ -344,10 +362,6 @@ func (ls *local) sweep() bool {
 			ls.candB = append(ls.candB, gpusOn(pr.base.row(i), b))
 		}
 		conflicts := ls.conflicts(i)
-		ls.recvConflicts = ls.recvConflicts[:0]
-		for _, r := range recv {
-			ls.recvConflicts = append(ls.recvConflicts, ls.conflicts(r))
-		}
 		ti := ls.terms[i]
 		// Add one GPU.
 		for x, b := range cand {
@@ -387,21 +401,13 @@ func (ls *local) sweep() bool {
 			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus)
 			ls.refreshStats(i)
 			// Transfer it to another job on the same node.
-			for x, r := range recv {
-				if r == i || ls.k[r]+1 > pr.maxGPUs[r] {
-					continue // (not allowed: over the receiver's cap)
-				}
-				v := gpusOn(ls.rows[r], a)
-				nr, kr, dr := ls.changeWith(r, v, gpusOn(pr.base.row(r), a), +1)
-				if !ls.allowedWith(r, nr, kr, ls.recvConflicts[x], -1, a, v) {
-					continue
-				}
-				g := ls.gain(ti, termRemoved) + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0))
+			if r, g := ls.bestTransfer(i, a, ls.gain(ti, termRemoved)); r >= 0 {
 				try(move{i, a, r, a}, g)
 			}
 		}
 		if best.from >= 0 || best.to >= 0 {
 			ls.apply(best)
+			ls.refreshReceivers()
 			changed = true
 		}
 	}
@@ -454,12 +460,20 @@ func (ls *local) apply(m move) {
 		ls.sum -= ls.terms[i]
 	}
 	if m.from >= 0 {
-		ls.rows[m.from] = setGPUs(ls.rows[m.from], m.a, gpusOn(ls.rows[m.from], m.a)-1)
+		v := gpusOn(ls.rows[m.from], m.a) - 1
+		ls.rows[m.from] = setGPUs(ls.rows[m.from], m.a, v)
+		if v == 0 {
+			ls.jobsOn.remove(m.a, int32(m.from))
+		}
 		ls.used[m.a]--
 		ls.refile(m.a)
 	}
 	if m.to >= 0 {
-		ls.rows[m.to] = setGPUs(ls.rows[m.to], m.b, gpusOn(ls.rows[m.to], m.b)+1)
+		v := gpusOn(ls.rows[m.to], m.b)
+		ls.rows[m.to] = setGPUs(ls.rows[m.to], m.b, v+1)
+		if v == 0 {
+			ls.jobsOn.add(m.b, int32(m.to))
+		}
 		ls.used[m.b]++
 		ls.refile(m.b)
 	}

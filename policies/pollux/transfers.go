@@ -1,0 +1,168 @@
+package pollux
+
+import "math"
+
+// Transfers in local search: job i gives a GPU on node a to a receiver
+// r. For most receivers r holds no GPU on a, now or in the current
+// allocation, and the move's value for r is then the same whatever a is:
+// one more GPU on one more node. The sweep caches that value and whether
+// it is allowed for each receiver (refreshed whenever a move is applied,
+// the only time they can change) and evaluates the few receivers that
+// hold or held a GPU on a in full. The result is the move the full
+// evaluation of every receiver would pick, ties included.
+
+// Receiver modes for a GPU on a node the receiver neither holds nor held.
+const (
+	recvNever   uint8 = iota // over a cap, or a multi-node job with a conflicting node
+	recvAlways               // allowed on any node
+	recvIfClean              // allowed on a node no multi-node job uses
+)
+
+// nodeJobs lists, per node, the jobs holding GPUs on it (in any order).
+type nodeJobs struct {
+	off  []int32 // node c's slots are jobs[off[c]:off[c+1]]
+	n    []int32 // slots in use per node
+	jobs []int32
+}
+
+// reset sizes nj for room[c] jobs on node c, empty.
+func (nj *nodeJobs) reset(room []int32) {
+	nj.off = append(nj.off[:0], 0)
+	total := int32(0)
+	for _, r := range room {
+		total += r
+		nj.off = append(nj.off, total)
+	}
+	nj.n = append(nj.n[:0], make([]int32, len(room))...)
+	nj.jobs = append(nj.jobs[:0], make([]int32, total)...)
+}
+
+func (nj *nodeJobs) on(c int32) []int32 { return nj.jobs[nj.off[c] : nj.off[c]+nj.n[c]] }
+
+func (nj *nodeJobs) add(c, j int32) {
+	nj.jobs[nj.off[c]+nj.n[c]] = j
+	nj.n[c]++
+}
+
+func (nj *nodeJobs) remove(c, j int32) {
+	s := nj.on(c)
+	for x, o := range s {
+		if o == j {
+			s[x] = s[len(s)-1]
+			nj.n[c]--
+			return
+		}
+	}
+}
+
+// fill lists the jobs of st's rows on each node; room[c] must be at least
+// the number of rows using node c.
+func (nj *nodeJobs) fill(st func(i int) []entry, jobs int, room []int32) {
+	nj.reset(room)
+	for i := 0; i < jobs; i++ {
+		for _, e := range st(i) {
+			nj.add(e.node, int32(i))
+		}
+	}
+}
+
+// initTransfers builds the per-node job lists of the current rows and of
+// the current allocation.
+func (ls *local) initTransfers() {
+	pr := ls.pr
+	room := make([]int32, pr.nNodes)
+	for c := range room {
+		room[c] = max(pr.caps[c], ls.used[c]) // a job on a node holds a GPU there
+	}
+	ls.jobsOn.fill(func(i int) []entry { return ls.rows[i] }, pr.nJobs, room)
+	clear(room)
+	for _, e := range pr.base.ents {
+		room[e.node]++
+	}
+	ls.baseOn.fill(pr.base.row, pr.nJobs, room)
+	ls.excStamp = make([]uint32, pr.nJobs)
+}
+
+// refreshReceivers recomputes, for every receiver of the sweep, its
+// conflicting nodes and the cached value and mode of one more GPU on a
+// node it neither holds nor held.
+func (ls *local) refreshReceivers() {
+	pr := ls.pr
+	ls.recvConflicts = ls.recvConflicts[:0]
+	ls.recvGain = ls.recvGain[:0]
+	ls.recvMode = ls.recvMode[:0]
+	for _, r := range ls.recv {
+		conf := ls.conflicts(r)
+		ls.recvConflicts = append(ls.recvConflicts, conf)
+		// changeWith(r, 0, 0, +1): one more node and GPU, a change.
+		n, k := ls.n[r]+1, ls.k[r]+1
+		mode := recvAlways
+		switch {
+		case k > pr.maxGPUs[r] || (pr.maxNodes > 0 && n > pr.maxNodes):
+			mode = recvNever
+		case !pr.avoid || n <= 1:
+		case conf > 0:
+			mode = recvNever
+		default:
+			mode = recvIfClean
+		}
+		g := 0.0
+		if mode != recvNever {
+			g = ls.gain(ls.terms[r], ls.termAt(r, n, k, true))
+		}
+		ls.recvMode = append(ls.recvMode, mode)
+		ls.recvGain = append(ls.recvGain, g)
+	}
+}
+
+// bestTransfer is the best transfer of job i's GPU on node a, whose loss
+// to job i is lose: the receiver and the move's gain (−1 and −Inf if no
+// receiver may take it). Ties go to the first receiver.
+func (ls *local) bestTransfer(i int, a int32, lose float64) (int, float64) {
+	pr := ls.pr
+	ls.excGen++
+	if ls.excGen == 0 {
+		clear(ls.excStamp)
+		ls.excGen = 1
+	}
+	for _, j := range ls.jobsOn.on(a) {
+		ls.excStamp[j] = ls.excGen
+	}
+	for _, j := range ls.baseOn.on(a) {
+		ls.excStamp[j] = ls.excGen
+	}
+	clean := ls.multi[a] == 0
+	best, bestGain := -1, math.Inf(-1)
+	for x, r := range ls.recv {
+		if r == i {
+			continue
+		}
+		var g float64
+		if ls.excStamp[r] == ls.excGen {
+			// r holds or held a GPU on a: in full.
+			if ls.k[r]+1 > pr.maxGPUs[r] {
+				continue
+			}
+			v := gpusOn(ls.rows[r], a)
+			nr, kr, dr := ls.changeWith(r, v, gpusOn(pr.base.row(r), a), +1)
+			if !ls.allowedWith(r, nr, kr, ls.recvConflicts[x], -1, a, v) {
+				continue
+			}
+			g = lose + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0))
+		} else {
+			switch ls.recvMode[x] {
+			case recvNever:
+				continue
+			case recvIfClean:
+				if !clean {
+					continue
+				}
+			}
+			g = lose + ls.recvGain[x]
+		}
+		if g > bestGain {
+			best, bestGain = r, g
+		}
+	}
+	return best, bestGain
+}
