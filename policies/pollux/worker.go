@@ -163,13 +163,16 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 				w.hit = append(w.hit, c)
 			}
 		}
-		slices.Sort(w.hit)
+		if len(w.hit) > 1 {
+			slices.Sort(w.hit)
+		}
 		nOwn := 0
 		for _, e := range r {
 			if w.isOpen[e.node] {
 				nOwn++
 			}
 		}
+		pOwn := 1 / float64(nOwn) // (used only if nOwn > 0)
 		// Merge the row with the hit nodes, raising where chosen.
 		h := 0
 		for _, e := range r {
@@ -181,7 +184,7 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 			if raise {
 				h++
 			}
-			if !raise && w.isOpen[e.node] && w.bits.chance(1/float64(nOwn)) {
+			if !raise && w.isOpen[e.node] && w.bits.chance(pOwn) {
 				raise = true
 			}
 			if raise {
