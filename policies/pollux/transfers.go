@@ -55,12 +55,12 @@ func (nj *nodeJobs) remove(c, j int32) {
 	}
 }
 
-// fill lists the jobs of st's rows on each node; room[c] must be at least
-// the number of rows using node c.
-func (nj *nodeJobs) fill(st func(i int) []entry, jobs int, room []int32) {
+// fill lists on each node the jobs whose rows (row(i) for i < jobs) use
+// it; room[c] must be at least the number of rows using node c.
+func (nj *nodeJobs) fill(row func(i int) []entry, jobs int, room []int32) {
 	nj.reset(room)
 	for i := 0; i < jobs; i++ {
-		for _, e := range st(i) {
+		for _, e := range row(i) {
 			nj.add(e.node, int32(i))
 		}
 	}
