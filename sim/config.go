@@ -38,6 +38,13 @@ type Config struct {
 	// run decided incrementally (Sparse) counts only the jobs its rounds
 	// visit: those holding GPUs and those that arrived.
 	MaxJobRounds int64
+	// MaxRounds stops a simulation that passes this many scheduling rounds
+	// (default 2·10⁶: more than MaxTime's default holds at the default
+	// 60 s interval). The engine keeps one small record per round
+	// (Result.RoundStats), so this bounds its memory under a very short
+	// interval; CheckFeasible refuses up front a workload whose last
+	// arrival or GPU time alone needs more rounds.
+	MaxRounds int64
 	// SeedParams, when set, holds offline-fitted throughput parameters θ_sys
 	// per application ("offline-seeded" agents, paper §5.3.2): under an
 	// adaptive policy a job of such an application starts with them, before
@@ -137,8 +144,17 @@ func (c *Config) normalise() error {
 	if c.MaxJobRounds < 0 {
 		return fmt.Errorf("work limit must be positive, got %d job-rounds", c.MaxJobRounds)
 	}
+	if c.MaxRounds == 0 {
+		c.MaxRounds = DefaultMaxRounds
+	}
+	if c.MaxRounds < 0 {
+		return fmt.Errorf("round limit must be positive, got %d rounds", c.MaxRounds)
+	}
 	return nil
 }
+
+// DefaultMaxRounds is Config.MaxRounds's default.
+const DefaultMaxRounds = 2_000_000
 
 func (c *Config) restartDelay(app string) float64 {
 	if d, ok := c.RestartDelayByApp[app]; ok {

@@ -30,10 +30,12 @@
 // RoundStat and emits per-job RoundRecords as Config.Rounds selects (all,
 // changes only, none), to Config.RoundSink as the run goes or into
 // Result.Rounds; it keeps a list of the active jobs and drops a finished
-// job's agent state, so memory follows the active jobs. CheckFeasible
-// refuses up front a workload whose lower bounds of GPU time or work
-// (active jobs summed over rounds) pass Config.MaxTime or
-// Config.MaxJobRounds; the engine stops a run that passes either.
+// job's agent state, so memory follows the active jobs (and, through
+// Config.MaxRounds, the one small record per round stays bounded).
+// CheckFeasible refuses up front a workload whose lower bounds of
+// simulated time, rounds or work (active jobs summed over rounds) pass
+// Config.MaxTime, Config.MaxRounds or Config.MaxJobRounds; the engine
+// stops a run that passes any of them.
 //
 // Incremental rounds. When the policy implements policies.Incremental and
 // the run qualifies (Sparse), each round visits only the jobs holding GPUs

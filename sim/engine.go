@@ -293,6 +293,10 @@ func (e *engine) startSegment(j *job) error {
 // tick runs one scheduling round.
 func (e *engine) tick() error {
 	e.ticks++
+	if int64(e.ticks) > e.cfg.MaxRounds {
+		return fmt.Errorf("simulation stopped at t=%v s after %d scheduling rounds of %v s, the engine's round limit: %d of %d jobs unfinished (use a longer round interval)",
+			e.now, e.cfg.MaxRounds, e.cfg.Interval, len(e.jobs)-e.finished, len(e.jobs))
+	}
 	e.nextTick = e.cfg.Interval * float64(e.ticks+1)
 	// Bring every job up to date; running jobs re-tune their batch, as the
 	// agent does at the end of every interval.

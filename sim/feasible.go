@@ -80,7 +80,8 @@ func MinJobRounds(cfg Config, set *profiles.Set, w *traces.Workload, traits poli
 // CheckFeasible refuses, before any simulation, a workload that cannot
 // finish within the engine's limits on the cluster however it is
 // scheduled: its first arrival plus MinGPUSeconds over the cluster's GPUs
-// is beyond cfg.MaxTime, or MinJobRounds is beyond cfg.MaxJobRounds (the
+// is beyond cfg.MaxTime, that or its last arrival is beyond cfg.MaxRounds
+// rounds of cfg.Interval, or MinJobRounds is beyond cfg.MaxJobRounds (the
 // cluster is so overloaded that the queue of pending jobs alone would take
 // too long to simulate; not checked for a run of p decided incrementally,
 // whose waiting jobs cost nothing). The error is one line with the numbers. Elastic
@@ -95,15 +96,22 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, p policies
 	if len(w.Jobs) == 0 || cfg.Elastic != nil || cfg.typed() || cfg.ClosedLoop > 0 {
 		return nil
 	}
-	first := math.Inf(1)
+	first, last := math.Inf(1), 0.0
 	for _, j := range w.Jobs {
-		first = math.Min(first, j.Time)
+		first, last = math.Min(first, j.Time), math.Max(last, j.Time)
 	}
 	gpuSec := MinGPUSeconds(cfg, set, w, traits)
 	gpus := cfg.Cluster.TotalGPUs()
-	if need := first + gpuSec/float64(gpus); need > cfg.MaxTime {
+	need := first + gpuSec/float64(gpus)
+	if need > cfg.MaxTime {
 		return fmt.Errorf("workload %s needs at least %.3g GPU-hours, so at least %.3g s of simulated time on %d GPUs, beyond the simulation's time limit of %.3g s: use a larger cluster or fewer jobs",
 			w.Source, gpuSec/3600, need, gpus, cfg.MaxTime)
+	}
+	// (A job submitted after the time limit is Run's error, which names
+	// its line.)
+	if rounds := math.Max(need, last) / cfg.Interval; last <= cfg.MaxTime && rounds > float64(cfg.MaxRounds) {
+		return fmt.Errorf("workload %s runs at least %.3g s of simulated time, %.3g scheduling rounds of %v s, beyond the engine's round limit of %d: use a longer round interval",
+			w.Source, math.Max(need, last), rounds, cfg.Interval, cfg.MaxRounds)
 	}
 	if Sparse(cfg, p) {
 		return nil

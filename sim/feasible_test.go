@@ -100,3 +100,42 @@ func TestCheckFeasible(t *testing.T) {
 		t.Errorf("workload beyond the time limit: got %v", err)
 	}
 }
+
+// A round interval so short that the rounds would pass the round limit:
+// refused up front when the workload's last arrival (or GPU time) alone
+// needs more rounds, else stopped by the engine at the limit, in one line.
+func TestRoundLimit(t *testing.T) {
+	set := fakeSet()
+	w := fakeWorkload(
+		traces.Job{Name: "a", Time: 0, App: "toy", Replicas: 1, Batch: 32},
+		traces.Job{Name: "b", Time: 600, App: "toy", Replicas: 1, Batch: 32},
+	)
+	cfg := smallConfig()
+	cfg.Interval = 1
+	cfg.MaxRounds = 500 // the last arrival alone needs 600
+	err := CheckFeasible(cfg, set, w, fifo.New())
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "round limit of 500") {
+		t.Errorf("up-front refusal: got %v", err)
+	}
+	cfg.MaxRounds = 700 // enough for the arrivals, not for the run
+	if err := CheckFeasible(cfg, set, w, fifo.New()); err != nil {
+		t.Fatalf("refused a workload the bound allows: %v", err)
+	}
+	res, err := Run(cfg, set, w, fifo.New())
+	if err == nil || !strings.Contains(err.Error(), "after 700 scheduling rounds") {
+		t.Fatalf("run past the round limit: got %v (%v)", err, res != nil)
+	}
+	cfg.MaxRounds = 0 // the default lets it finish
+	res, err = Run(cfg, set, w, fifo.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (Rounds with no active job leave no RoundStat.)
+	if last := res.RoundStats[len(res.RoundStats)-1].Time / cfg.Interval; last <= 700 || last > DefaultMaxRounds {
+		t.Errorf("the run's last round was round %v", last)
+	}
+	cfg.MaxRounds = -1
+	if _, err := Run(cfg, set, w, fifo.New()); err == nil {
+		t.Error("a negative round limit was accepted")
+	}
+}
