@@ -75,7 +75,11 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create output folder: %w", err)
 	}
-	outputs := []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "nodes.parquet"} // summary.json first
+	// Nothing is removed unless all of it can be.
+	if err := CheckRunFolder(dir); err != nil {
+		return err
+	}
+	outputs := runOutputs()
 	for _, f := range outputs {
 		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot replace the earlier output: %w", err)
@@ -107,6 +111,29 @@ func WriteRun(dir string, res *sim.Result, spec RunSpec, meta RunMeta, opt Outpu
 		}
 	}
 	return WriteJSON(filepath.Join(dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
+}
+
+// runOutputs are the files of a run's folder, summary.json first.
+func runOutputs() []string {
+	return []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "nodes.parquet"}
+}
+
+// CheckRunFolder reports, before a run, whether WriteRun can put its
+// outputs in dir: dir is not a sweep's folder (it would mix a run's files
+// with the sweep's), and each of the run's file names there is free or an
+// earlier output WriteRun can replace (a file or a symbolic link, not a
+// folder). A folder that does not exist yet passes.
+func CheckRunFolder(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "experiment.json")); err == nil {
+		return fmt.Errorf("%s holds a sweep's outputs (experiment.json): write the run to another folder", dir)
+	}
+	for _, f := range runOutputs() {
+		p := filepath.Join(dir, f)
+		if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+			return fmt.Errorf("cannot replace the earlier output %s: not a regular file", p)
+		}
+	}
+	return nil
 }
 
 // writeRunRounds writes or commits rounds.parquet; a run recording no

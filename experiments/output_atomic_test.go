@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/profiles"
@@ -50,25 +51,41 @@ func TestWriteRunReplacesEarlierRun(t *testing.T) {
 	}
 }
 
-// TestWriteRunFailureLeavesNoSummary: when the outputs cannot be written,
-// the earlier summary.json (the mark of a complete run) is gone, so the
-// folder does not look like a complete run.
-func TestWriteRunFailureLeavesNoSummary(t *testing.T) {
+// TestWriteRunRefusesBeforeRemoving: when an earlier output cannot be
+// replaced (a folder where jobs.parquet goes), WriteRun refuses before it
+// removes anything, so the earlier outputs stay as they were; so does a
+// sweep's folder. CheckRunFolder tells the same before a run.
+func TestWriteRunRefusesBeforeRemoving(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(`{"old": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// A non-empty folder where jobs.parquet goes cannot be replaced.
 	if err := os.MkdirAll(filepath.Join(dir, "jobs.parquet", "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	res := smallResult(t)
-	err := WriteRun(dir, res, DefaultSpec("tiresias"), RunMeta{Version: "test"}, OutputOptions{NoTiming: true})
-	if err == nil {
-		t.Fatal("WriteRun succeeded over a folder named jobs.parquet")
+	if err := CheckRunFolder(dir); err == nil {
+		t.Error("CheckRunFolder passed a folder named jobs.parquet")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "summary.json")); !os.IsNotExist(err) {
-		t.Errorf("summary.json still there after a failed write (%v)", err)
+	err := WriteRun(dir, res, DefaultSpec("tiresias"), RunMeta{Version: "test"}, OutputOptions{NoTiming: true})
+	if err == nil || !strings.Contains(err.Error(), "jobs.parquet: not a regular file") {
+		t.Fatalf("WriteRun over a folder named jobs.parquet: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "summary.json")); string(data) != `{"old": true}` {
+		t.Errorf("the earlier summary.json was touched: %q", data)
+	}
+	sweep := t.TempDir()
+	os.WriteFile(filepath.Join(sweep, "experiment.json"), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(sweep, "summary.json"), []byte("sweep"), 0o644)
+	if err := WriteRun(sweep, res, DefaultSpec("tiresias"), RunMeta{Version: "test"}, OutputOptions{NoTiming: true}); err == nil ||
+		!strings.Contains(err.Error(), "sweep's outputs") {
+		t.Errorf("WriteRun into a sweep's folder: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(sweep, "summary.json")); string(data) != "sweep" {
+		t.Errorf("the sweep's summary.json was touched: %q", data)
+	}
+	if err := CheckRunFolder(filepath.Join(sweep, "new")); err != nil {
+		t.Errorf("a folder yet to be made: %v", err)
 	}
 }
 

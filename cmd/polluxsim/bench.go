@@ -60,6 +60,11 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
   polluxsim bench scale --whole-trace traces/philly.csv --trace-nodes 100 --policies tiresias,pollux`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out != "" {
+				if err := checkOutFile(out, inputFile{"--whole-trace", trace}); err != nil {
+					return err
+				}
+			}
 			var sz []experiments.ScaleSize
 			if trace == "" || cmd.Flags().Changed("sizes") {
 				var err error

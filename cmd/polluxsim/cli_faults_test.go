@@ -75,6 +75,40 @@ func TestCLISpecialOut(t *testing.T) {
 	}
 }
 
+// TestCLIOutIsAnInput: a single-file writer refuses an --out that is the
+// same file as its input (directly or through a link), and leaves the
+// input as it was.
+func TestCLIOutIsAnInput(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	log, _ := filepath.Abs(filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json"))
+	logData, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "log.json"), logData, 0o644)
+	if r := runBinary(t, dir, nil, "workload", "philly", "--log", "log.json", "--out", "table.csv"); r.code != 0 {
+		t.Fatalf("philly: %s", r.stderr)
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "table.csv"))
+	os.Symlink("table.csv", filepath.Join(dir, "link.csv"))
+	for _, c := range []struct {
+		args []string
+		want string
+		file string
+		data []byte
+	}{
+		{[]string{"workload", "philly", "--log", "log.json", "--out", "log.json"}, "--out log.json is the same file as --log log.json", "log.json", logData},
+		{[]string{"workload", "generate", "--jobs", "2", "--philly", "table.csv", "--out", "link.csv"}, "--out link.csv is the same file as --philly table.csv", "table.csv", table},
+		{[]string{"workload", "summarize-philly", "--philly", "table.csv", "--out", "table.csv"}, "--out table.csv is the same file as --philly table.csv", "table.csv", table},
+	} {
+		oneLineError(t, runBinary(t, dir, nil, c.args...), c.want)
+		if got, _ := os.ReadFile(filepath.Join(dir, c.file)); string(got) != string(c.data) {
+			t.Errorf("%v changed %s", c.args, c.file)
+		}
+	}
+}
+
 // TestCLISpecStrictness: an experiment spec is refused, before anything
 // is written, for data after its JSON object, an explicit 0 where a
 // positive number is needed, and a cell name too long for a file name.
@@ -178,5 +212,30 @@ func TestSweepLock(t *testing.T) {
 	r = runBinary(t, dir, nil, "sweep", "--quiet", "--no-timing", "--experiment", spec, "--out", "out")
 	if r.code != 0 || countRunFiles(out) != 20 {
 		t.Errorf("sweep after a killed one: exit %d, %d runs\n%s", r.code, countRunFiles(out), r.stderr)
+	}
+}
+
+// TestReportOutInSweepFolder: report refuses to overwrite one of the sweep
+// folder's own (non-HTML) files, and accepts an HTML file there or any new
+// file.
+func TestReportOutInSweepFolder(t *testing.T) {
+	dir := t.TempDir()
+	sweep := filepath.Join(dir, "sweep")
+	os.MkdirAll(filepath.Join(sweep, "cells"), 0o755)
+	for _, f := range []string{"experiment.json", "report.html", "cells/a.json"} {
+		os.WriteFile(filepath.Join(sweep, f), []byte("x"), 0o644)
+	}
+	os.WriteFile(filepath.Join(dir, "other.json"), []byte("x"), 0o644)
+	for out, refused := range map[string]bool{
+		"sweep/experiment.json": true,
+		"sweep/cells/a.json":    true,
+		"sweep/report.html":     false,
+		"sweep/new.json":        false,
+		"other.json":            false,
+	} {
+		err := checkReportOut(filepath.Join(dir, out), sweep)
+		if (err != nil) != refused {
+			t.Errorf("--out %s: got %v, want refused %v", out, err, refused)
+		}
 	}
 }

@@ -28,6 +28,9 @@ inline SVG.`,
 			if in == "" || out == "" {
 				return errors.New("report needs --in DIR (a sweep's output) and --out FILE")
 			}
+			if err := checkReportOut(out, in); err != nil {
+				return err
+			}
 			exp, runs, missing, err := experiments.OpenSweep(in)
 			if err != nil {
 				return err

@@ -209,6 +209,9 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 // name, like the temporary files outputs are written to.
 // It reports whether it created the folder.
 func checkOutDir(dir string) (created bool, err error) {
+	if err := experiments.CheckRunFolder(dir); err != nil {
+		return false, fmt.Errorf("--out %s: %w", dir, err)
+	}
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("--out %s: cannot create the folder: %w", dir, unwrapPathErr(err))

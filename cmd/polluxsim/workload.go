@@ -76,7 +76,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				return errors.New("--out FILE is required (- for standard output)")
 			}
 			if out != "-" {
-				if err := checkOutFile(out); err != nil {
+				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}); err != nil {
 					return err
 				}
 			}
@@ -203,7 +203,7 @@ duration or one over a year are dropped; the report counts them by reason.`,
 			if logPath == "" || out == "" {
 				return errors.New("--log FILE and --out FILE are required")
 			}
-			if err := checkOutFile(out); err != nil {
+			if err := checkOutFile(out, inputFile{"--log", logPath}); err != nil {
 				return err
 			}
 			rep, err := traces.ConvertPhillyLog(logPath, out)
@@ -239,7 +239,7 @@ reference's traces/philly.csv.`,
 			if phillyPath == "" || out == "" {
 				return errors.New("--philly FILE and --out FILE are required")
 			}
-			if err := checkOutFile(out); err != nil {
+			if err := checkOutFile(out, inputFile{"--philly", phillyPath}); err != nil {
 				return err
 			}
 			data, err := os.ReadFile(phillyPath)
