@@ -437,6 +437,9 @@ func (c *Cell) resolve(e *Experiment) error {
 			if w.Jobs == 0 || w.Uniform.App == "" || w.Uniform.GPUs < 0 || w.Uniform.Batch < 0 {
 				return fmt.Errorf("workload: a uniform workload needs \"jobs\", an \"app\" and non-negative gpus and batch")
 			}
+			if w.Jobs > MaxUniformJobs {
+				return fmt.Errorf("workload: a uniform workload has at most %d jobs, got %d", MaxUniformJobs, w.Jobs)
+			}
 			c.uniform = *w.Uniform
 		}
 	}

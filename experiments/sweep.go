@@ -382,6 +382,11 @@ func (rn *runner) runOne(p planned) error {
 			cfg.SeedSeenGPUs = OfflineSeenGPUs(rn.opt.Profiles, spec.GPUsPerNode)
 		}
 	}
+	// As run does: a workload that cannot finish within the engine's
+	// limits is refused before it is simulated.
+	if err := sim.CheckFeasible(cfg, rn.opt.Profiles, p.wl.w, pol); err != nil {
+		return err
+	}
 	res, err := sim.Run(cfg, rn.opt.Profiles, p.wl.w, pol)
 	if err != nil {
 		return err

@@ -20,6 +20,10 @@ type Uniform struct {
 	Batch int `json:"batch,omitempty"`
 }
 
+// MaxUniformJobs bounds a uniform workload's jobs (all submitted at once,
+// so all active together: the engine's memory follows them).
+const MaxUniformJobs = 100_000
+
 // UniformWorkload builds n jobs as u describes on the applications of set.
 func UniformWorkload(set *profiles.Set, u Uniform, n int) (*traces.Workload, error) {
 	app, ok := set.Apps[u.App]
