@@ -79,6 +79,10 @@ func TestUniformWorkloads(t *testing.T) {
 	if _, err := ParseExperiment([]byte(spec), "u.json"); err == nil || !strings.Contains(err.Error(), `a uniform workload needs "jobs"`) {
 		t.Errorf("uniform without jobs: %v", err)
 	}
+	huge := `{"name": "u", "version": 1, "cells": [{"name": "a", "policy": "fifo", "workload": {"jobs": 100000001, "uniform": {"app": "cifar10"}}}]}`
+	if _, err := ParseExperiment([]byte(huge), "u.json"); err == nil || !strings.Contains(err.Error(), "at most 100000 jobs") {
+		t.Errorf("uniform with 10⁸ jobs: %v", err)
+	}
 	bad := `{"name": "u", "version": 1, "settings": {"autoscaler": "goodput", "autoscaler_options": {"u": 0.4}}, "cells": [{"name": "a", "policy": "pollux"}]}`
 	if _, err := ParseExperiment([]byte(bad), "u.json"); err == nil || !strings.Contains(err.Error(), "autoscaler goodput: u must be greater than l") {
 		t.Errorf("bad autoscaler options: %v", err)

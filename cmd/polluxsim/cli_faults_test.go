@@ -239,3 +239,19 @@ func TestReportOutInSweepFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepRefusesInfeasibleRun: a sweep's run that cannot finish within
+// the engine's time limit is refused before it is simulated, as run
+// refuses it, in one line.
+func TestSweepRefusesInfeasibleRun(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	spec := `{"name":"u30k","version":1,"workloads":{"count":1,"jobs":4},"settings":{"nodes":1,"gpus_per_node":1},
+"cells":[{"name":"t","policy":"tiresias","workload":{"uniform":{"app":"cifar10","gpus":1,"batch":128},"jobs":30000}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "u.json"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// (Simulated first, it would stop with "simulation did not finish".)
+	r := runBinary(t, dir, nil, "sweep", "--experiment", "u.json", "--out", "o", "--quiet")
+	oneLineError(t, r, "needs at least 3.36e+04 GPU-hours, so at least 1.21e+08 s of simulated time")
+}
