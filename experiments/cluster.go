@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 )
@@ -89,13 +90,14 @@ func newCluster(pools []policies.Pool) (policies.Cluster, error) {
 // NAME TYPE NODES GPUS_PER_NODE [PRICE] separated by spaces or tabs; blank
 // lines and lines starting with # are skipped. Errors name file:line.
 func ReadClusterFile(path string) (policies.Cluster, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", path, unwrapPath(err))
 	}
 	var pools []policies.Pool
 	sc := bufio.NewScanner(bytes.NewReader(data))
-	for line := 1; sc.Scan(); line++ {
+	line := 1
+	for ; sc.Scan(); line++ {
 		f := strings.Fields(sc.Text())
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
@@ -115,7 +117,7 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 		pools = append(pools, p)
 	}
 	if err := sc.Err(); err != nil {
-		return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", path, err)
+		return policies.Cluster{}, fmt.Errorf("%s:%d: %w", path, line, err)
 	}
 	if len(pools) == 0 {
 		return policies.Cluster{}, fmt.Errorf("--cluster %s: no pools", path)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -463,7 +464,7 @@ func (c *Cell) resolve(e *Experiment) error {
 // ends in .json).
 func LoadExperiment(name string) (*Experiment, []byte, error) {
 	if strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".json") {
-		data, err := os.ReadFile(name)
+		data, err := inputfile.ReadFile(name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment: %w", err)
 		}

@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // Baseline holds the expected results of an experiment
@@ -48,7 +49,7 @@ func (c BaselineCell) metric() string {
 
 // ReadBaseline reads a baseline file (unknown keys are errors).
 func ReadBaseline(path string) (*Baseline, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}

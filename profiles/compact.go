@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/models"
 )
 
@@ -548,7 +548,7 @@ func (f *CompactFile) WriteFile(path string) error {
 // LoadCompact reads a compact profile file (as written by `polluxsim
 // profiles derive`) as a Set.
 func LoadCompact(path string) (*Set, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, fileError(path, err)
 	}

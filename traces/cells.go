@@ -76,6 +76,10 @@ func csvError(file string, err error) error {
 	if errors.As(err, &pe) {
 		return &InputError{File: file, Line: pe.Line, Err: pe.Err}
 	}
+	var le *longLineError
+	if errors.As(err, &le) {
+		return &InputError{File: file, Line: le.line, Err: le}
+	}
 	return &InputError{File: file, Err: err}
 }
 

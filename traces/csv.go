@@ -64,7 +64,7 @@ func ReadFile(path string, opts ReadOptions) (*Workload, []string, error) {
 // Parse reads a workload CSV from r; name is used in messages and as the
 // workload's Source. See ReadFile for the format and the checks.
 func Parse(r io.Reader, name string, opts ReadOptions) (*Workload, []string, error) {
-	cr := csv.NewReader(bufio.NewReader(r))
+	cr := csv.NewReader(bufio.NewReader(newLineLimiter(r, maxLineBytes)))
 	cr.FieldsPerRecord = -1 // checked here, with a better message
 	h, warnings, err := readHeader(cr, name, workloadColumns())
 	if err != nil {

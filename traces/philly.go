@@ -76,7 +76,7 @@ func ReadPhilly(path string) (*PhillyTable, []string, error) {
 // ParsePhilly reads a reduced Philly table from r; name is used in
 // messages. See ReadPhilly.
 func ParsePhilly(r io.Reader, name string) (*PhillyTable, []string, error) {
-	cr := csv.NewReader(bufio.NewReaderSize(r, 1<<16))
+	cr := csv.NewReader(bufio.NewReaderSize(newLineLimiter(r, maxLineBytes), 1<<16))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	h, warnings, err := readHeader(cr, name, phillyColumns())

@@ -11,6 +11,7 @@ import (
 	"regexp"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // SummaryFormat identifies the summary file format (Summary.Format).
@@ -170,9 +171,12 @@ func ReadSummary(path string) (*Summary, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, inputfile.MaxSize+1))
 	if err != nil {
 		return nil, &InputError{File: path, Err: err}
+	}
+	if len(data) > inputfile.MaxSize {
+		return nil, &InputError{File: path, Err: inputfile.ErrTooLarge}
 	}
 	return ParseSummary(data, path)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -242,11 +241,16 @@ reference's traces/philly.csv.`,
 			if err := checkOutFile(out, inputFile{"--philly", phillyPath}); err != nil {
 				return err
 			}
-			data, err := os.ReadFile(phillyPath)
+			f, err := os.Open(phillyPath)
 			if err != nil {
 				return fmt.Errorf("%s: %w", phillyPath, unwrapPathErr(err))
 			}
-			t, warnings, err := traces.ParsePhilly(bytes.NewReader(data), phillyPath)
+			defer f.Close()
+			if st, err := f.Stat(); err == nil && st.IsDir() {
+				return fmt.Errorf("%s: is a folder, not a file", phillyPath)
+			}
+			hash := sha256.New() // of the whole file, read once as a stream
+			t, warnings, err := traces.ParsePhilly(io.TeeReader(f, hash), phillyPath)
 			if err != nil {
 				return err
 			}
@@ -255,9 +259,8 @@ reference's traces/philly.csv.`,
 			if err != nil {
 				return err
 			}
-			sum := sha256.Sum256(data)
 			s.SourceFile = filepath.Base(phillyPath)
-			s.SourceSHA256 = hex.EncodeToString(sum[:])
+			s.SourceSHA256 = hex.EncodeToString(hash.Sum(nil))
 			if err := traces.WriteSummary(out, s); err != nil {
 				return err
 			}
