@@ -84,6 +84,9 @@ func (s *RoundsStream) Commit() error {
 	return s.file.Commit()
 }
 
+// TempPath is the hidden temporary file the rows go to until Commit.
+func (s *RoundsStream) TempPath() string { return s.file.Name() }
+
 // Abort removes the temporary file; nothing is written.
 func (s *RoundsStream) Abort() {
 	s.file.Abort()

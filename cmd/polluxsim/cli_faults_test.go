@@ -5,6 +5,7 @@ package main
 // lock.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -254,4 +255,40 @@ func TestSweepRefusesInfeasibleRun(t *testing.T) {
 	// (Simulated first, it would stop with "simulation did not finish".)
 	r := runBinary(t, dir, nil, "sweep", "--experiment", "u.json", "--out", "o", "--quiet")
 	oneLineError(t, r, "needs at least 3.36e+04 GPU-hours, so at least 1.21e+08 s of simulated time")
+}
+
+// TestCLIInterruptedRun: SIGINT or SIGTERM during a run into a new folder
+// leaves no folder (no hidden temporary file either) and one line, exit 1.
+func TestCLIInterruptedRun(t *testing.T) {
+	bin := polluxsimBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		out := filepath.Join(t.TempDir(), "out")
+		cmd := exec.Command(bin, "run", "--quiet", "--jobs", "480", "--out", out)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for the streamed rounds' temporary file: the run is under way.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if m, _ := filepath.Glob(filepath.Join(out, ".rounds.parquet.stream-*")); len(m) > 0 {
+				break
+			}
+		}
+		_ = cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Logf("%v: the run ended before the signal (%v)", sig, err)
+			continue
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if strings.Contains(msg, "\n") || !strings.Contains(msg, "polluxsim: interrupted") {
+			t.Errorf("%v: stderr %q", sig, msg)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			ents, _ := os.ReadDir(out)
+			t.Errorf("%v: the output folder is still there (%v, %d entries)", sig, err, len(ents))
+		}
+	}
 }

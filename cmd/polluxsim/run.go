@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -170,6 +171,10 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 		}
 		return err
 	}
+	// From here a signal removes what the run has made (see cleanUpOnSignal).
+	var tmp atomic.Pointer[string]
+	stop := cleanUpOnSignal(cmd.ErrOrStderr(), rf.out, created, &tmp, rf.quiet)
+	defer stop()
 	opt := experiments.OutputOptions{NoTiming: rf.noTiming}
 	if cfg.Rounds != sim.RoundsNone {
 		// Stream the round records to the file as the run goes.
@@ -178,6 +183,10 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 			return err
 		}
 		cfg.RoundSink = opt.Rounds
+	}
+	if opt.Rounds != nil {
+		p := opt.Rounds.TempPath()
+		tmp.Store(&p)
 	}
 	prog := newProgress(cmd.ErrOrStderr(), len(w.Jobs), "simulating "+rf.spec.Policy, rf.quiet)
 	cfg.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
