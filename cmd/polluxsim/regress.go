@@ -26,7 +26,9 @@ and exits non-zero, naming the cells, when one drifts beyond its tolerance, has 
 results, or the results were made with other profiles than the baseline's.
 
 --update rewrites the baseline's expected values from the results (keeping its
-cells and tolerances; a new file gets avg_jct_s of every cell at ±2%).`,
+cells and tolerances; a new file gets avg_jct_s of every cell at ±2%). A folder
+that lacks some of the experiment's runs (an unfinished sweep, one shard) is
+refused either way.`,
 		Example: `  polluxsim sweep --experiment ci --out out/ci --no-timing
   polluxsim regress --baseline experiments/baselines/ci.json --in out/ci`,
 		Args: cobra.NoArgs,
@@ -37,6 +39,12 @@ cells and tolerances; a new file gets avg_jct_s of every cell at ±2%).`,
 			exp, runs, missing, err := experiments.OpenSweep(in)
 			if err != nil {
 				return err
+			}
+			// Means over some of the workloads would drift (or, with
+			// --update, become the baseline) for want of the others.
+			if len(missing) > 0 {
+				return fmt.Errorf("%s lacks %d of the %d runs of experiment %s (the first: %s): finish the sweep or merge its shards before regress",
+					in, len(missing), len(missing)+len(runs), exp.Name, missing[0])
 			}
 			sum := experiments.Summarize(exp, runs, missing)
 			ids := map[string]bool{}

@@ -254,6 +254,17 @@ func TestCIRegression(t *testing.T) {
 	if len(data) == 0 {
 		t.Error("empty baseline")
 	}
+	// A shard holds only some runs: refused, for comparing and updating.
+	shard := t.TempDir()
+	if printed, err := runCLI(t, "sweep", "--experiment", "ci", "--shard", "0/2", "--out", shard, "--no-timing", "--quiet"); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	for _, extra := range [][]string{nil, {"--update"}} {
+		args := append([]string{"regress", "--baseline", changed, "--in", shard}, extra...)
+		if _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), "finish the sweep or merge its shards") {
+			t.Errorf("regress %v on a shard: %v", extra, err)
+		}
+	}
 }
 
 // TestRealDataRegression runs the ci-real experiment on the reference
