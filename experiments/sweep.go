@@ -132,10 +132,15 @@ const (
 )
 
 // CheckSweepOut fails if dir already holds the results of another
-// experiment. It creates nothing.
+// experiment, or a run's outputs (a summary.json without an
+// experiment.json), which the sweep's files would replace. It creates
+// nothing.
 func CheckSweepOut(dir string, exp *Experiment) error {
 	data, err := os.ReadFile(filepath.Join(dir, ExperimentFile))
 	if errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
+			return fmt.Errorf("--out %s holds a run's outputs (summary.json), which the sweep's would replace: choose another folder", dir)
+		}
 		return nil
 	}
 	if err != nil {

@@ -459,3 +459,23 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 		t.Errorf("rerun: %v, ran %d", err, rep.Ran)
 	}
 }
+
+// TestCheckSweepOutRefusesRunFolder: a sweep does not write over a run's
+// folder (a summary.json without an experiment.json) or another
+// experiment's; an empty or missing folder, or its own, is fine.
+func TestCheckSweepOutRefusesRunFolder(t *testing.T) {
+	exp, err := ParseExperiment([]byte(`{"name": "e", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "e.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, own, other := t.TempDir(), t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(run, SummaryFile), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(own, ExperimentFile), []byte(`{"name": "e"}`), 0o644)
+	os.WriteFile(filepath.Join(own, SummaryFile), []byte("{}"), 0o644)
+	os.WriteFile(filepath.Join(other, ExperimentFile), []byte(`{"name": "f"}`), 0o644)
+	for dir, refused := range map[string]bool{run: true, own: false, other: true, t.TempDir(): false, filepath.Join(t.TempDir(), "new"): false} {
+		if err := CheckSweepOut(dir, exp); (err != nil) != refused {
+			t.Errorf("%s: %v, want refused %v", dir, err, refused)
+		}
+	}
+}
