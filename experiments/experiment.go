@@ -224,6 +224,9 @@ func checkName(name string) error {
 // is used in messages.
 func ParseExperiment(data []byte, name string) (*Experiment, error) {
 	var e Experiment
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("experiment %s: empty file, expected a JSON object", name)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {

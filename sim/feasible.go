@@ -100,6 +100,9 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, p policies
 	for _, j := range w.Jobs {
 		first, last = math.Min(first, j.Time), math.Max(last, j.Time)
 	}
+	if last > cfg.MaxTime {
+		return nil // Run refuses the job submitted after the limit, naming its line
+	}
 	gpuSec := MinGPUSeconds(cfg, set, w, traits)
 	gpus := cfg.Cluster.TotalGPUs()
 	need := first + gpuSec/float64(gpus)
@@ -107,9 +110,7 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, p policies
 		return fmt.Errorf("workload %s needs at least %.3g GPU-hours, so at least %.3g s of simulated time on %d GPUs, beyond the simulation's time limit of %.3g s: use a larger cluster or fewer jobs",
 			w.Source, gpuSec/3600, need, gpus, cfg.MaxTime)
 	}
-	// (A job submitted after the time limit is Run's error, which names
-	// its line.)
-	if rounds := math.Max(need, last) / cfg.Interval; last <= cfg.MaxTime && rounds > float64(cfg.MaxRounds) {
+	if rounds := math.Max(need, last) / cfg.Interval; rounds > float64(cfg.MaxRounds) {
 		return fmt.Errorf("workload %s runs at least %.3g s of simulated time, %.3g scheduling rounds of %v s, beyond the engine's round limit of %d: use a longer round interval",
 			w.Source, math.Max(need, last), rounds, cfg.Interval, cfg.MaxRounds)
 	}

@@ -37,6 +37,11 @@ func (ef *elasticFlags) resolve(rf *runFlags) error {
 	if len(ef.opts) > 0 {
 		layers = append(layers, ef.opts)
 	}
+	if name := rf.spec.Autoscaler; name != "" {
+		if _, ok := autoscalers.Lookup(name); !ok {
+			return fmt.Errorf("--autoscaler: unknown autoscaler %q (known: %s)", name, strings.Join(autoscalers.Names(), ", "))
+		}
+	}
 	spec, err := rf.spec.WithAutoscalerOptions(layers...)
 	if err != nil {
 		return fmt.Errorf("--autoscaler-opt: %w", err)
