@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -54,8 +53,8 @@ func parsePool(s string) (policies.Pool, error) {
 		return p, err
 	}
 	if priced {
-		if p.Price, err = strconv.ParseFloat(price, 64); err != nil || p.Price < 0 || math.IsInf(p.Price, 0) || math.IsNaN(p.Price) {
-			return p, fmt.Errorf("price must be a non-negative number of currency units per GPU-hour, got %q", price)
+		if p.Price, err = strconv.ParseFloat(price, 64); err != nil || !(p.Price >= 0) || p.Price > MaxPrice {
+			return p, fmt.Errorf("price must be a number of currency units per GPU-hour in [0, %g], got %q", MaxPrice, price)
 		}
 	}
 	return p, nil

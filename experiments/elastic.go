@@ -3,7 +3,6 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/policies"
@@ -77,10 +76,10 @@ func (e ElasticSpec) validate(nodes int) error {
 		return fmt.Errorf("--max-nodes must be at most %d, got %d", MaxNodes, hi)
 	case nodes < lo || nodes > hi:
 		return fmt.Errorf("--nodes %d (the initial cluster) must be within --min-nodes %d and --max-nodes %d", nodes, lo, hi)
-	case e.ProvisionDelay < 0 || math.IsNaN(e.ProvisionDelay) || math.IsInf(e.ProvisionDelay, 0):
-		return fmt.Errorf("--provision-delay must be non-negative, got %v s", e.ProvisionDelay)
-	case e.NodePrice < 0 || math.IsNaN(e.NodePrice) || math.IsInf(e.NodePrice, 0):
-		return fmt.Errorf("--node-price must be non-negative, got %v", e.NodePrice)
+	case !(e.ProvisionDelay >= 0) || e.ProvisionDelay > MaxSeconds:
+		return fmt.Errorf("--provision-delay must be in [0, %g] s, got %v s", MaxSeconds, e.ProvisionDelay)
+	case !(e.NodePrice >= 0) || e.NodePrice > MaxPrice:
+		return fmt.Errorf("--node-price must be in [0, %g], got %v", MaxPrice, e.NodePrice)
 	}
 	return nil
 }

@@ -83,6 +83,15 @@ const (
 	MaxGPUsPerNode = 1024
 )
 
+// MaxSeconds bounds the durations of a run's settings (the round
+// interval, the re-allocation and provisioning delays): a longer one would
+// leave the run grinding to the simulation's time limit. MaxPrice bounds
+// prices (per GPU-hour or node-hour), so that costs stay finite.
+const (
+	MaxSeconds = 1e6
+	MaxPrice   = 1e9
+)
+
 // Validate checks a spec's values, naming the offending setting.
 func (s RunSpec) Validate() error {
 	if _, err := policies.Resolve(s.Policy, s.Options); err != nil {
@@ -93,12 +102,12 @@ func (s RunSpec) Validate() error {
 		return fmt.Errorf("--nodes must be in [1, %d], got %d", MaxNodes, s.Nodes)
 	case s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode:
 		return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", MaxGPUsPerNode, s.GPUsPerNode)
-	case !(s.Interval > 0) || math.IsInf(s.Interval, 0):
-		return fmt.Errorf("--interval must be positive, got %v s", s.Interval)
+	case !(s.Interval > 0) || s.Interval > MaxSeconds:
+		return fmt.Errorf("--interval must be in (0, %g] s, got %v s", MaxSeconds, s.Interval)
 	case s.Step && s.Interval != math.Trunc(s.Interval):
 		return fmt.Errorf("--interval must be whole seconds with --step, got %v s", s.Interval)
-	case s.RestartDelay < 0 || math.IsNaN(s.RestartDelay) || math.IsInf(s.RestartDelay, 0):
-		return fmt.Errorf("--realloc-delay must be non-negative, got %v s", s.RestartDelay)
+	case !(s.RestartDelay >= 0) || s.RestartDelay > MaxSeconds:
+		return fmt.Errorf("--realloc-delay must be in [0, %g] s, got %v s", MaxSeconds, s.RestartDelay)
 	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
 		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
 	case s.ClosedLoop < 0:

@@ -61,7 +61,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out != "" {
-				if err := checkOutFile(out, inputFile{"--whole-trace", trace}); err != nil {
+				if err := checkOutFile(out, inputFile{"--whole-trace", trace}, inputFile{"--profiles", dir}); err != nil {
 					return err
 				}
 			}

@@ -217,8 +217,8 @@ func TestSweepLock(t *testing.T) {
 }
 
 // TestReportOutInSweepFolder: report refuses to overwrite one of the sweep
-// folder's own (non-HTML) files, and accepts an HTML file there or any new
-// file.
+// folder's own (non-HTML) files, also through symbolic links, or any other
+// existing file that is not HTML, and accepts an HTML file or a new file.
 func TestReportOutInSweepFolder(t *testing.T) {
 	dir := t.TempDir()
 	sweep := filepath.Join(dir, "sweep")
@@ -227,12 +227,19 @@ func TestReportOutInSweepFolder(t *testing.T) {
 		os.WriteFile(filepath.Join(sweep, f), []byte("x"), 0o644)
 	}
 	os.WriteFile(filepath.Join(dir, "other.json"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "old.html"), []byte("x"), 0o644)
+	os.Symlink("sweep", filepath.Join(dir, "link"))
+	os.Symlink("sweep/experiment.json", filepath.Join(dir, "exp.html"))
 	for out, refused := range map[string]bool{
 		"sweep/experiment.json": true,
 		"sweep/cells/a.json":    true,
+		"link/experiment.json":  true,
+		"exp.html":              true, // a link to the sweep's experiment.json
+		"other.json":            true,
 		"sweep/report.html":     false,
 		"sweep/new.json":        false,
-		"other.json":            false,
+		"old.html":              false,
+		"new.txt":               false,
 	} {
 		err := checkReportOut(filepath.Join(dir, out), sweep)
 		if (err != nil) != refused {
@@ -289,6 +296,32 @@ func TestCLIInterruptedRun(t *testing.T) {
 		if _, err := os.Stat(out); !os.IsNotExist(err) {
 			ents, _ := os.ReadDir(out)
 			t.Errorf("%v: the output folder is still there (%v, %d entries)", sig, err, len(ents))
+		}
+	}
+}
+
+// TestCLIOutInsideAnInputFolder: a single-file --out inside an input
+// folder (--profiles, --from), or the same file as a --profiles file, is
+// refused and the input left as it was.
+func TestCLIOutInsideAnInputFolder(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "prof", "traces"), 0o755)
+	os.WriteFile(filepath.Join(dir, "prof", "traces", "keep.csv"), []byte("keep"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.json"), []byte("keep"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"workload", "generate", "--jobs", "2", "--profiles", "prof", "--out", "prof/traces/keep.csv"}, "--out prof/traces/keep.csv is inside --profiles prof"},
+		{[]string{"profiles", "derive", "--from", "prof", "--out", "prof/traces/keep.csv"}, "--out prof/traces/keep.csv is inside --from prof"},
+		{[]string{"workload", "generate", "--jobs", "2", "--profiles", "p.json", "--out", "p.json"}, "--out p.json is the same file as --profiles p.json"},
+	} {
+		oneLineError(t, runBinary(t, dir, nil, c.args...), c.want)
+	}
+	for _, f := range []string{"prof/traces/keep.csv", "p.json"} {
+		if data, _ := os.ReadFile(filepath.Join(dir, f)); string(data) != "keep" {
+			t.Errorf("%s changed", f)
 		}
 	}
 }

@@ -11,49 +11,51 @@ import (
 )
 
 // checkOutFile refuses an --out FILE that is not a regular file (a named
-// pipe, a device, a folder), or that is the same file as one of the
-// command's inputs (which writing it would destroy), before any work is
-// done; a symbolic link is written through. Writes check again
-// (atomicfile.Write).
+// pipe, a device, a folder), that is the same file as one of the
+// command's input files, or that lies inside one of its input folders
+// (which writing it would destroy), before any work is done; symbolic
+// links are followed, and a link at --out is written through. Writes check
+// again (atomicfile.Write).
 func checkOutFile(out string, inputs ...inputFile) error {
 	if _, err := atomicfile.Check(out); err != nil {
 		return fmt.Errorf("--out %s: %w", out, err)
 	}
 	for _, in := range inputs {
-		if in.path != "" && in.path != "-" && sameFile(out, in.path) {
+		if in.path == "" || in.path == "-" {
+			continue
+		}
+		if st, err := os.Stat(in.path); err == nil && st.IsDir() {
+			if within(out, in.path) {
+				return fmt.Errorf("--out %s is inside %s %s, an input folder: write to a file elsewhere", out, in.flag, in.path)
+			}
+		} else if sameFile(out, in.path) {
 			return fmt.Errorf("--out %s is the same file as %s %s, which it would overwrite: write to another file", out, in.flag, in.path)
 		}
 	}
 	return nil
 }
 
-// checkReportOut is checkOutFile for report's HTML: besides, it refuses to
-// overwrite an existing file inside the sweep folder in that is not HTML
-// (the sweep's own outputs, which report reads).
+// checkReportOut is checkOutFile for report's HTML, which reads the sweep
+// folder in: besides, it refuses to replace an existing file that is not
+// HTML (a sweep's outputs, a spec), wherever it is, and any existing file
+// inside the sweep folder but an HTML one.
 func checkReportOut(out, in string) error {
 	if err := checkOutFile(out); err != nil {
 		return err
 	}
-	st, err := os.Stat(out)
-	if err != nil {
+	if _, err := os.Stat(out); err != nil {
 		return nil // a new file
 	}
-	ext := strings.ToLower(filepath.Ext(out))
-	if ext == ".html" || ext == ".htm" {
-		return nil
-	}
-	absIn, err1 := filepath.Abs(in)
-	absOut, err2 := filepath.Abs(out)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	if rel, err := filepath.Rel(absIn, absOut); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && st.Mode().IsRegular() {
-		return fmt.Errorf("--out %s is a file of the sweep folder %s, which report reads: write the report to an .html file", out, in)
+	if ext := strings.ToLower(filepath.Ext(resolved(out))); ext != ".html" && ext != ".htm" {
+		if within(out, in) {
+			return fmt.Errorf("--out %s is a file of the sweep folder %s, which report reads: write the report to an .html file", out, in)
+		}
+		return fmt.Errorf("--out %s exists and is not an HTML file: report writes HTML, write it to an .html file", out)
 	}
 	return nil
 }
 
-// inputFile is a file a command reads, named by its flag.
+// inputFile is a file or folder a command reads, named by its flag.
 type inputFile struct{ flag, path string }
 
 // sameFile reports whether paths a and b name the same existing file.
@@ -64,6 +66,28 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
+}
+
+// resolved is path made absolute with its symbolic links followed: all of
+// them if it exists, else its folder's.
+func resolved(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
+// within reports whether path, resolved, lies inside folder dir.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(resolved(dir), resolved(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // maxWarnings bounds the warnings printed for one input, as problems are

@@ -290,7 +290,7 @@ is how the default profiles' models for GPU types other than T4 are made
 			if from == "" || out == "" {
 				return errors.New("derive needs --from DIR and --out FILE")
 			}
-			if err := checkOutFile(out); err != nil {
+			if err := checkOutFile(out, inputFile{"--from", from}); err != nil {
 				return err
 			}
 			set, err := profiles.Load(from)

@@ -75,7 +75,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				return errors.New("--out FILE is required (- for standard output)")
 			}
 			if out != "-" {
-				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}); err != nil {
+				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}, inputFile{"--profiles", profilesDir}); err != nil {
 					return err
 				}
 			}
