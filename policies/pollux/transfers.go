@@ -72,7 +72,10 @@ func (ls *local) initTransfers() {
 	pr := ls.pr
 	room := make([]int32, pr.nNodes)
 	for c := range room {
-		room[c] = max(pr.caps[c], ls.used[c]) // a job on a node holds a GPU there
+		// A job on a node holds a GPU there; there are nJobs jobs in all
+		// (on nodes of many GPUs, GPUs alone would size the lists far
+		// beyond the jobs).
+		room[c] = min(max(pr.caps[c], ls.used[c]), int32(pr.nJobs))
 	}
 	ls.jobsOn.fill(func(i int) []entry { return ls.rows[i] }, pr.nJobs, room)
 	clear(room)
