@@ -87,7 +87,8 @@ func newCluster(pools []policies.Pool) (policies.Cluster, error) {
 
 // ReadClusterFile reads a cluster file: one pool per line, the columns
 // NAME TYPE NODES GPUS_PER_NODE [PRICE] separated by spaces or tabs; blank
-// lines and lines starting with # are skipped. Errors name file:line.
+// lines are skipped, and # starts a comment to the end of its line. Errors
+// name file:line.
 func ReadClusterFile(path string) (policies.Cluster, error) {
 	data, err := inputfile.ReadFile(path)
 	if err != nil {
@@ -97,7 +98,8 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 1
 	for ; sc.Scan(); line++ {
-		f := strings.Fields(sc.Text())
+		text, _, _ := strings.Cut(sc.Text(), "#") // a comment runs to the line's end
+		f := strings.Fields(text)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
@@ -148,8 +150,17 @@ func ClusterString(c policies.Cluster) string {
 // LoadCluster reads the --cluster value: a cluster file if arg names an
 // existing file, else pools in ParseCluster's syntax.
 func LoadCluster(arg string) (policies.Cluster, error) {
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+	st, err := os.Stat(arg)
+	if err == nil && !st.IsDir() {
 		return ReadClusterFile(arg)
+	}
+	if !strings.Contains(arg, ":") {
+		// Not pools: a cluster file that is not there.
+		what := "no such file"
+		if err == nil {
+			what = "a folder, not a file"
+		}
+		return policies.Cluster{}, fmt.Errorf("--cluster %s: %s, and not pools TYPE:NODESxGPUS[@PRICE]", arg, what)
 	}
 	return ParseCluster(arg)
 }

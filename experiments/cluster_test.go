@@ -124,3 +124,23 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestClusterFileCommentsAndMissingFiles: a # comment may end a pool's
+// line; a --cluster value that is neither a file nor pools says which.
+func TestClusterFileCommentsAndMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.txt")
+	os.WriteFile(path, []byte("edge t4 2 4 # the edge pool\n# all comment\nbig a100 1 8 3.5#no space\n"), 0o644)
+	c, err := experiments.LoadCluster(path)
+	if err != nil || c.Nodes != 3 {
+		t.Fatalf("cluster file with comments: %+v, %v", c, err)
+	}
+	for arg, want := range map[string]string{
+		filepath.Join(dir, "none.txt"): "no such file, and not pools",
+		dir:                            "a folder, not a file, and not pools",
+	} {
+		if _, err := experiments.LoadCluster(arg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--cluster %s: %v", arg, err)
+		}
+	}
+}

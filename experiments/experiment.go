@@ -358,10 +358,16 @@ func (e *Experiment) resolve() error {
 			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)
 		}
 	}
+	plotNames := map[string]bool{}
 	for i := range e.Plots {
 		if err := e.Plots[i].check(e); err != nil {
 			return fmt.Errorf("plot %q: %w", e.Plots[i].Name, err)
 		}
+		// Plots are written to files named after them.
+		if plotNames[e.Plots[i].Name] {
+			return fmt.Errorf("plot %q: two plots have this name", e.Plots[i].Name)
+		}
+		plotNames[e.Plots[i].Name] = true
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ func TestParseExperimentErrors(t *testing.T) {
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"policy": "fifo"}}]}`, `cell's "policy"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": -1}}]}`, "--interval must be in (0, 1e+06] s, got -1 s"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": 1e308}}]}`, "--interval must be in (0, 1e+06] s"},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "fifo"}], "plots": [{"name": "p", "kind": "jct_cdf"}, {"name": "p", "kind": "rho_cdf"}]}`, `plot "p": two plots have this name`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"config": "lazy"}}]}`, `config "lazy"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "workload": {"load": -2}}]}`, "workload: load must be positive, got -2"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "reference": {"paper": {"avg_jct_s": 1}}}]}`, `source "paper"`},

@@ -231,6 +231,7 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"initial nodes outside the range", nil, []string{"--autoscaler", "goodput", "--nodes", "1", "--min-nodes", "2", "--max-nodes", "4"}, "--nodes 1 (the initial cluster) must be within --min-nodes 2 and --max-nodes 4"},
 		{"negative provisioning delay", nil, []string{"--autoscaler", "goodput", "--provision-delay", "-1"}, `invalid argument "-1" for "--provision-delay" flag: must not be negative`},
 		{"negative node price", nil, []string{"--autoscaler", "goodput", "--node-price", "-3"}, "--node-price must be in [0, 1e+09], got -3"},
+		{"sia lambda_n 0", nil, []string{"--policy", "sia", "--policy-opt", "lambda_n=0"}, "lambda_n must be a positive number, got 0"},
 		{"huge node price", nil, []string{"--autoscaler", "goodput", "--node-price", "1e308"}, "--node-price must be in [0, 1e+09], got 1e+308"},
 		{"interval beyond the bound", nil, []string{"--interval", "1e8"}, "--interval must be in (0, 1e+06] s, got 1e+08 s"},
 		{"elastic flag without autoscaler", nil, []string{"--max-nodes", "8"}, "--min-nodes, --max-nodes, --provision-delay, --node-price and autoscaler options need --autoscaler"},

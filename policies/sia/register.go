@@ -30,8 +30,9 @@ func (o *Options) Validate() error {
 	switch {
 	case o.P == 0 || math.IsNaN(o.P) || math.IsInf(o.P, 0):
 		return fmt.Errorf("p must be a finite non-zero number, got %v", o.P)
-	case o.LambdaN < 0 || math.IsNaN(o.LambdaN) || math.IsInf(o.LambdaN, 0):
-		return fmt.Errorf("lambda_n must be a non-negative number, got %v", o.LambdaN)
+	case !(o.LambdaN > 0) || math.IsInf(o.LambdaN, 0):
+		// 0 would value leaving a job without GPUs as much as running it.
+		return fmt.Errorf("lambda_n must be a positive number, got %v", o.LambdaN)
 	case !(o.Clip > 0) || math.IsInf(o.Clip, 0):
 		return fmt.Errorf("clip must be positive, got %v", o.Clip)
 	case o.RestartPenalty < 0 || math.IsNaN(o.RestartPenalty) || math.IsInf(o.RestartPenalty, 0):
