@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // MergeReport tells what Merge did.
@@ -105,7 +107,7 @@ func Merge(out string, dirs []string) (*MergeReport, error) {
 	}
 	for id, f := range runs {
 		dst := runPath(out, id)
-		if same, _ := sameFile(runPath(f.dir, id), dst); same {
+		if inputfile.SameFile(runPath(f.dir, id), dst) {
 			continue
 		}
 		if err := writeFileAtomic(dst, f.data); err != nil {
@@ -169,17 +171,4 @@ func sameJSON(a, b []byte) bool {
 		return bytes.Equal(a, b)
 	}
 	return bytes.Equal(x.Bytes(), y.Bytes())
-}
-
-// sameFile reports whether a and b are the same file.
-func sameFile(a, b string) (bool, error) {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	sb, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(sa, sb), nil
 }

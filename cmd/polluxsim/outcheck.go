@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // checkOutFile refuses an --out FILE that is not a regular file (a named
@@ -28,7 +29,7 @@ func checkOutFile(out string, inputs ...inputFile) error {
 			if within(out, in.path) {
 				return fmt.Errorf("--out %s is inside %s %s, an input folder: write to a file elsewhere", out, in.flag, in.path)
 			}
-		} else if sameFile(out, in.path) {
+		} else if inputfile.SameFile(out, in.path) {
 			return fmt.Errorf("--out %s is the same file as %s %s, which it would overwrite: write to another file", out, in.flag, in.path)
 		}
 	}
@@ -57,16 +58,6 @@ func checkReportOut(out, in string) error {
 
 // inputFile is a file or folder a command reads, named by its flag.
 type inputFile struct{ flag, path string }
-
-// sameFile reports whether paths a and b name the same existing file.
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false
-	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
-}
 
 // resolved is path made absolute with its symbolic links followed: all of
 // them if it exists, else its folder's.

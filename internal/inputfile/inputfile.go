@@ -41,3 +41,15 @@ func ReadFile(path string) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// SameFile reports whether paths a and b name the same existing file
+// (false if either does not exist): an output that would overwrite an
+// input, or a copy onto itself.
+func SameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
