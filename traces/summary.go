@@ -171,12 +171,9 @@ func ReadSummary(path string) (*Summary, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, inputfile.MaxSize+1))
+	data, err := inputfile.ReadAll(f)
 	if err != nil {
 		return nil, &InputError{File: path, Err: err}
-	}
-	if len(data) > inputfile.MaxSize {
-		return nil, &InputError{File: path, Err: inputfile.ErrTooLarge}
 	}
 	return ParseSummary(data, path)
 }

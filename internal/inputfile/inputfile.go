@@ -28,7 +28,7 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	data, err := ReadAll(f)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -36,8 +36,18 @@ func ReadFile(path string) ([]byte, error) {
 		}
 		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
+	return data, nil
+}
+
+// ReadAll is io.ReadAll of at most MaxSize bytes: more (or an endless
+// stream) fails with ErrTooLarge after reading just past the bound.
+func ReadAll(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
 	if len(data) > MaxSize {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: ErrTooLarge}
+		return nil, ErrTooLarge
 	}
 	return data, nil
 }
