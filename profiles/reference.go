@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/models"
 )
 
@@ -145,7 +146,7 @@ func loadApp(t tree, dir, name string) (*App, error) {
 		if other, dup := files[b]; dup {
 			return nil, fmt.Errorf("%s: batch size %d is also validated by %s", shown, b, other)
 		}
-		data, err := fs.ReadFile(t.fsys, vPath)
+		data, err := inputfile.ReadFS(t.fsys, vPath)
 		if err != nil {
 			return nil, fileError(shown, err)
 		}
@@ -211,7 +212,7 @@ const (
 func tableApp(t tree, dir, name, placementsFile, scalabilityFile string, validation map[int][]ValidationRow) (*App, error) {
 	pPath := path.Join(dir, placementsFile)
 	sPath := path.Join(dir, scalabilityFile)
-	pData, err := fs.ReadFile(t.fsys, pPath)
+	pData, err := inputfile.ReadFS(t.fsys, pPath)
 	if err != nil {
 		return nil, fileError(t.name(pPath), err)
 	}
@@ -221,7 +222,7 @@ func tableApp(t tree, dir, name, placementsFile, scalabilityFile string, validat
 		return nil, err
 	}
 	var scalability []ScalabilityRow
-	sData, sErr := fs.ReadFile(t.fsys, sPath)
+	sData, sErr := inputfile.ReadFS(t.fsys, sPath)
 	switch {
 	case sErr == nil:
 		if scalability, err = parseScalability(t.name(sPath), sData, typed); err != nil {

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // InputError is a problem at one place of an input: a file, a line, a
@@ -90,20 +92,19 @@ func (l *errorList) err() error {
 }
 
 // openInput opens an input file; a missing file, a folder or another
-// problem is an *InputError naming the path once ("x.csv: no such file or
+// problem (a named pipe, a device: not a regular file) is an *InputError naming the path once ("x.csv: no such file or
 // directory", not "open x.csv: ...").
 func openInput(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, &InputError{File: path, Err: errors.New("is a folder, not a file")}
+	}
+	f, err := inputfile.Open(path) // a named pipe or device is refused
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
 		return nil, &InputError{File: path, Err: err}
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, &InputError{File: path, Err: errors.New("is a folder, not a file")}
 	}
 	return f, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -241,14 +242,14 @@ reference's traces/philly.csv.`,
 			if err := checkOutFile(out, inputFile{"--philly", phillyPath}); err != nil {
 				return err
 			}
-			f, err := os.Open(phillyPath)
+			if st, err := os.Stat(phillyPath); err == nil && st.IsDir() {
+				return fmt.Errorf("%s: is a folder, not a file", phillyPath)
+			}
+			f, err := inputfile.Open(phillyPath) // not a named pipe or device
 			if err != nil {
 				return fmt.Errorf("%s: %w", phillyPath, unwrapPathErr(err))
 			}
 			defer f.Close()
-			if st, err := f.Stat(); err == nil && st.IsDir() {
-				return fmt.Errorf("%s: is a folder, not a file", phillyPath)
-			}
 			hash := sha256.New() // of the whole file, read once as a stream
 			t, warnings, err := traces.ParsePhilly(io.TeeReader(f, hash), phillyPath)
 			if err != nil {

@@ -16,6 +16,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // Check returns the file a write to path replaces or creates: path
@@ -41,26 +43,9 @@ func Check(path string) (string, error) {
 		path = real
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("not a regular file (%s)", kind(st.Mode()))
+		return "", fmt.Errorf("not a regular file (%s)", inputfile.Kind(st.Mode()))
 	}
 	return path, nil
-}
-
-// kind names a file type for messages.
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "a special file"
 }
 
 // Write creates path atomically with the bytes fill writes. If fill fails,

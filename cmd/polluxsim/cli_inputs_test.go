@@ -1,0 +1,64 @@
+package main
+
+// Special files where an input file is needed, through the binary.
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestCLISpecialInputs: a named pipe (which blocked for ever) or a link
+// to /dev/zero (which grew to gigabytes) as an input file ends in one line
+// naming the file, for every reader: --workload, --cluster, the tables of
+// a --profiles folder, a compact profile, and the Philly inputs of
+// `workload`; `profiles list` reads profiles the same way.
+func TestCLISpecialInputs(t *testing.T) {
+	polluxsimBinary(t)
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	type tc struct {
+		special string // path made a named pipe ("fifo") or a link to /dev/zero ("zero")
+		kind    string
+		args    []string
+	}
+	cases := map[string]tc{
+		"workload fifo":         {"w.csv", "fifo", []string{"run", "--quiet", "--out", "out", "--workload", "w.csv"}},
+		"cluster fifo":          {"c.txt", "fifo", []string{"run", "--quiet", "--out", "out", "--cluster", "c.txt"}},
+		"validation fifo":       {"prof/traces/toy/validation-16.csv", "fifo", []string{"run", "--quiet", "--out", "out", "--profiles", "prof"}},
+		"scalability zero":      {"prof/traces/toy/scalability.csv", "zero", []string{"run", "--quiet", "--out", "out", "--profiles", "prof"}},
+		"placements zero":       {"prof/traces/toy/placements.csv", "zero", []string{"run", "--quiet", "--out", "out", "--profiles", "prof"}},
+		"validation zero list":  {"prof/traces/toy/validation-16.csv", "zero", []string{"profiles", "list", "--profiles", "prof"}},
+		"scalability zero list": {"prof/traces/toy/scalability.csv", "zero", []string{"profiles", "list", "--profiles", "prof"}},
+		"compact profile zero":  {"p.json", "zero", []string{"run", "--quiet", "--out", "out", "--profiles", "p.json"}},
+		"philly log fifo":       {"log.json", "fifo", []string{"workload", "philly", "--log", "log.json", "--out", "t.csv"}},
+		"philly table fifo":     {"t.csv", "fifo", []string{"workload", "summarize-philly", "--philly", "t.csv", "--out", "s.json"}},
+		"generate philly zero":  {"t.csv", "zero", []string{"workload", "generate", "--jobs", "2", "--philly", "t.csv", "--out", "w.csv"}},
+		"generate summary fifo": {"s.json", "fifo", []string{"workload", "generate", "--jobs", "2", "--summary", "s.json", "--out", "w.csv"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for rel, content := range toyProfiles(nil) {
+				p := filepath.Join(dir, rel)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				os.WriteFile(p, []byte(content), 0o644)
+			}
+			p := filepath.Join(dir, c.special)
+			os.Remove(p)
+			want := c.special + ": not a regular file (a named pipe)"
+			if c.kind == "zero" {
+				if err := os.Symlink("/dev/zero", p); err != nil {
+					t.Skip(err)
+				}
+				want = c.special + ": not a regular file (a character device)"
+			} else if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Skip("no FIFOs here:", err)
+			}
+			oneLineError(t, runBinary(t, dir, nil, c.args...), want)
+		})
+	}
+}
