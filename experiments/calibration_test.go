@@ -22,6 +22,11 @@ func TestCalibrationSettings(t *testing.T) {
 	if c := s.SimConfig(); c.StepScale != nil || c.RestartDelayByApp["bert"] != 120 {
 		t.Errorf("sia-restarts: %v %v", c.StepScale, c.RestartDelayByApp)
 	}
+	// The artifact's engine: the same slowdowns, its own restart delays.
+	s.Calibration = "sia-engine"
+	if c := s.SimConfig(); c.StepScale["cifar10"] != 1.8 || c.RestartDelayByApp["cifar10"] != 50 || c.RestartDelayByApp["yolov3"] != 80 || c.RestartDelayByApp["ncf"] != 15 || c.RestartDelayByApp["imagenet"] != 250 {
+		t.Errorf("sia-engine: %v %v", c.StepScale, c.RestartDelayByApp)
+	}
 	s.Calibration = "testbed"
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "--calibration") || !strings.Contains(err.Error(), "sia-slowdowns") {
 		t.Errorf("unknown calibration: %v", err)

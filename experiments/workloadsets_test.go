@@ -16,7 +16,7 @@ import (
 )
 
 // TestSiaExperimentSpec: the sia experiment has Sia's cluster, three
-// workload sets of the artifact's sizes, six policies on each, and ratios
+// workload sets of the artifact's sizes, five policies on each, and ratios
 // and plots that stay within one set.
 func TestSiaExperimentSpec(t *testing.T) {
 	e, _, err := LoadExperiment("sia")
@@ -37,12 +37,12 @@ func TestSiaExperimentSpec(t *testing.T) {
 		perSet[c.Set()]++
 	}
 	for set := range counts {
-		if perSet[set] != 6 {
-			t.Errorf("set %s: %d cells, want 6", set, perSet[set])
+		if perSet[set] != 5 {
+			t.Errorf("set %s: %d cells, want 5", set, perSet[set])
 		}
 	}
-	if got := len(e.Runs()); got != 6*(8+10+10) {
-		t.Errorf("%d runs, want %d", got, 6*28)
+	if got := len(e.Runs()); got != 5*(8+10+10) {
+		t.Errorf("%d runs, want %d", got, 5*28)
 	}
 	if c := e.Cell("sia-newtrace"); c.Jobs() != 960 || c.Spec().Policy != "sia" {
 		t.Errorf("sia-newtrace: %d jobs, policy %s", c.Jobs(), c.Spec().Policy)
@@ -52,8 +52,8 @@ func TestSiaExperimentSpec(t *testing.T) {
 			t.Errorf("ratio %q: %s / %s", r.Name, r.Num, r.Den)
 		}
 	}
-	if len(e.Ratios) != 3*(5+4) {
-		t.Errorf("%d ratios, want 27", len(e.Ratios))
+	if len(e.Ratios) != 3*(4+4) {
+		t.Errorf("%d ratios, want 24", len(e.Ratios))
 	}
 }
 
@@ -276,7 +276,7 @@ func TestSiaSweepTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Ran != 18 || len(rep.Summary.Missing) != 0 {
+	if rep.Ran != 15 || len(rep.Summary.Missing) != 0 {
 		t.Fatalf("ran %d, missing %v", rep.Ran, rep.Summary.Missing)
 	}
 	for _, c := range rep.Summary.Cells {
