@@ -1,36 +1,24 @@
-// Package experiments runs simulations and writes what they produce: a
-// single run from a RunSpec (the `polluxsim run` command), its outputs
-// (summary.json, jobs.parquet, rounds.parquet, cluster.parquet), named
-// experiment specs and sweeps over them, plots, reports, and regression
-// baselines.
+// Package experiments is the experiment-spec format: an Experiment is a
+// named, versioned JSON file (specs/*.json, embedded; or a user's file)
+// whose cells (a policy, settings over runspec.DefaultSpec, a kind of
+// workload) each run on workloads 1..N, with the paper's reference
+// numbers, paired ratios, workload sets and the figures to draw.
 //
-// Output tables, by concern:
-//   - schema.go: Tables, the documented schema of every table (docs/outputs.md
-//     is generated from it); writers are checked against it as they write.
-//   - tables.go, parquet.go, output.go: the run columns (run_id, ...), the
-//     jobs, rounds and cluster tables of a run; Parquet writing.
-//   - readtables.go, sweeprounds.go: reading tables back; a sweep's rounds.
+// The layer above the engine is split by concern into sub-packages, each
+// depending only on those listed before it:
+//   - runspec: RunSpec, one run's settings (policy and options, cluster,
+//     engine settings, seed), how a policy and a sim.Config are built from
+//     it, node pools, calibrations, offline priors, generated workloads.
+//   - outputs: the output tables of a run (schema, columns, Parquet
+//     writing and reading, summary.json, the streamed rounds table).
+//   - results: a stored run (RunResult), its metrics and their statistics.
+//   - experiments (this package): the experiment-spec format.
+//   - sweep: running an experiment's runs (resumable, sharded), the
+//     sweep's tables and summary, merge and regress.
+//   - figures: plots of sweeps (gonum/plot), Fig 3 and Fig 6.
+//   - report: a sweep's self-contained HTML report.
+//   - bench: scale benchmarks and search-quality measurements.
 //
-// It is the only package that names concrete policies; sim knows only the
-// policies.Policy interface.
-//
-// Sweeps, by concern:
-//   - experiment.go, specs.go, specs/*.json: an Experiment is a named,
-//     versioned spec file (JSON): cells (a policy, settings over
-//     DefaultSpec, a kind of workload) each run on workloads 1..N, the
-//     paper's reference numbers, paired ratios and plots.
-//   - sweep.go, sweepworkloads.go, priors.go: Sweep runs the runs of a shard
-//     on a pool of goroutines, sharing the profiles and each workload, and
-//     stores every finished run atomically as cells/<cell>.w<i>.json, so an
-//     interrupted sweep resumes where it stopped.
-//   - runresult.go, results.go, stats.go, summary.go: a stored run
-//     (RunResult), the sweep's tables (results, apps, jobs, cluster),
-//     summary.json (mean and t-based 95 % confidence interval per cell,
-//     paired ratios).
-//   - merge.go: Merge joins the folders of a sharded sweep.
-//   - plotspec.go, plot.go, figure.go: figures (PNG, SVG, PDF; page or
-//     column size) with gonum/plot; fig6.go (co-adaptation, from a run's
-//     tables), fig3.go (the throughput model against the measurements).
-//   - report.go: a sweep's self-contained HTML report.
-//   - regress.go: baselines (baselines/*.json) and the regression check.
+// It is the layer that names concrete policies (through runspec); sim
+// knows only the policies.Policy interface.
 package experiments

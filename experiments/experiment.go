@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/results"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
@@ -101,7 +103,7 @@ type CellWorkload struct {
 	Jobs int `json:"jobs,omitempty"`
 	// Uniform, when set, makes the workload Jobs identical jobs of one
 	// application instead (Jobs is then required).
-	Uniform *Uniform `json:"uniform,omitempty"`
+	Uniform *runspec.Uniform `json:"uniform,omitempty"`
 	// Set names one of the experiment's workload sets (WorkloadSet.Sets)
 	// to run on instead; it excludes the other fields.
 	Set string `json:"set,omitempty"`
@@ -126,13 +128,13 @@ type Cell struct {
 	// {"avg_jct_s": 2751.13}}.
 	Reference map[string]map[string]float64 `json:"reference,omitempty"`
 
-	spec   RunSpec
+	spec   runspec.RunSpec
 	load   float64
 	config string
 	jobs   int
 	// fixedJobs: the job count was given, not derived from a load.
 	fixedJobs bool
-	uniform   Uniform
+	uniform   runspec.Uniform
 	// set is the cell's workload set ("" for none) and count its number of
 	// workloads.
 	set   string
@@ -150,7 +152,7 @@ type Ratio struct {
 }
 
 // Spec returns the cell's resolved settings.
-func (c *Cell) Spec() RunSpec { return c.spec }
+func (c *Cell) Spec() runspec.RunSpec { return c.spec }
 
 // Title is the cell's label, or its name.
 func (c *Cell) Title() string {
@@ -164,6 +166,12 @@ func (c *Cell) Title() string {
 func (c *Cell) Load() float64  { return c.load }
 func (c *Cell) Config() string { return c.config }
 func (c *Cell) Jobs() int      { return c.jobs }
+
+// FixedJobs reports whether the job count was given rather than derived
+// from a load; UniformWorkload is the cell's uniform workload (zero when
+// it has none).
+func (c *Cell) FixedJobs() bool                  { return c.fixedJobs }
+func (c *Cell) UniformWorkload() runspec.Uniform { return c.uniform }
 
 // Set is the workload set the cell runs on ("" when none) and Count the
 // number of its workloads.
@@ -309,7 +317,7 @@ func (e *Experiment) resolve() error {
 		ws.Count = 8
 	}
 	if ws.Jobs == 0 {
-		ws.Jobs = referenceJobs
+		ws.Jobs = ReferenceJobs
 	}
 	if ws.Load == 0 {
 		ws.Load = 1
@@ -351,8 +359,8 @@ func (e *Experiment) resolve() error {
 		if e.Cell(r.Num) == nil || e.Cell(r.Den) == nil {
 			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
 		}
-		if !knownMetric(r.Metric) {
-			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(MetricNames(), ", "))
+		if !results.KnownMetric(r.Metric) {
+			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNames(), ", "))
 		}
 		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
 			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)
@@ -372,11 +380,11 @@ func (e *Experiment) resolve() error {
 	return nil
 }
 
-// referenceJobs is the job count of the reference's 1.0× load.
-const referenceJobs = 160
+// ReferenceJobs is the job count of the reference's 1.0× load.
+const ReferenceJobs = 160
 
 func (c *Cell) resolve(e *Experiment) error {
-	s := DefaultSpec(c.Policy)
+	s := runspec.DefaultSpec(c.Policy)
 	nodesGiven := false
 	for _, raw := range []json.RawMessage{e.Settings, c.Settings} {
 		if len(raw) == 0 {
@@ -407,11 +415,11 @@ func (c *Cell) resolve(e *Experiment) error {
 		if nodesGiven {
 			return errors.New("settings: cluster (node pools) replaces nodes and gpus_per_node; give one or the other")
 		}
-		cl, err := ParseCluster(s.Cluster)
+		cl, err := runspec.ParseCluster(s.Cluster)
 		if err != nil {
 			return err
 		}
-		s.Cluster, s.Nodes, s.GPUsPerNode = ClusterString(cl), cl.Nodes, cl.GPUsPerNode
+		s.Cluster, s.Nodes, s.GPUsPerNode = runspec.ClusterString(cl), cl.Nodes, cl.GPUsPerNode
 	}
 	for _, raw := range []json.RawMessage{e.Options[c.Policy], c.Options} {
 		if len(raw) > 0 {
@@ -447,8 +455,8 @@ func (c *Cell) resolve(e *Experiment) error {
 			if w.Jobs == 0 || w.Uniform.App == "" || w.Uniform.GPUs < 0 || w.Uniform.Batch < 0 {
 				return fmt.Errorf("workload: a uniform workload needs \"jobs\", an \"app\" and non-negative gpus and batch")
 			}
-			if w.Jobs > MaxUniformJobs {
-				return fmt.Errorf("workload: a uniform workload has at most %d jobs, got %d", MaxUniformJobs, w.Jobs)
+			if w.Jobs > runspec.MaxUniformJobs {
+				return fmt.Errorf("workload: a uniform workload has at most %d jobs, got %d", runspec.MaxUniformJobs, w.Jobs)
 			}
 			c.uniform = *w.Uniform
 		}
@@ -486,4 +494,12 @@ func LoadExperiment(name string) (*Experiment, []byte, error) {
 	}
 	e, err := ParseExperiment(data, name)
 	return e, data, err
+}
+
+// GPUs is the cluster size of the experiment's first cell.
+func (e *Experiment) GPUs() int {
+	if len(e.Cells) == 0 {
+		return 0
+	}
+	return e.Cells[0].spec.Nodes * e.Cells[0].spec.GPUsPerNode
 }

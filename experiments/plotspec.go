@@ -3,6 +3,8 @@ package experiments
 import (
 	"errors"
 	"fmt"
+
+	"github.com/polluxsim/polluxsim/experiments/results"
 )
 
 // Kinds of plot (PlotSpec.Kind).
@@ -25,6 +27,11 @@ const (
 	// policy per workload set, or per GPU type).
 	PlotBars = "bars"
 )
+
+// PlotElastic: nodes (ready plus provisioning), the running jobs' mean
+// total batch size and their mean statistical efficiency over time on one
+// workload of an elastic cluster (paper Fig 9a/9b).
+const PlotElastic = "elastic"
 
 // PlotSpec describes one figure of an experiment; `polluxsim plot` writes
 // it as <name>.png and <name>.svg.
@@ -95,7 +102,7 @@ func (p *PlotSpec) check(e *Experiment) error {
 			return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, n)
 		}
 	case PlotLines:
-		if !knownMetric(p.Metric) {
+		if !results.KnownMetric(p.Metric) {
 			return fmt.Errorf("unknown metric %q", p.Metric)
 		}
 		if p.Normalize != "" && e.Cell(p.Normalize) == nil {
@@ -138,4 +145,49 @@ func PlotsOf(e *Experiment) []PlotSpec {
 		{Name: "rho-cdf", Kind: PlotRhoCDF, Title: e.Name + ": finish-time fairness"},
 		{Name: "timeline", Kind: PlotTimeline, Title: e.Name + ": cluster over time, workload 1"},
 	}
+}
+
+// checkBars checks a bars plot: groups, one cell per group in every
+// series, a known metric for every group.
+func (p *PlotSpec) checkBars(e *Experiment) error {
+	if len(p.Groups) == 0 {
+		return errors.New("no groups")
+	}
+	if len(p.Series) == 0 {
+		return errors.New("no series")
+	}
+	if p.Scale < 0 {
+		return errors.New("scale must be positive")
+	}
+	for _, g := range p.Groups {
+		m := p.GroupMetric(g)
+		if m == "" {
+			return fmt.Errorf("group %q: no metric (give the plot's or the group's)", g.Label)
+		}
+		if !results.KnownMetric(m) {
+			return fmt.Errorf("group %q: unknown metric %q", g.Label, m)
+		}
+	}
+	for _, s := range p.Series {
+		if len(s.Points) > 0 {
+			return fmt.Errorf("series %q: a bars plot takes cells, not points", s.Label)
+		}
+		if len(s.Cells) != len(p.Groups) {
+			return fmt.Errorf("series %q: %d cells for %d groups", s.Label, len(s.Cells), len(p.Groups))
+		}
+		for _, c := range s.Cells {
+			if c != "" && e.Cell(c) == nil {
+				return fmt.Errorf("series %q: unknown cell %q", s.Label, c)
+			}
+		}
+	}
+	return nil
+}
+
+// GroupMetric is the metric a group of bars shows.
+func (p *PlotSpec) GroupMetric(g PlotGroup) string {
+	if g.Metric != "" {
+		return g.Metric
+	}
+	return p.Metric
 }

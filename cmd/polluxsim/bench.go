@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/bench"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -65,7 +67,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 					return err
 				}
 			}
-			var sz []experiments.ScaleSize
+			var sz []bench.ScaleSize
 			if trace == "" || cmd.Flags().Changed("sizes") {
 				var err error
 				if sz, err = parseSizes(sizes); err != nil {
@@ -76,7 +78,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 			if err != nil {
 				return err
 			}
-			spec := experiments.DefaultSpec(policy)
+			spec := runspec.DefaultSpec(policy)
 			spec.GPUsPerNode = perNode
 			if err := spec.Validate(); err != nil {
 				return err
@@ -88,16 +90,16 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 				}
 				sz = append(sz, whole...)
 			}
-			opt := experiments.ScaleOptions{Spec: spec, Seed: seed, Quality: quality}
+			opt := bench.ScaleOptions{Spec: spec, Seed: seed, Quality: quality}
 			if !quietRun {
-				opt.Result = func(r experiments.ScaleResult) {
+				opt.Result = func(r bench.ScaleResult) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d nodes, %d jobs: wall %.1f s (CPU %.1f s), peak RSS %.0f MB, max active %d (pending %d), avg JCT %.0f s\n",
 						r.Policy, r.Nodes, r.Jobs, r.Wall, r.CPU, r.PeakRSSMB, r.MaxActive, r.MaxPending, r.AvgJCT)
 				}
 			}
 			if !quietRun {
 				var prog *progress
-				opt.Progress = func(s experiments.ScaleSize) {
+				opt.Progress = func(s bench.ScaleSize) {
 					pol := s.Policy
 					if pol == "" {
 						pol = policy
@@ -112,12 +114,12 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 				opt.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
 				opt.Done = func() { prog.finish() }
 			}
-			res, err := experiments.RunScale(set, sz, opt)
+			res, err := bench.RunScale(set, sz, opt)
 			if err != nil {
 				return err
 			}
 			if out != "" {
-				if err := experiments.WriteJSON(out, res); err != nil {
+				if err := outputs.WriteJSON(out, res); err != nil {
 					return err
 				}
 			}
@@ -141,16 +143,16 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 
 // wholeTraceSizes are the whole-trace cases: the trace's every job on each
 // node count under each policy.
-func wholeTraceSizes(path, nodes, pols string, set *profiles.Set, perNode int) ([]experiments.ScaleSize, error) {
+func wholeTraceSizes(path, nodes, pols string, set *profiles.Set, perNode int) ([]bench.ScaleSize, error) {
 	tab, _, err := traces.ReadPhilly(path)
 	if err != nil {
 		return nil, err
 	}
-	w, err := traces.GenerateAll(tab, traces.GenerateOptions{Seed: 1, Apps: experiments.AppConfigs(set, perNode)})
+	w, err := traces.GenerateAll(tab, traces.GenerateOptions{Seed: 1, Apps: runspec.AppConfigs(set, perNode)})
 	if err != nil {
 		return nil, err
 	}
-	var out []experiments.ScaleSize
+	var out []bench.ScaleSize
 	for _, part := range strings.Split(nodes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil || n < 1 {
@@ -158,18 +160,18 @@ func wholeTraceSizes(path, nodes, pols string, set *profiles.Set, perNode int) (
 		}
 		for _, p := range strings.Split(pols, ",") {
 			p = strings.TrimSpace(p)
-			if !slices.Contains(experiments.PolicyNames(), p) {
-				return nil, fmt.Errorf("--policies: unknown policy %q (policies: %s)", p, strings.Join(experiments.PolicyNames(), ", "))
+			if !slices.Contains(runspec.PolicyNames(), p) {
+				return nil, fmt.Errorf("--policies: unknown policy %q (policies: %s)", p, strings.Join(runspec.PolicyNames(), ", "))
 			}
-			out = append(out, experiments.ScaleSize{Nodes: n, Jobs: len(w.Jobs), Policy: p, Workload: w, WorkloadName: "whole " + filepath.Base(path)})
+			out = append(out, bench.ScaleSize{Nodes: n, Jobs: len(w.Jobs), Policy: p, Workload: w, WorkloadName: "whole " + filepath.Base(path)})
 		}
 	}
 	return out, nil
 }
 
 // parseSizes reads "16x160,1024x2000".
-func parseSizes(text string) ([]experiments.ScaleSize, error) {
-	var out []experiments.ScaleSize
+func parseSizes(text string) ([]bench.ScaleSize, error) {
+	var out []bench.ScaleSize
 	for _, part := range strings.Split(text, ",") {
 		a, b, ok := strings.Cut(strings.TrimSpace(part), "x")
 		n, err1 := strconv.Atoi(a)
@@ -177,12 +179,12 @@ func parseSizes(text string) ([]experiments.ScaleSize, error) {
 		if !ok || err1 != nil || err2 != nil || n < 1 || j < 1 {
 			return nil, fmt.Errorf("--sizes: %q is not NODESxJOBS with positive numbers", part)
 		}
-		out = append(out, experiments.ScaleSize{Nodes: n, Jobs: j})
+		out = append(out, bench.ScaleSize{Nodes: n, Jobs: j})
 	}
 	return out, nil
 }
 
-func writeScaleTable(w io.Writer, res []experiments.ScaleResult) error {
+func writeScaleTable(w io.Writer, res []bench.ScaleResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "policy\tworkload\tnodes\tGPUs\tjobs\tmax active\tmax pending\trounds\tround p50\tround p99\tpolicy total\twall\tCPU\tpeak RSS\tavg JCT\tquality (ours/10x)")
 	for _, r := range res {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 )
 
 // FuzzRunFlags parses arbitrary command lines of `polluxsim run` (words
@@ -23,7 +23,7 @@ func FuzzRunFlags(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		rf := &runFlags{spec: experiments.DefaultSpec("pollux")}
+		rf := &runFlags{spec: runspec.DefaultSpec("pollux")}
 		cmd := newRunCmdFor(rf)
 		if err := cmd.ParseFlags(strings.Split(line, " ")); err != nil {
 			return
@@ -32,7 +32,7 @@ func FuzzRunFlags(f *testing.F) {
 			return
 		}
 		s := rf.spec
-		if s.Nodes < 1 || s.GPUsPerNode < 1 || s.Nodes*s.GPUsPerNode > experiments.MaxNodes*experiments.MaxGPUsPerNode ||
+		if s.Nodes < 1 || s.GPUsPerNode < 1 || s.Nodes*s.GPUsPerNode > runspec.MaxNodes*runspec.MaxGPUsPerNode ||
 			!(s.Interval > 0) || math.IsInf(s.Interval, 0) || !(s.RestartDelay >= 0) || math.IsInf(s.RestartDelay, 0) ||
 			!(s.Interference >= 0 && s.Interference < 1) || rf.jobs < 1 {
 			t.Fatalf("accepted %q as %+v", line, s)
@@ -42,7 +42,7 @@ func FuzzRunFlags(f *testing.F) {
 				t.Fatalf("accepted %q with p = %v", line, pv)
 			}
 		}
-		if _, err := experiments.NewPolicy(s); err != nil {
+		if _, err := runspec.NewPolicy(s); err != nil {
 			t.Fatalf("accepted %q but: %v", line, err)
 		}
 	})

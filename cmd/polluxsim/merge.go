@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"
-
-	"github.com/polluxsim/polluxsim/experiments"
 )
 
 func newMergeCmd() *cobra.Command {
@@ -27,7 +26,7 @@ folder has are listed; rerun their shard (it resumes) and merge again.`,
 			if out == "" {
 				return errors.New("--out DIR is required")
 			}
-			rep, err := experiments.Merge(out, dirs)
+			rep, err := sweep.Merge(out, dirs)
 			if err != nil {
 				return err
 			}
@@ -39,7 +38,7 @@ folder has are listed; rerun their shard (it resumes) and merge again.`,
 			if err := writeSweepTables(w, rep.Summary); err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(w, "wrote %s\n", strings.Join(experiments.SweepOutputs(out), ", "))
+			_, err = fmt.Fprintf(w, "wrote %s\n", strings.Join(sweep.SweepOutputs(out), ", "))
 			return err
 		},
 	}

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"
-
-	"github.com/polluxsim/polluxsim/experiments"
 )
 
 func newPlotCmd() *cobra.Command {
@@ -30,7 +30,7 @@ the timeline of all their cells.`,
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
 			}
-			exp, runs, missing, err := experiments.OpenSweep(in)
+			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err
 			}
@@ -44,7 +44,7 @@ the timeline of all their cells.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "polluxsim: warning: %d of %d runs of experiment %s are not stored in %s as this version defines them (first: %s; a sweep still running, or one made by another version or with other settings): plotting without them; `polluxsim sweep` into %s completes them\n",
 					len(missing), len(missing)+len(runs), exp.Name, in, missing[0], in)
 			}
-			rep, err := experiments.Plot(exp, runs, out, experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats})
+			rep, err := figures.Plot(exp, runs, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}
@@ -85,8 +85,8 @@ yolov3 jobs, as in the paper; --jobs names others. Writes DIR/fig6-coadaptation.
 			if in == "" || out == "" {
 				return errors.New("plot fig6 needs --in DIR (a run's output) and --out DIR")
 			}
-			rep, err := experiments.PlotCoAdaptation(in, out, experiments.CoAdaptationOptions{Jobs: jobs,
-				PlotOptions: experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats}})
+			rep, err := figures.PlotCoAdaptation(in, out, figures.CoAdaptationOptions{Jobs: jobs,
+				PlotOptions: figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats}})
 			if err != nil {
 				return err
 			}

@@ -3,17 +3,19 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/models"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/models"
+
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -35,7 +37,7 @@ func loadProfileSet(dir string) (*profiles.Set, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("--profiles %s: no such file or folder (built-in sets: %s)", dir, strings.Join(profileSetNames(), ", "))
 		}
-		return nil, fmt.Errorf("--profiles %s: %w", dir, unwrapPathErr(err))
+		return nil, fmt.Errorf("--profiles %s: %w", dir, fserr.Cause(err))
 	}
 	if !st.IsDir() {
 		return profiles.LoadCompact(dir)
@@ -399,7 +401,7 @@ DIR/fig3-throughput-MODEL.*`,
 			if err != nil {
 				return err
 			}
-			rep, err := experiments.PlotProfileFit(app, set.Source, out, experiments.PlotOptions{Size: experiments.FigureSize(size), Formats: formats})
+			rep, err := figures.PlotProfileFit(app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"
-
-	"github.com/polluxsim/polluxsim/experiments"
 )
 
 func newRegressCmd() *cobra.Command {
@@ -36,7 +35,7 @@ refused either way.`,
 			if baseline == "" || in == "" {
 				return errors.New("regress needs --baseline FILE and --in DIR (a sweep's output)")
 			}
-			exp, runs, missing, err := experiments.OpenSweep(in)
+			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err
 			}
@@ -46,7 +45,7 @@ refused either way.`,
 				return fmt.Errorf("%s lacks %d of the %d runs of experiment %s (the first: %s): finish the sweep or merge its shards before regress",
 					in, len(missing), len(missing)+len(runs), exp.Name, missing[0])
 			}
-			sum := experiments.Summarize(exp, runs, missing)
+			sum := sweep.Summarize(exp, runs, missing)
 			ids := map[string]bool{}
 			for _, r := range runs {
 				ids[r.ProfilesID] = true
@@ -59,18 +58,18 @@ refused either way.`,
 			if update {
 				return updateBaseline(cmd, baseline, sum, idList)
 			}
-			b, err := experiments.ReadBaseline(baseline)
+			b, err := sweep.ReadBaseline(baseline)
 			if err != nil {
 				return err
 			}
-			checks, err := experiments.Regress(b, sum, idList)
+			checks, err := sweep.Regress(b, sum, idList)
 			if err != nil {
 				return err
 			}
 			if err := writeChecks(cmd, checks); err != nil {
 				return err
 			}
-			if failed := experiments.Failed(checks); len(failed) > 0 {
+			if failed := sweep.Failed(checks); len(failed) > 0 {
 				return fmt.Errorf("%d of %d baseline numbers of %s drifted beyond tolerance:\n  %s",
 					len(failed), len(checks), baseline, strings.Join(failed, "\n  "))
 			}
@@ -84,7 +83,7 @@ refused either way.`,
 	return cmd
 }
 
-func writeChecks(cmd *cobra.Command, checks []experiments.Check) error {
+func writeChecks(cmd *cobra.Command, checks []sweep.Check) error {
 	tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "cell\tmetric\texpected\tgot\tdrift\ttolerance\t")
 	for _, c := range checks {
@@ -100,21 +99,21 @@ func writeChecks(cmd *cobra.Command, checks []experiments.Check) error {
 	return tw.Flush()
 }
 
-func updateBaseline(cmd *cobra.Command, path string, sum *experiments.SweepSummary, ids []string) error {
+func updateBaseline(cmd *cobra.Command, path string, sum *sweep.SweepSummary, ids []string) error {
 	if len(ids) != 1 {
 		return fmt.Errorf("the results were made with %d different profile sets; a baseline needs one", len(ids))
 	}
-	var old *experiments.Baseline
+	var old *sweep.Baseline
 	if _, err := os.Stat(path); err == nil {
-		if old, err = experiments.ReadBaseline(path); err != nil {
+		if old, err = sweep.ReadBaseline(path); err != nil {
 			return err
 		}
 	}
-	b, err := experiments.UpdateBaseline(old, sum, ids[0])
+	b, err := sweep.UpdateBaseline(old, sum, ids[0])
 	if err != nil {
 		return err
 	}
-	if err := experiments.WriteBaseline(path, b); err != nil {
+	if err := sweep.WriteBaseline(path, b); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d numbers\n", path, len(b.Cells))

@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/report"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/fserr"
 )
 
 func newReportCmd() *cobra.Command {
@@ -31,7 +33,7 @@ inline SVG.`,
 			if err := checkReportOut(out, in); err != nil {
 				return err
 			}
-			exp, runs, missing, err := experiments.OpenSweep(in)
+			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err
 			}
@@ -39,9 +41,9 @@ inline SVG.`,
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
 			}
 			if err := atomicfile.Write(out, func(w io.Writer) error {
-				return experiments.Report(w, exp, runs, missing)
+				return report.Report(w, exp, runs, missing)
 			}); err != nil {
-				return fmt.Errorf("--out %s: %w", out, unwrapPathErr(err))
+				return fmt.Errorf("--out %s: %w", out, fserr.Cause(err))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "wrote", out)
 			return nil

@@ -13,8 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
@@ -22,7 +24,7 @@ import (
 
 // runFlags are the settings of `polluxsim run`.
 type runFlags struct {
-	spec         experiments.RunSpec
+	spec         runspec.RunSpec
 	workload     string
 	profiles     string
 	config       string
@@ -38,7 +40,7 @@ type runFlags struct {
 }
 
 func newRunCmd() *cobra.Command {
-	return newRunCmdFor(&runFlags{spec: experiments.DefaultSpec("pollux")})
+	return newRunCmdFor(&runFlags{spec: runspec.DefaultSpec("pollux")})
 }
 
 // newRunCmdFor builds the run command around rf, which its flags fill.
@@ -72,7 +74,7 @@ shorthands for Pollux's options.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(experiments.PolicyNames(), ", "))
+	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(runspec.PolicyNames(), ", "))
 	f.StringVar(&rf.workload, "workload", "", "workload CSV, or paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads (default: generated from the embedded Philly summary)")
 	f.StringVar(&rf.profiles, "profiles", "", profilesFlagHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
@@ -107,11 +109,11 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 		if cmd.Flags().Changed("nodes") || cmd.Flags().Changed("gpus-per-node") {
 			return errors.New("--cluster replaces --nodes and --gpus-per-node; give one or the other")
 		}
-		c, err := experiments.LoadCluster(rf.cluster)
+		c, err := runspec.LoadCluster(rf.cluster)
 		if err != nil {
 			return err
 		}
-		rf.spec.Cluster, rf.spec.Nodes, rf.spec.GPUsPerNode = experiments.ClusterString(c), c.Nodes, c.GPUsPerNode
+		rf.spec.Cluster, rf.spec.Nodes, rf.spec.GPUsPerNode = runspec.ClusterString(c), c.Nodes, c.GPUsPerNode
 	}
 	if err := rf.elastic.resolve(rf); err != nil {
 		return err
@@ -152,7 +154,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	if err := traces.Validate(w, set.Names(), max(rf.spec.SimConfig().Cluster.TotalGPUs(), rf.spec.MaxNodes*rf.spec.GPUsPerNode)); err != nil {
 		return err
 	}
-	policy, err := experiments.NewPolicy(rf.spec)
+	policy, err := runspec.NewPolicy(rf.spec)
 	if err != nil {
 		return err
 	}
@@ -175,10 +177,10 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	var tmp atomic.Pointer[string]
 	stop := cleanUpOnSignal(cmd.ErrOrStderr(), rf.out, created, &tmp, rf.quiet)
 	defer stop()
-	opt := experiments.OutputOptions{NoTiming: rf.noTiming}
+	opt := outputs.OutputOptions{NoTiming: rf.noTiming}
 	if cfg.Rounds != sim.RoundsNone {
 		// Stream the round records to the file as the run goes.
-		opt.Rounds, err = experiments.NewRoundsStream(filepath.Join(rf.out, "rounds.parquet"), policy.Name(), rf.spec, meta, opt)
+		opt.Rounds, err = outputs.NewRoundsStream(filepath.Join(rf.out, "rounds.parquet"), policy.Name(), rf.spec, meta, opt)
 		if err != nil {
 			return err
 		}
@@ -201,7 +203,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 		}
 		return err
 	}
-	if err := experiments.WriteRun(rf.out, res, rf.spec, meta, opt); err != nil {
+	if err := outputs.WriteRun(rf.out, res, rf.spec, meta, opt); err != nil {
 		if opt.Rounds != nil {
 			opt.Rounds.Abort()
 		}
@@ -218,12 +220,12 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 // name, like the temporary files outputs are written to.
 // It reports whether it created the folder.
 func checkOutDir(dir string) (created bool, err error) {
-	if err := experiments.CheckRunFolder(dir); err != nil {
+	if err := outputs.CheckRunFolder(dir); err != nil {
 		return false, fmt.Errorf("--out %s: %w", dir, err)
 	}
 	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("--out %s: cannot create the folder: %w", dir, unwrapPathErr(err))
+		return false, fmt.Errorf("--out %s: cannot create the folder: %w", dir, fserr.Cause(err))
 	}
 	created = errors.Is(statErr, os.ErrNotExist)
 	probe, err := os.CreateTemp(dir, ".probe-*")
@@ -231,21 +233,13 @@ func checkOutDir(dir string) (created bool, err error) {
 		if created {
 			os.Remove(dir)
 		}
-		return false, fmt.Errorf("--out %s: folder is not writable: %w", dir, unwrapPathErr(err))
+		return false, fmt.Errorf("--out %s: folder is not writable: %w", dir, fserr.Cause(err))
 	}
 	probe.Close()
 	if err := os.Remove(probe.Name()); err != nil {
-		return created, fmt.Errorf("--out %s: %w", dir, unwrapPathErr(err))
+		return created, fmt.Errorf("--out %s: %w", dir, fserr.Cause(err))
 	}
 	return created, nil
-}
-
-func unwrapPathErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, error) {
@@ -255,27 +249,27 @@ func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, 
 			return nil, err
 		}
 		printWarnings(os.Stderr, warnings)
-		printWarnings(os.Stderr, experiments.BatchWarnings(w, set))
+		printWarnings(os.Stderr, runspec.BatchWarnings(w, set))
 		return w, nil
 	}
-	return experiments.GenerateWorkload(nil, set, rf.jobs, rf.workloadSeed, rf.config, rf.spec.GPUsPerNode)
+	return runspec.GenerateWorkload(nil, set, rf.jobs, rf.workloadSeed, rf.config, rf.spec.GPUsPerNode)
 }
 
 // runMeta identifies the run's inputs: the workload as simulated and the
 // profiles' files (or the embedded set, which the version identifies).
-func runMeta(rf *runFlags, set *profiles.Set, w *traces.Workload) (experiments.RunMeta, error) {
+func runMeta(rf *runFlags, set *profiles.Set, w *traces.Workload) (outputs.RunMeta, error) {
 	var wl bytes.Buffer
 	if err := traces.Write(&wl, w); err != nil {
-		return experiments.RunMeta{}, err
+		return outputs.RunMeta{}, err
 	}
 	prof, err := profilesDigest(rf.profiles)
 	if err != nil {
-		return experiments.RunMeta{}, err
+		return outputs.RunMeta{}, err
 	}
-	return experiments.RunMeta{
+	return outputs.RunMeta{
 		Version:    versionString(),
 		Seed:       rf.spec.Seed,
-		InputsHash: experiments.HashInputs(wl.Bytes(), prof, []byte(Version)),
+		InputsHash: outputs.HashInputs(wl.Bytes(), prof, []byte(Version)),
 		Workload:   w.Source,
 		Profiles:   set.Source,
 	}, nil
@@ -313,7 +307,7 @@ func profilesDigest(path string) ([]byte, error) {
 		rel, _ := filepath.Rel(path, f)
 		parts = append(parts, []byte(filepath.ToSlash(rel)), data)
 	}
-	return []byte(experiments.HashInputs(parts...)), nil
+	return []byte(outputs.HashInputs(parts...)), nil
 }
 
 func printSummary(w io.Writer, res *sim.Result, out string) error {
@@ -341,7 +335,7 @@ wrote %s
 // calibrationNames lists the named calibrations for --calibration's help.
 func calibrationNames() string {
 	var names []string
-	for _, c := range experiments.Calibrations() {
+	for _, c := range runspec.Calibrations() {
 		names = append(names, c.Name)
 	}
 	return strings.Join(names, ", ")

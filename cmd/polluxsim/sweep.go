@@ -18,6 +18,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/results"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 )
 
@@ -124,10 +126,10 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	if sf.parallel < 1 {
 		return fmt.Errorf("--parallel must be at least 1, got %d", sf.parallel)
 	}
-	var shard experiments.Shard
+	var shard sweep.Shard
 	if sf.shard != "" {
 		var err error
-		if shard, err = experiments.ParseShard(sf.shard); err != nil {
+		if shard, err = sweep.ParseShard(sf.shard); err != nil {
 			return err
 		}
 	}
@@ -135,10 +137,10 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := experiments.CheckSweepOut(sf.out, exp); err != nil {
+	if err := sweep.CheckSweepOut(sf.out, exp); err != nil {
 		return err
 	}
-	if sf.workloads != "" && sf.workloads != experiments.GeneratedWorkloads {
+	if sf.workloads != "" && sf.workloads != sweep.GeneratedWorkloads {
 		if st, err := os.Stat(sf.workloads); err != nil || !st.IsDir() {
 			return fmt.Errorf("--workloads %s: not a folder", sf.workloads)
 		}
@@ -153,7 +155,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	var prog *progress
-	opt := experiments.SweepOptions{
+	opt := sweep.SweepOptions{
 		Profiles: set, ProfilesID: string(profID), Workloads: sf.workloads, Out: sf.out,
 		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: codeVersion(), Spec: spec,
 		Note: func(msg string) {
@@ -176,7 +178,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	}
 	ctx, stop := interruptContext(stderr)
 	defer stop()
-	rep, err := experiments.Sweep(ctx, exp, opt)
+	rep, err := sweep.Sweep(ctx, exp, opt)
 	if prog != nil {
 		prog.finish()
 	}
@@ -189,7 +191,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	if err := writeSweepTables(out, rep.Summary); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(out, "wrote %s\n", strings.Join(experiments.SweepOutputs(sf.out), ", "))
+	_, err = fmt.Fprintf(out, "wrote %s\n", strings.Join(sweep.SweepOutputs(sf.out), ", "))
 	return err
 }
 
@@ -246,7 +248,7 @@ func interruptContext(w io.Writer) (context.Context, func()) {
 
 // writeSweepTables prints each cell's mean ± 95% CI of the main metrics
 // with the reference numbers, then the paired ratios.
-func writeSweepTables(w io.Writer, s *experiments.SweepSummary) error {
+func writeSweepTables(w io.Writer, s *sweep.SweepSummary) error {
 	if s.Runs < s.ExpectedRuns {
 		fmt.Fprintf(w, "%d of %d runs present (missing runs of other shards? merge them with \"polluxsim merge\")\n", s.Runs, s.ExpectedRuns)
 	}
@@ -292,7 +294,7 @@ func writeSweepTables(w io.Writer, s *experiments.SweepSummary) error {
 }
 
 // hours formats a seconds statistic as "mean ± half-width" in hours.
-func hours(st experiments.Stat) string {
+func hours(st results.Stat) string {
 	if st.N == 0 {
 		return "-"
 	}
@@ -302,7 +304,7 @@ func hours(st experiments.Stat) string {
 	return fmt.Sprintf("%.2f ± %.2f", st.Mean/3600, *st.HalfWidth/3600)
 }
 
-func plain(st experiments.Stat) string {
+func plain(st results.Stat) string {
 	if st.N == 0 {
 		return "-"
 	}

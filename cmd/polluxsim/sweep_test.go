@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/internal/refdata"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -22,7 +23,7 @@ import (
 // tinySpecPath is the test-only experiment: 20 runs of a few jobs.
 func tinySpecPath(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "experiments", "testdata", "tiny.json"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "experiments", "internal", "exptest", "tiny.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestSweepBadInput(t *testing.T) {
 		}
 	}
 	// A folder holding another experiment's results is refused.
-	if err := os.WriteFile(filepath.Join(dir, experiments.ExperimentFile), []byte(`{"name": "ci"}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, sweep.ExperimentFile), []byte(`{"name": "ci"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := runCLI(t, "sweep", "--experiment", "ci-real", "--out", dir); err == nil || !strings.Contains(err.Error(), `holds the results of experiment "ci"`) {
@@ -96,7 +97,7 @@ func buildBinary(t *testing.T) string {
 }
 
 func countRunFiles(dir string) int {
-	ents, _ := os.ReadDir(filepath.Join(dir, experiments.CellsDir))
+	ents, _ := os.ReadDir(filepath.Join(dir, sweep.CellsDir))
 	n := 0
 	for _, e := range ents {
 		if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
@@ -157,7 +158,7 @@ func TestSweepKillResume(t *testing.T) {
 	if killedAt >= 20 {
 		t.Skip("the sweep finished before SIGKILL arrived; nothing to resume")
 	}
-	if _, err := os.Stat(filepath.Join(out, experiments.ResultsFile)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(out, sweep.ResultsFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a killed sweep left results.parquet (%v)", err)
 	}
 	res, err := exec.Command(bin, args...).CombinedOutput()
@@ -167,7 +168,7 @@ func TestSweepKillResume(t *testing.T) {
 	if want := fmt.Sprintf("20 runs, %d already done, %d to run", killedAt, 20-killedAt); !strings.Contains(string(res), want) {
 		t.Errorf("rerun output lacks %q:\n%s", want, res)
 	}
-	runs := readRunColumn(t, filepath.Join(out, experiments.ResultsFile))
+	runs := readRunColumn(t, filepath.Join(out, sweep.ResultsFile))
 	seen := map[string]int{}
 	for _, r := range runs {
 		seen[r]++
@@ -189,8 +190,8 @@ func TestSweepKillResume(t *testing.T) {
 	if printed, err := runCLI(t, "sweep", "--experiment", spec, "--out", clean, "--no-timing", "--quiet"); err != nil {
 		t.Fatalf("%v\n%s", err, printed)
 	}
-	a, _ := os.ReadFile(filepath.Join(out, experiments.SummaryFile))
-	b, _ := os.ReadFile(filepath.Join(clean, experiments.SummaryFile))
+	a, _ := os.ReadFile(filepath.Join(out, sweep.SummaryFile))
+	b, _ := os.ReadFile(filepath.Join(clean, sweep.SummaryFile))
 	if len(a) == 0 || !bytes.Equal(a, b) {
 		t.Error("summary.json of the killed and resumed sweep differs from an uninterrupted one")
 	}
@@ -224,7 +225,7 @@ func TestCIRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := experiments.ReadBaseline(baselinePath("ci"))
+	b, err := sweep.ReadBaseline(baselinePath("ci"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func TestCIRegression(t *testing.T) {
 		}
 	}
 	changed := filepath.Join(t.TempDir(), "ci.json")
-	if err := experiments.WriteBaseline(changed, b); err != nil {
+	if err := sweep.WriteBaseline(changed, b); err != nil {
 		t.Fatal(err)
 	}
 	printed, err = runCLI(t, "regress", "--baseline", changed, "--in", out)

@@ -14,8 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -98,8 +99,8 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if all && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("load")) {
 				return errors.New("--all takes every job of the trace; it cannot be used with --jobs or --load")
 			}
-			if gpusPerNode < 1 || gpusPerNode > experiments.MaxGPUsPerNode {
-				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", experiments.MaxGPUsPerNode, gpusPerNode)
+			if gpusPerNode < 1 || gpusPerNode > runspec.MaxGPUsPerNode {
+				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", runspec.MaxGPUsPerNode, gpusPerNode)
 			}
 			if maxReplicas < 0 {
 				return fmt.Errorf("--max-replicas must not be negative (0 = no cap), got %d", maxReplicas)
@@ -116,7 +117,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				Jobs:        jobs,
 				Seed:        seed,
 				Config:      config,
-				Apps:        experiments.AppConfigs(set, gpusPerNode),
+				Apps:        runspec.AppConfigs(set, gpusPerNode),
 				MaxReplicas: maxReplicas,
 			}
 			var w *traces.Workload
@@ -247,7 +248,7 @@ reference's traces/philly.csv.`,
 			}
 			f, err := inputfile.Open(phillyPath) // not a named pipe or device
 			if err != nil {
-				return fmt.Errorf("%s: %w", phillyPath, unwrapPathErr(err))
+				return fmt.Errorf("%s: %w", phillyPath, fserr.Cause(err))
 			}
 			defer f.Close()
 			hash := sha256.New() // of the whole file, read once as a stream

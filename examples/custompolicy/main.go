@@ -20,7 +20,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
@@ -101,16 +101,16 @@ func init() {
 // key=value options) and prints the average JCTs.
 func run(w io.Writer, jobs int, runs [][]string) error {
 	set := profiles.Default()
-	wl, err := experiments.GenerateWorkload(nil, set, jobs, 1, "tuned", 4)
+	wl, err := runspec.GenerateWorkload(nil, set, jobs, 1, "tuned", 4)
 	if err != nil {
 		return err
 	}
 	for _, r := range runs {
-		spec, err := experiments.DefaultSpec(r[0]).WithOptions(r[1:])
+		spec, err := runspec.DefaultSpec(r[0]).WithOptions(r[1:])
 		if err != nil {
 			return err
 		}
-		pol, err := experiments.NewPolicy(spec)
+		pol, err := runspec.NewPolicy(spec)
 		if err != nil {
 			return err
 		}

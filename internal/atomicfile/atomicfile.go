@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
@@ -30,7 +31,7 @@ func Check(path string) (string, error) {
 		return path, nil
 	}
 	if err != nil {
-		return "", unwrapPath(err)
+		return "", fserr.Cause(err)
 	}
 	if st.Mode()&fs.ModeSymlink != 0 {
 		real, err := filepath.EvalSymlinks(path)
@@ -38,7 +39,7 @@ func Check(path string) (string, error) {
 			return "", errors.New("a symbolic link that does not resolve to a file")
 		}
 		if st, err = os.Stat(real); err != nil {
-			return "", unwrapPath(err)
+			return "", fserr.Cause(err)
 		}
 		path = real
 	}
@@ -60,7 +61,7 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return fmt.Errorf("cannot write %s: %w", path, fserr.Cause(err))
 	}
 	defer func() {
 		if err != nil {
@@ -98,13 +99,4 @@ func WriteBytes(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
-}
-
-// unwrapPath drops the temporary name from a *os.PathError so messages name
-// the folder the user chose rather than our scratch file.
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/fserr"
 )
 
 // Pending is a file being written over time (e.g. streamed as a run goes)
@@ -34,7 +36,7 @@ func Create(path string) (*Pending, error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+streamInfix+"*")
 	if err != nil {
-		return nil, fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+		return nil, fmt.Errorf("cannot write %s: %w", path, fserr.Cause(err))
 	}
 	return &Pending{File: f, path: path}, nil
 }

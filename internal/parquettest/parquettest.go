@@ -57,3 +57,18 @@ func Strings(a arrow.Array) []string {
 	}
 	return out
 }
+
+// Float64Column returns the values of a table's float64 column, failing
+// the test when there is no such column.
+func Float64Column(tb testing.TB, tbl arrow.Table, name string) []float64 {
+	tb.Helper()
+	idx := tbl.Schema().FieldIndices(name)
+	if len(idx) != 1 {
+		tb.Fatalf("no column %s", name)
+	}
+	var out []float64
+	for _, ch := range tbl.Column(idx[0]).Data().Chunks() {
+		out = append(out, ch.(*array.Float64).Float64Values()...)
+	}
+	return out
+}

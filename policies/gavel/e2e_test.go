@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/policies/gavel"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
@@ -20,8 +20,8 @@ func TestReferenceWorkload(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]float64{gavel.LAS: 3275, gavel.FTF: 3322, gavel.Throughput: 3065} {
-		spec := experiments.DefaultSpec(name)
-		pol, err := experiments.NewPolicy(spec)
+		spec := runspec.DefaultSpec(name)
+		pol, err := runspec.NewPolicy(spec)
 		if err != nil {
 			t.Fatal(err)
 		}

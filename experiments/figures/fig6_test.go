@@ -1,0 +1,79 @@
+package figures
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
+)
+
+// TestPlotCoAdaptation: Fig 6 from a run's tables, by default on the
+// paper's choice of jobs (or the longest ones), in every format and both
+// sizes; an unknown job is an error naming it.
+func TestPlotCoAdaptation(t *testing.T) {
+	run := t.TempDir()
+	res := exptest.RunWithOptions(t, "pollux", "", run)
+	jobs, err := outputs.ReadTableColumns(filepath.Join(run, sweep.JobsFile), "name", "application", "jct_s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := defaultCoAdaptJobs(jobs)
+	if len(names) != 3 {
+		t.Fatalf("default jobs %v", names)
+	}
+	longest := 0.0
+	for _, j := range res.Jobs {
+		longest = max(longest, j.JCT)
+	}
+	apps := map[string]int{}
+	for _, j := range res.Jobs {
+		apps[j.App]++
+	}
+	if apps["imagenet"] == 0 || apps["yolov3"] < 2 {
+		// The fallback: the three longest jobs, the longest first.
+		for _, j := range res.Jobs {
+			if j.Name == names[0] && j.JCT != longest {
+				t.Errorf("first default job %s is not the longest", names[0])
+			}
+		}
+	}
+	out := t.TempDir()
+	rep, err := PlotCoAdaptation(run, out, CoAdaptationOptions{PlotOptions: PlotOptions{Formats: FigureFormats}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Files) != 3 {
+		t.Fatalf("files %v", rep.Files)
+	}
+	svg, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".svg"))
+	for _, want := range append(names, "active jobs", "GPUs", "batch size (samples, log)", "stat. efficiency (%)", "policy pollux") {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("fig6 SVG lacks %q", want)
+		}
+	}
+	pdf, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".pdf"))
+	if !strings.HasPrefix(string(pdf), "%PDF") {
+		t.Error("fig6 PDF is not a PDF")
+	}
+	col := t.TempDir()
+	if _, err := PlotCoAdaptation(run, col, CoAdaptationOptions{Jobs: names[:1], PlotOptions: PlotOptions{Size: SizeColumn, Formats: []string{"png"}}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(col, CoAdaptationFile+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(f)
+	f.Close()
+	if want := int(3.4 * pngDPI); err != nil || cfg.Width < want-2 || cfg.Width > want+2 {
+		t.Errorf("column PNG %d px wide (%v), want %d", cfg.Width, err, want)
+	}
+	if _, err := PlotCoAdaptation(run, col, CoAdaptationOptions{Jobs: []string{"no-such-job"}}); err == nil || !strings.Contains(err.Error(), `"no-such-job"`) {
+		t.Errorf("unknown job: %v", err)
+	}
+}

@@ -1,0 +1,9 @@
+package figures
+
+import (
+	"testing"
+
+	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
+)
+
+func TestMain(m *testing.M) { exptest.Main(m) }

@@ -1,0 +1,7 @@
+// Package results holds what is kept of a finished run: RunResult (a
+// sweep's stored run, cells/<run>.json: identity, settings, summary, the
+// jobs' and rounds' rows), the metrics every summary, table and baseline
+// draws from (RunMetrics, MetricNames, KnownMetric), elastic-cluster series,
+// and their statistics over workloads (Stat: mean and t-based 95 %
+// confidence interval; paired ratios).
+package results

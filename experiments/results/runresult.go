@@ -1,0 +1,263 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// RunResult is what a sweep keeps of one run, stored as
+// DIR/cells/<run>.json: its identity and settings, the run's summary, the
+// jobs' rows (for tables and distributions) and its cluster rows (one per
+// scheduling round, for tables and timelines).
+type RunResult struct {
+	Experiment        string `json:"experiment"`
+	ExperimentVersion int    `json:"experiment_version"`
+	Run               string `json:"run"`
+	Cell              string `json:"cell"`
+	Workload          int    `json:"workload"`
+	// Hash identifies the run's inputs: experiment, settings, workload
+	// content, profiles and polluxsim version. A sweep redoes a run whose
+	// stored hash differs.
+	Hash             string          `json:"hash"`
+	PolluxsimVersion string          `json:"polluxsim_version"`
+	Settings         runspec.RunSpec `json:"settings"`
+	Load             float64         `json:"load"`
+	Config           string          `json:"config"`
+	Jobs             int             `json:"jobs"`
+	WorkloadSource   string          `json:"workload_source"`
+	Profiles         string          `json:"profiles"`
+	ProfilesID       string          `json:"profiles_id"`
+
+	Summary sim.Summary `json:"summary"`
+	MaxRho  float64     `json:"max_rho"`
+	// MaxRhoEqualShare is the largest equal-share ρ
+	// (sim.JobResult.FairnessEqualShare).
+	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
+	// AppAvgJCT is the average JCT of each application's jobs.
+	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
+
+	// JobResults are the run's rows of jobs.parquet and Cluster its rows
+	// of cluster.parquet (without the run columns); ClusterGPUs is the
+	// cluster's size.
+	JobResults  []sim.JobResult      `json:"job_results"`
+	Cluster     []outputs.ClusterRow `json:"cluster"`
+	ClusterGPUs int                  `json:"cluster_gpus"`
+	// NoTiming says that wall-clock fields were not measured (zero in
+	// Summary, null in the tables).
+	NoTiming bool `json:"no_timing,omitempty"`
+	// Elastic is the elastic cluster's state per round (nil on a fixed
+	// cluster), for the Fig 9 plot.
+	Elastic *ElasticSeries `json:"elastic,omitempty"`
+}
+
+// newRunResult condenses a finished simulation.
+func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
+	r := &RunResult{Summary: res.Summary, AppAvgJCT: map[string]float64{}}
+	if noTiming {
+		r.Summary.Wall, r.Summary.PolicyRoundP50, r.Summary.PolicyRoundP99, r.Summary.PolicyRoundTotal = 0, 0, 0, 0
+	}
+	count := map[string]int{}
+	for _, j := range res.Jobs {
+		r.MaxRho = math.Max(r.MaxRho, j.Fairness)
+		r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
+		r.AppAvgJCT[j.App] += j.JCT
+		count[j.App]++
+	}
+	for app, n := range count {
+		r.AppAvgJCT[app] /= float64(n)
+	}
+	r.JobResults = res.Jobs
+	r.Cluster = outputs.ClusterRows(res, noTiming)
+	r.ClusterGPUs = res.Config.Cluster.TotalGPUs()
+	r.NoTiming = noTiming
+	r.Elastic = elasticSeries(res)
+	return r
+}
+
+// MetricDecl declares one number of a run that summaries, tables and
+// baselines use.
+type MetricDecl struct {
+	Name string
+	Get  func(r *RunResult) float64
+	// count metrics are whole numbers (BIGINT columns); timing ones are
+	// wall-clock measurements (null when not measured).
+	Count, Timing bool
+}
+
+// runMetrics are the metrics of every run, in table order; per-application
+// average JCTs follow as avg_jct_s_<application>.
+var RunMetrics = []MetricDecl{
+	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }, false, false},
+	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }, false, false},
+	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }, false, false},
+	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }, false, false},
+	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }, false, false},
+	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }, false, false},
+	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }, true, false},
+	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }, false, false},
+	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }, false, false},
+	{"avg_fairness_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }, false, false},
+	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false},
+	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false},
+	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false},
+	{"avg_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }, false, false},
+	{"p99_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }, false, false},
+	{"max_fairness_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }, false, false},
+	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }, false, false},
+	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false},
+	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false},
+	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true},
+	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }, false, true},
+	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }, false, true},
+	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }, false, true},
+}
+
+// appMetricPrefix starts the name of a per-application average JCT.
+const appMetricPrefix = "avg_jct_s_"
+
+// typeMetricPrefix starts the name of the GPU-hours on one GPU type
+// (runs on node pools, see sim.Summary.GPUHoursByType).
+const typeMetricPrefix = "gpu_hours_"
+
+// MetricNames lists the metrics of a run (per-application ones are
+// avg_jct_s_<application>).
+func MetricNames() []string {
+	names := make([]string, 0, len(RunMetrics)+1)
+	for _, m := range RunMetrics {
+		names = append(names, m.Name)
+	}
+	for _, m := range elasticMetrics {
+		names = append(names, m.Name)
+	}
+	return append(names, appMetricPrefix+"<application>", typeMetricPrefix+"<GPU type>")
+}
+
+// metricAliases are earlier names of metrics, accepted in specs.
+var metricAliases = map[string]string{
+	"avg_rho": "avg_fairness_rho",
+	"p99_rho": "p99_fairness_rho",
+	"max_rho": "max_fairness_rho",
+}
+
+func KnownMetric(name string) bool {
+	if a, ok := metricAliases[name]; ok {
+		name = a
+	}
+	if app, ok := strings.CutPrefix(name, appMetricPrefix); ok {
+		return app != ""
+	}
+	for _, m := range RunMetrics {
+		if m.Name == name {
+			return true
+		}
+	}
+	if _, ok := elasticMetric(name); ok {
+		return true
+	}
+	t, ok := strings.CutPrefix(name, typeMetricPrefix)
+	return ok && t != ""
+}
+
+// Metric returns the named metric of the run; ok is false for an unknown
+// metric or an application without jobs in this run.
+func (r *RunResult) Metric(name string) (v float64, ok bool) {
+	if a, isAlias := metricAliases[name]; isAlias {
+		name = a
+	}
+	if app, isApp := strings.CutPrefix(name, appMetricPrefix); isApp {
+		v, ok = r.AppAvgJCT[app]
+		return v, ok
+	}
+	for _, m := range RunMetrics {
+		if m.Name == name {
+			return m.Get(r), true
+		}
+	}
+	if m, ok := elasticMetric(name); ok {
+		return m.Get(r), true
+	}
+	if t, isType := strings.CutPrefix(name, typeMetricPrefix); isType {
+		v, ok = r.Summary.GPUHoursByType[t]
+		return v, ok
+	}
+	return 0, false
+}
+
+// metricNamesOf lists the metrics present in runs: the fixed ones, then
+// one per application seen, then one per GPU type of node pools, sorted.
+func MetricNamesOf(runs []*RunResult) []string {
+	apps, types := map[string]bool{}, map[string]bool{}
+	for _, r := range runs {
+		for a := range r.AppAvgJCT {
+			apps[a] = true
+		}
+		for t := range r.Summary.GPUHoursByType {
+			types[t] = true
+		}
+	}
+	names := make([]string, 0, len(RunMetrics)+len(apps))
+	for _, m := range RunMetrics {
+		names = append(names, m.Name)
+	}
+	var as []string
+	for a := range apps {
+		as = append(as, appMetricPrefix+a)
+	}
+	sort.Strings(as)
+	var ts []string
+	for t := range types {
+		ts = append(ts, typeMetricPrefix+t)
+	}
+	sort.Strings(ts)
+	return append(append(names, as...), ts...)
+}
+
+// writeRunResult stores a run atomically as indented JSON with its number
+// and name lists on one line each.
+func WriteRunResult(path string, r *RunResult) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	data = scalarList.ReplaceAllFunc(data, func(m []byte) []byte {
+		return spaceRun.ReplaceAll(m, nil)
+	})
+	return atomicfile.WriteBytes(path, append(data, '\n'))
+}
+
+var (
+	// scalarList matches a multi-line JSON array of numbers or strings
+	// without brackets or braces.
+	scalarList = regexp.MustCompile(`\[\n[^\[\]{}]*?\n\s*\]`)
+	spaceRun   = regexp.MustCompile(`\n\s*`)
+)
+
+// CollapseSpace replaces every line break and the indentation after it in
+// indented JSON with sep.
+func CollapseSpace(b, sep []byte) []byte { return spaceRun.ReplaceAll(b, sep) }
+
+// ReadRunResult reads one stored run.
+func ReadRunResult(path string) (*RunResult, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r RunResult
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Run == "" || r.Cell == "" || r.Hash == "" {
+		return nil, fmt.Errorf("%s: not a run result (no run, cell or hash)", path)
+	}
+	return &r, nil
+}

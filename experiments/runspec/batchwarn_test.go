@@ -1,0 +1,28 @@
+package runspec
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// BatchWarnings flags both sides of an application's range, at its edges
+// exactly: below the smallest per-GPU batch and above FarBatchFactor × the
+// largest total batch; the edges themselves are fine.
+func TestBatchWarningsBothSides(t *testing.T) {
+	set := profiles.Default()
+	lim := set.Apps["cifar10"].Limits
+	lo, hi := lim.MinLocal, FarBatchFactor*lim.MaxBatch
+	w := &traces.Workload{Source: "w.csv", Jobs: []traces.Job{
+		{Name: "low", App: "cifar10", Replicas: 1, Batch: lo - 1, Line: 2},
+		{Name: "edge-low", App: "cifar10", Replicas: 1, Batch: lo, Line: 3},
+		{Name: "edge-high", App: "cifar10", Replicas: 1, Batch: hi, Line: 4},
+		{Name: "high", App: "cifar10", Replicas: 1, Batch: hi + 1, Line: 5},
+	}}
+	got := BatchWarnings(w, set)
+	if len(got) != 2 || !strings.HasPrefix(got[0], `w.csv:2: job "low"`) || !strings.HasPrefix(got[1], `w.csv:5: job "high"`) {
+		t.Errorf("warnings %q, want lines 2 and 5 only", got)
+	}
+}

@@ -1,0 +1,159 @@
+package runspec
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/fserr"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+)
+
+// ParseCluster reads a cluster of node pools: comma-separated pools
+// TYPE:NODESxGPUS[@PRICE], e.g. "t4:6x4,a100:2x8@3.06,rtx2080ti:3x8", where
+// TYPE is a GPU type name or Sia suffix (see profiles.CanonicalType) and
+// PRICE the cost of one GPU-hour. The pools keep their order (nodes are
+// numbered pool by pool).
+func ParseCluster(s string) (policies.Cluster, error) {
+	var pools []policies.Pool
+	for i, part := range strings.Split(s, ",") {
+		p, err := parsePool(strings.TrimSpace(part))
+		if err != nil {
+			return policies.Cluster{}, fmt.Errorf("--cluster pool %d %q: %w", i+1, part, err)
+		}
+		pools = append(pools, p)
+	}
+	return newCluster(pools)
+}
+
+func parsePool(s string) (policies.Pool, error) {
+	typ, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return policies.Pool{}, errors.New("want TYPE:NODESxGPUS[@PRICE], e.g. t4:6x4")
+	}
+	t, err := profiles.CanonicalType(typ)
+	if err != nil {
+		return policies.Pool{}, err
+	}
+	shape, price, priced := strings.Cut(rest, "@")
+	ns, gs, ok := strings.Cut(strings.ToLower(shape), "x")
+	if !ok {
+		return policies.Pool{}, errors.New("want NODESxGPUS after the type, e.g. 6x4")
+	}
+	p := policies.Pool{Type: t}
+	if p.Nodes, err = positive("nodes", ns, MaxNodes); err != nil {
+		return p, err
+	}
+	if p.GPUsPerNode, err = positive("GPUs per node", gs, MaxGPUsPerNode); err != nil {
+		return p, err
+	}
+	if priced {
+		if p.Price, err = strconv.ParseFloat(price, 64); err != nil || !(p.Price >= 0) || p.Price > MaxPrice {
+			return p, fmt.Errorf("price must be a number of currency units per GPU-hour in [0, %g], got %q", MaxPrice, price)
+		}
+	}
+	return p, nil
+}
+
+func positive(what, s string, limit int) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || v < 1 || v > limit {
+		return 0, fmt.Errorf("%s must be a whole number in [1, %d], got %q", what, limit, s)
+	}
+	return v, nil
+}
+
+// newCluster checks the pools as a whole and builds the cluster.
+func newCluster(pools []policies.Pool) (policies.Cluster, error) {
+	price := map[string]float64{}
+	nodes := 0
+	for _, p := range pools {
+		if q, ok := price[p.Type]; ok && q != p.Price {
+			return policies.Cluster{}, fmt.Errorf("--cluster: two %s pools with different prices (%v, %v); one price per GPU type", p.Type, q, p.Price)
+		}
+		price[p.Type] = p.Price
+		nodes += p.Nodes
+	}
+	if nodes > MaxNodes {
+		return policies.Cluster{}, fmt.Errorf("--cluster has %d nodes, at most %d", nodes, MaxNodes)
+	}
+	return policies.NewCluster(pools...), nil
+}
+
+// ReadClusterFile reads a cluster file: one pool per line, the columns
+// NAME TYPE NODES GPUS_PER_NODE [PRICE] separated by spaces or tabs; blank
+// lines are skipped, and # starts a comment to the end of its line. Errors
+// name file:line.
+func ReadClusterFile(path string) (policies.Cluster, error) {
+	data, err := inputfile.ReadFile(path)
+	if err != nil {
+		return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", path, fserr.Cause(err))
+	}
+	var pools []policies.Pool
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line := 1
+	for ; sc.Scan(); line++ {
+		text, _, _ := strings.Cut(sc.Text(), "#") // a comment runs to the line's end
+		f := strings.Fields(text)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) < 4 || len(f) > 5 {
+			return policies.Cluster{}, fmt.Errorf("%s:%d: want NAME TYPE NODES GPUS_PER_NODE [PRICE], got %d fields", path, line, len(f))
+		}
+		spec := f[1] + ":" + f[2] + "x" + f[3]
+		if len(f) == 5 {
+			spec += "@" + f[4]
+		}
+		p, err := parsePool(spec)
+		if err != nil {
+			return policies.Cluster{}, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		p.Name = f[0]
+		pools = append(pools, p)
+	}
+	if err := sc.Err(); err != nil {
+		return policies.Cluster{}, fmt.Errorf("%s:%d: %w", path, line, err)
+	}
+	if len(pools) == 0 {
+		return policies.Cluster{}, fmt.Errorf("--cluster %s: no pools", path)
+	}
+	return newCluster(pools)
+}
+
+// ClusterString writes a cluster's pools in ParseCluster's syntax ("" for
+// a cluster without pools).
+func ClusterString(c policies.Cluster) string {
+	parts := make([]string, len(c.Pools))
+	for i, p := range c.Pools {
+		parts[i] = fmt.Sprintf("%s:%dx%d", p.Type, p.Nodes, p.GPUsPerNode)
+		if p.Price > 0 {
+			parts[i] += "@" + strconv.FormatFloat(p.Price, 'g', -1, 64)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// LoadCluster reads the --cluster value: a cluster file if arg names an
+// existing file, else pools in ParseCluster's syntax.
+func LoadCluster(arg string) (policies.Cluster, error) {
+	st, err := os.Stat(arg)
+	if err == nil && !st.IsDir() {
+		return ReadClusterFile(arg)
+	}
+	if !strings.Contains(arg, ":") {
+		// Not pools: a cluster file that is not there.
+		what := "no such file"
+		if err == nil {
+			what = "a folder, not a file"
+		}
+		return policies.Cluster{}, fmt.Errorf("--cluster %s: %s, and not pools TYPE:NODESxGPUS[@PRICE]", arg, what)
+	}
+	return ParseCluster(arg)
+}

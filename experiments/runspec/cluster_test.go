@@ -1,0 +1,146 @@
+package runspec_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+func TestParseCluster(t *testing.T) {
+	c, err := runspec.ParseCluster("t4:6x4, dgx-ext:2x8@3.5,rtx:3x8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Nodes != 11 || c.GPUsPerNode != 8 || c.TotalGPUs() != 64 {
+		t.Fatalf("got %d nodes of up to %d, %d GPUs; want 11, 8, 64", c.Nodes, c.GPUsPerNode, c.TotalGPUs())
+	}
+	if c.NodeType(5) != "t4" || c.NodeType(6) != "a100" || c.NodeGPUs(6) != 8 || c.NodeType(10) != "rtx2080ti" || c.NodeGPUs(0) != 4 {
+		t.Errorf("node types/sizes wrong: %+v", c.Pools)
+	}
+	if c.Pools[1].Price != 3.5 {
+		t.Errorf("price %v, want 3.5", c.Pools[1].Price)
+	}
+	if got := runspec.ClusterString(c); got != "t4:6x4,a100:2x8@3.5,rtx2080ti:3x8" {
+		t.Errorf("ClusterString = %q", got)
+	}
+	for spec, want := range map[string]string{
+		"h100:2x8":         "unknown GPU type",
+		"t4:0x4":           "nodes must be",
+		"t4:2x0":           "GPUs per node must be",
+		"t4:2*4":           "NODESxGPUS",
+		"t4":               "TYPE:NODESxGPUS",
+		"t4:2x4@-1":        "price",
+		"t4:2x4,t4:1x4@2":  "different prices",
+		"t4:2x4,,a100:1x8": "pool 2",
+	} {
+		_, err := runspec.ParseCluster(spec)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--cluster") {
+			t.Errorf("ParseCluster(%q): got %v, want an error starting --cluster, containing %q", spec, err, want)
+		}
+	}
+}
+
+func TestReadClusterFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cluster.txt")
+	os.WriteFile(path, []byte("# name type nodes gpus price\nedge  aws 6 4 0.53\n\nbig a100 2 8 3.06\n"), 0o644)
+	c, err := runspec.LoadCluster(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pools) != 2 || c.Pools[0].Name != "edge" || c.Pools[0].Type != "t4" || c.Pools[1].Price != 3.06 {
+		t.Fatalf("pools %+v", c.Pools)
+	}
+	os.WriteFile(path, []byte("edge t4 6\n"), 0o644)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.Contains(err.Error(), path+":1:") {
+		t.Errorf("want an error naming %s:1, got %v", path, err)
+	}
+}
+
+// TestOnePoolIsTheHomogeneousCluster: a single T4 pool gives the very
+// same jobs as --nodes/--gpus-per-node, and adds GPU-hours per type.
+func TestOnePoolIsTheHomogeneousCluster(t *testing.T) {
+	w, _, err := traces.ReadPaper("paper:1", traces.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := profiles.Default()
+	run := func(cluster string) *sim.Result {
+		spec := runspec.DefaultSpec("tiresias")
+		spec.Cluster = cluster
+		pol, err := runspec.NewPolicy(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(spec.SimConfig(), set, w, pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(""), run("t4:16x4")
+	for i := range a.Jobs {
+		if a.Jobs[i] != b.Jobs[i] {
+			t.Fatalf("job %d differs: %+v vs %+v", i, a.Jobs[i], b.Jobs[i])
+		}
+	}
+	if a.Summary.GPUHoursByType != nil {
+		t.Error("no per-type GPU-hours expected without pools")
+	}
+	if got := b.Summary.GPUHoursByType["t4"]; abs(got-b.Summary.GPUHours) > 1e-6*got {
+		t.Errorf("t4 GPU-hours %v, total %v", got, b.Summary.GPUHours)
+	}
+}
+
+// TestClusterTypeWithoutTables: with profiles that have T4 tables only (the
+// embedded ones without their per-type models), a cluster with A100s is
+// refused before simulating, naming the type.
+func TestClusterTypeWithoutTables(t *testing.T) {
+	w, _, err := traces.ReadPaper("paper:1", traces.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := runspec.DefaultSpec("fifo")
+	spec.Cluster = "t4:4x4,a100:1x8"
+	pol, _ := runspec.NewPolicy(spec)
+	set := profiles.Default()
+	for _, a := range set.Apps {
+		a.ByType = nil
+	}
+	_, err = sim.Run(spec.SimConfig(), set, w, pol)
+	if err == nil || !strings.Contains(err.Error(), "cluster GPU type a100") {
+		t.Fatalf("want an error about type a100, got %v", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestClusterFileCommentsAndMissingFiles: a # comment may end a pool's
+// line; a --cluster value that is neither a file nor pools says which.
+func TestClusterFileCommentsAndMissingFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.txt")
+	os.WriteFile(path, []byte("edge t4 2 4 # the edge pool\n# all comment\nbig a100 1 8 3.5#no space\n"), 0o644)
+	c, err := runspec.LoadCluster(path)
+	if err != nil || c.Nodes != 3 {
+		t.Fatalf("cluster file with comments: %+v, %v", c, err)
+	}
+	for arg, want := range map[string]string{
+		filepath.Join(dir, "none.txt"): "no such file, and not pools",
+		dir:                            "a folder, not a file, and not pools",
+	} {
+		if _, err := runspec.LoadCluster(arg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--cluster %s: %v", arg, err)
+		}
+	}
+}

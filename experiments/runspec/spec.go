@@ -1,0 +1,186 @@
+package runspec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/polluxsim/polluxsim/policies"
+	// The built-in policies register themselves.
+	_ "github.com/polluxsim/polluxsim/policies/builtin"
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// RunSpec fully describes one simulation run: the policy and its
+// effective options, the cluster, the engine's settings and the seed.
+// Inputs (profiles and workload) are passed to Run separately.
+type RunSpec struct {
+	Policy string `json:"policy"`
+	// Options are the policy's effective options, every one of them (see
+	// policies.Resolve); the empty set stands for the defaults until
+	// Resolve fills it in.
+	Options      policies.OptionSet `json:"options"`
+	Nodes        int                `json:"nodes"`
+	GPUsPerNode  int                `json:"gpus_per_node"`
+	Interval     float64            `json:"interval_s"`
+	RestartDelay float64            `json:"restart_delay_s"`
+	Interference float64            `json:"interference"`
+	Step         bool               `json:"step"`
+	Seed         uint64             `json:"seed"`
+	// OfflinePriors seeds every job's agent with θ_sys fitted offline on
+	// its application's full profile instead of learning it online (see
+	// OfflineParams and sim.Config.SeedParams); adaptive policies only.
+	OfflinePriors bool `json:"offline_priors,omitempty"`
+	// Rounds selects the per-job round records: "all" (also when empty),
+	// "changes" or "none" (see sim.RoundsMode).
+	Rounds string `json:"rounds,omitempty"`
+	// Elastic cluster (paper §5.4.1; see ElasticSpec and sim.Elastic):
+	// Autoscaler names an autoscaler (`polluxsim autoscalers`), which
+	// resizes the cluster from Nodes within [MinNodes, MaxNodes].
+	ElasticSpec
+	// ClosedLoop, when positive, submits the workload's jobs that many at
+	// a time, each further one when a job finishes (paper §5.4.2).
+	ClosedLoop int `json:"closed_loop,omitempty"`
+	// Cluster, when set, gives the cluster as node pools in ParseCluster's
+	// syntax (e.g. "t4:6x4,a100:2x8"); Nodes and GPUsPerNode are then its
+	// total nodes and largest node. Empty: Nodes × GPUsPerNode T4 GPUs.
+	Cluster string `json:"cluster,omitempty"`
+	// OfflinePriorsScaleOut, with OfflinePriors, also lets a seeded job
+	// count as having run on its offline profile's largest placement, so
+	// that Pollux may scale it out from its first round instead of
+	// starting it on one GPU and at most doubling it per round (see
+	// sim.Config.SeedSeenGPUs).
+	OfflinePriorsScaleOut bool `json:"offline_priors_scale_out,omitempty"`
+	// Calibration names a calibration of the simulated cluster to a
+	// physical one (see Calibrations), "" for none: the measured tables as
+	// they are, one restart delay for all.
+	Calibration string `json:"calibration,omitempty"`
+}
+
+// DefaultSpec is the reference setting for a policy: its default options,
+// 16 × 4 GPUs, 60 s interval, 30 s restart delay, no interference, seed 1.
+// An unknown policy gets an empty option set (Validate reports it).
+func DefaultSpec(policy string) RunSpec {
+	opts, _ := policies.Resolve(policy, "")
+	return RunSpec{Policy: policy, Options: opts, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
+}
+
+// WithOptions returns s with option layers (JSON objects or "key=value"
+// lists, see policies.Resolve) applied on top of its options.
+func (s RunSpec) WithOptions(layers ...any) (RunSpec, error) {
+	opts, err := policies.Resolve(s.Policy, s.Options, layers...)
+	if err != nil {
+		return s, err
+	}
+	s.Options = opts
+	return s, nil
+}
+
+// Bounds of a RunSpec beyond which memory, not the model, is the limit
+// (per-node arrays are allocated every round).
+const (
+	MaxNodes       = 100000
+	MaxGPUsPerNode = 1024
+)
+
+// MaxSeconds bounds the durations of a run's settings (the round
+// interval, the re-allocation and provisioning delays): a longer one would
+// leave the run grinding to the simulation's time limit. MaxPrice bounds
+// prices (per GPU-hour or node-hour), so that costs stay finite.
+const (
+	MaxSeconds = 1e6
+	MaxPrice   = 1e9
+)
+
+// Validate checks a spec's values, naming the offending setting.
+func (s RunSpec) Validate() error {
+	if _, err := policies.Resolve(s.Policy, s.Options); err != nil {
+		return err
+	}
+	switch {
+	case s.Nodes < 1 || s.Nodes > MaxNodes:
+		return fmt.Errorf("--nodes must be in [1, %d], got %d", MaxNodes, s.Nodes)
+	case s.GPUsPerNode < 1 || s.GPUsPerNode > MaxGPUsPerNode:
+		return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", MaxGPUsPerNode, s.GPUsPerNode)
+	case !(s.Interval > 0) || s.Interval > MaxSeconds:
+		return fmt.Errorf("--interval must be in (0, %g] s, got %v s", MaxSeconds, s.Interval)
+	case s.Step && s.Interval != math.Trunc(s.Interval):
+		return fmt.Errorf("--interval must be whole seconds with --step, got %v s", s.Interval)
+	case !(s.RestartDelay >= 0) || s.RestartDelay > MaxSeconds:
+		return fmt.Errorf("--realloc-delay must be in [0, %g] s, got %v s", MaxSeconds, s.RestartDelay)
+	case s.Interference < 0 || s.Interference >= 1 || math.IsNaN(s.Interference):
+		return fmt.Errorf("--interference must be in [0, 1), got %v", s.Interference)
+	case s.ClosedLoop < 0:
+		return fmt.Errorf("--closed-loop must be non-negative, got %d", s.ClosedLoop)
+	}
+	if s.OfflinePriorsScaleOut && !s.OfflinePriors {
+		return errors.New("offline_priors_scale_out needs offline_priors")
+	}
+	if _, err := LookupCalibration(s.Calibration); err != nil {
+		return err
+	}
+	if s.Cluster != "" {
+		if _, err := ParseCluster(s.Cluster); err != nil {
+			return err
+		}
+		if s.Autoscaler != "" {
+			return errors.New("--cluster (node pools) and --autoscaler cannot be combined: elastic clusters are homogeneous")
+		}
+	}
+	if err := s.ElasticSpec.validate(s.Nodes); err != nil {
+		return err
+	}
+	if _, err := s.RoundsMode(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RoundsMode is the spec's rounds mode ("" is all).
+func (s RunSpec) RoundsMode() (sim.RoundsMode, error) {
+	if s.Rounds == "" {
+		return sim.RoundsAll, nil
+	}
+	m, err := sim.ParseRoundsMode(s.Rounds)
+	if err != nil {
+		return 0, fmt.Errorf("--rounds must be all, changes or none, got %q", s.Rounds)
+	}
+	return m, nil
+}
+
+// SimConfig is the engine configuration the spec describes.
+func (s RunSpec) SimConfig() sim.Config {
+	c := sim.DefaultConfig()
+	c.Cluster = policies.Cluster{Nodes: s.Nodes, GPUsPerNode: s.GPUsPerNode}
+	if s.Cluster != "" {
+		if cl, err := ParseCluster(s.Cluster); err == nil { // Validate reports errors
+			c.Cluster = cl
+		}
+	}
+	c.Interval = s.Interval
+	c.RestartDelay = s.RestartDelay
+	c.Interference = s.Interference
+	c.Step = s.Step
+	c.Rounds, _ = s.RoundsMode()
+	c.Elastic = s.ElasticSpec.config(s.Nodes)
+	c.ClosedLoop = s.ClosedLoop
+	if cal, err := LookupCalibration(s.Calibration); err == nil {
+		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
+	}
+	return c
+}
+
+// Env is the environment the spec gives its policy: the seed and the
+// engine's restart delay; workers is the policy's goroutine budget (0: its
+// default).
+func (s RunSpec) Env(workers int) policies.Env {
+	return policies.Env{Seed: s.Seed, RestartDelay: s.RestartDelay, Workers: workers}
+}
+
+// PolicyNames lists the registered policies.
+func PolicyNames() []string { return policies.Names() }
+
+// NewPolicy builds the policy a spec names, with its options.
+func NewPolicy(s RunSpec) (policies.Policy, error) {
+	return policies.Build(s.Policy, s.Options, s.Env(0))
+}
