@@ -3,19 +3,18 @@ package fserr
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
+	"syscall"
 	"testing"
 )
 
 func TestCause(t *testing.T) {
 	_, err := os.Open("/nonexistent/file")
-	if got := Cause(err); !errors.Is(got, fs.ErrNotExist) || got.Error() != fs.ErrNotExist.Error() {
-		t.Errorf("Cause(open error) = %v, want the bare cause", got)
+	if got := Cause(err); got != syscall.ENOENT {
+		t.Errorf("Cause(open error) = %#v, want the bare ENOENT", got)
 	}
-	wrapped := fmt.Errorf("reading: %w", err)
-	if got := Cause(wrapped); got.Error() != fs.ErrNotExist.Error() {
-		t.Errorf("Cause(wrapped) = %v, want the bare cause", got)
+	if got := Cause(fmt.Errorf("reading: %w", err)); got != syscall.ENOENT {
+		t.Errorf("Cause(wrapped open error) = %#v, want the bare ENOENT", got)
 	}
 	other := errors.New("plain")
 	if Cause(other) != other {
