@@ -44,25 +44,10 @@ func GenerateAll(t *PhillyTable, opts GenerateOptions) (*Workload, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("generate: the filter keeps none of the %d Philly jobs of %s", len(t.Jobs), t.Source)
 	}
-	pop := &tablePopulation{}
-	var short [numCategories]map[int]int
-	for i := range t.Jobs {
+	pop := buildPool(len(t.Jobs), func(i int) (poolJob, bool) {
 		j := &t.Jobs[i]
-		if !keep(j) {
-			continue
-		}
-		c := categoryOf(j.GPUTime)
-		pop.jobs = append(pop.jobs, draw{arrival: int(j.Submitted.Sub(first) / time.Second), cat: c, gpus: j.GPUs})
-		if j.Duration <= shortJob {
-			if short[c] == nil {
-				short[c] = map[int]int{}
-			}
-			short[c][j.GPUs]++
-		}
-	}
-	for c := range short {
-		pop.short[c] = histogram(short[c])
-	}
+		return poolJob{arrival: int(j.Submitted.Sub(first) / time.Second), gpuTime: j.GPUTime, duration: j.Duration, gpus: j.GPUs}, keep(j)
+	}, categoryOf)
 	jobs := assemble(pop.jobs, pop, opts, config)
 	span := 0.0
 	if len(jobs) > 0 {

@@ -155,27 +155,44 @@ func newTablePopulation(t *PhillyTable, f PhillyFilter) (*tablePopulation, error
 	if err := f.validate(); err != nil {
 		return nil, err
 	}
-	p := &tablePopulation{}
-	var short [numCategories]map[int]int
-	for i := range t.Jobs {
+	return buildPool(len(t.Jobs), func(i int) (poolJob, bool) {
 		j := &t.Jobs[i]
 		at, ok := f.arrival(j)
+		return poolJob{arrival: at, gpuTime: j.GPUTime, duration: j.Duration, gpus: j.GPUs}, ok
+	}, categoryOf), nil
+}
+
+// poolJob is what a population needs of a trace job.
+type poolJob struct {
+	arrival           int // seconds into the workload
+	gpuTime, duration float64
+	gpus              int
+}
+
+// buildPool makes the population of the n jobs job(i) keeps, in index
+// order, each in the class cat gives its GPU time, with the GPU-count
+// histograms of each class's jobs that ran at most a day.
+func buildPool(n int, job func(i int) (poolJob, bool), cat func(gpuTime float64) category) *tablePopulation {
+	p := &tablePopulation{}
+	var short [numCategories]map[int]int
+	for i := 0; i < n; i++ {
+		j, ok := job(i)
 		if !ok {
 			continue
 		}
-		c := categoryOf(j.GPUTime)
-		p.jobs = append(p.jobs, draw{arrival: at, cat: c, gpus: j.GPUs})
-		if j.Duration <= shortJob {
+		c := cat(j.gpuTime)
+		p.jobs = append(p.jobs, draw{arrival: j.arrival, cat: c, gpus: j.gpus})
+		if j.duration <= shortJob {
 			if short[c] == nil {
 				short[c] = map[int]int{}
 			}
-			short[c][j.GPUs]++
+			short[c][j.gpus]++
 		}
 	}
 	for c := range short {
 		p.short[c] = histogram(short[c])
 	}
-	return p, nil
+	return p
 }
 
 func (p *tablePopulation) size() int { return len(p.jobs) }

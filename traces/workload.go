@@ -1,6 +1,10 @@
 // Package traces holds workloads, the timed job arrivals a simulation
 // replays: the workload CSV format, the Philly-derived workload generator
-// and the ingest of Microsoft's Philly cluster_job_log.
+// and the ingest of Microsoft's Philly cluster_job_log; and cluster traces
+// of any format read into one table of trace jobs (TraceTable: ITP,
+// embedded; Philly; Helios; Acme; PAI; any CSV by a column mapping),
+// registered by name (ReadTrace), summarised (SummarizeTrace) and sampled
+// into workloads by the paper's method (SampleTrace).
 package traces
 
 // Job is one job of a workload.
