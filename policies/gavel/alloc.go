@@ -385,12 +385,15 @@ func (p *problem) waterFill(coef [][]float64) ([][]float64, error) {
 	return X, nil
 }
 
-// throughput is gavel-throughput: the largest sum of normalised
-// throughputs, each job's throughput divided by the sum of its throughputs
-// over the GPU types it can run on (Gavel's normalisation), so a job counts
-// alike whatever its unit of work; on a single type every job's
-// coefficient is 1 and the program favours jobs of few GPUs.
-func (p *problem) throughput() ([][]float64, error) {
+// throughput is gavel-throughput: the largest sum of throughputs. Gavel's
+// code (scheduler/policies/max_sum_throughput.py) sums the raw
+// throughputs, optimizer steps per second, so a job of short steps counts
+// for more; with normalise each job's throughput is divided by the sum of
+// its throughputs over the GPU types it can run on, so a job counts alike
+// whatever its unit of work (the normalisation that file computes and
+// never uses); on a single type every job's coefficient is then 1 and the
+// program favours jobs of few GPUs.
+func (p *problem) throughput(normalise bool) ([][]float64, error) {
 	coef := make([][]float64, len(p.thr))
 	for i, row := range p.thr {
 		coef[i] = make([]float64, len(row))
@@ -401,7 +404,10 @@ func (p *problem) throughput() ([][]float64, error) {
 			}
 		}
 		for k, v := range row {
-			if sum > 0 {
+			switch {
+			case !normalise:
+				coef[i][k] = v
+			case sum > 0:
 				coef[i][k] = v / sum
 			}
 		}

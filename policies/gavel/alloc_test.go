@@ -38,12 +38,14 @@ func TestMaxMinHandSolved(t *testing.T) {
 // the two one-GPU jobs run all the time, the two-GPU job not at all.
 func TestMaxSumHandSolved(t *testing.T) {
 	p := &problem{caps: []float64{2}, scale: []float64{1, 2, 1}, thr: [][]float64{{1}, {1}, {1}}}
-	X, err := p.throughput()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if X[0][0] != 1 || X[1][0] != 0 || X[2][0] != 1 {
-		t.Errorf("X = %v, want 1, 0, 1", X)
+	for _, normalise := range []bool{false, true} {
+		X, err := p.throughput(normalise)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if X[0][0] != 1 || X[1][0] != 0 || X[2][0] != 1 {
+			t.Errorf("normalise %v: X = %v, want 1, 0, 1", normalise, X)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ func TestReferenceWorkload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]float64{gavel.LAS: 3275, gavel.FTF: 3322, gavel.Throughput: 3065} {
+	for name, want := range map[string]float64{gavel.LAS: 3209, gavel.FTF: 3218, gavel.Throughput: 4506} {
 		spec := runspec.DefaultSpec(name)
 		pol, err := runspec.NewPolicy(spec)
 		if err != nil {

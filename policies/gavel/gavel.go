@@ -24,8 +24,13 @@ type Policy struct {
 	running    map[string]bool           // jobs given GPUs in the current round
 	active     map[string]int            // rounds each job has been waiting or running
 	received   map[string]map[string]int // rounds each job ran, per GPU type
-	rounds     int
-	failures   int
+	// jobTime and typeTime are the seconds each job ran per GPU type and
+	// all jobs' seconds per type, each job starting at half a round on
+	// every type (share type, Gavel's code); typeTime is never reset.
+	jobTime  map[string]map[string]float64
+	typeTime map[string]float64
+	rounds   int
+	failures int
 
 	// cache of the last allocation, for the policies whose allocation
 	// depends only on the set of jobs (not gavel-ftf)
@@ -49,9 +54,13 @@ func New(name string, opt Options) (*Policy, error) {
 	if opt.Weights != "" && name != LAS {
 		return nil, fmt.Errorf("weights apply to %s only", LAS)
 	}
+	if opt.Normalise && name != Throughput {
+		return nil, fmt.Errorf("normalise applies to %s only", Throughput)
+	}
 	w, _ := parseWeights(opt.Weights)
 	return &Policy{name: name, opt: opt, weights: w,
-		running: map[string]bool{}, active: map[string]int{}, received: map[string]map[string]int{}}, nil
+		running: map[string]bool{}, active: map[string]int{}, received: map[string]map[string]int{},
+		jobTime: map[string]map[string]float64{}, typeTime: map[string]float64{}}, nil
 }
 
 // Name implements policies.Policy.
@@ -210,7 +219,7 @@ func (p *Policy) solve(c policies.Cluster, jobs []policies.Job, types []string, 
 		if p.name == LAS {
 			Xc, err = pr.las(cw)
 		} else {
-			Xc, err = pr.throughput()
+			Xc, err = pr.throughput(p.opt.Normalise)
 		}
 		if err != nil {
 			Xc = pr.allocation(nil, nil)
@@ -241,8 +250,21 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 	types, caps, perNode := typeInfo(c)
 	X := p.solve(c, jobs, types, caps, perNode)
 
-	// Priorities: X[i][k] over the share of its rounds job i received on
-	// type k (infinite for a share of 0).
+	// Priorities: X[i][k] over job i's share of type k (infinite for a
+	// share of 0): of all jobs' time on k (share type), or of its own
+	// rounds (share job).
+	if p.opt.Share == ShareType {
+		for i := range jobs {
+			if _, ok := p.jobTime[jobs[i].Name]; !ok {
+				m := make(map[string]float64, len(types))
+				for _, t := range types {
+					m[t] = p.opt.RoundSeconds / 2
+					p.typeTime[t] += m[t]
+				}
+				p.jobTime[jobs[i].Name] = m
+			}
+		}
+	}
 	var cands []candidate
 	for i := range jobs {
 		j := &jobs[i]
@@ -257,7 +279,12 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 			prio := 0.0
 			if x := X[i][k]; x > 0 {
 				share := 0.0
-				if a := p.active[j.Name]; a > 0 {
+				switch a := p.active[j.Name]; {
+				case p.opt.Share == ShareType:
+					if tt := p.typeTime[t]; tt > 0 {
+						share = p.jobTime[j.Name][t] / tt
+					}
+				case a > 0:
 					share = float64(p.received[j.Name][t]) / float64(a)
 				}
 				prio = math.Inf(1)
@@ -341,6 +368,11 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 				p.received[name] = map[string]int{}
 			}
 			p.received[name][types[pick[i]]]++
+			if p.opt.Share == ShareType {
+				t := types[pick[i]]
+				p.jobTime[name][t] += p.opt.RoundSeconds
+				p.typeTime[t] += p.opt.RoundSeconds
+			}
 		}
 	}
 	for name := range p.active {
@@ -348,6 +380,7 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 			delete(p.active, name)
 			delete(p.received, name)
 			delete(p.running, name)
+			delete(p.jobTime, name)
 		}
 	}
 	return policies.Decision{Alloc: alloc}

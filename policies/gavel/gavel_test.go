@@ -93,7 +93,7 @@ func TestLASRoundsHomogeneous(t *testing.T) {
 // Mid-round, a finished job's GPUs stay idle and an arrival waits for the
 // next round.
 func TestRoundHoldsUntilBoundary(t *testing.T) {
-	p := mustNew(t, LAS, Options{RoundSeconds: 300, Tolerance: 1e-3})
+	p := mustNew(t, LAS, Options{RoundSeconds: 300, Tolerance: 1e-3, Share: ShareType})
 	c := policies.Cluster{Nodes: 1, GPUsPerNode: 2}
 	one := map[string]float64{policies.DefaultType: 1}
 	jobs := []policies.Job{mkJob("a", 1, one), mkJob("b", 1, one)}
@@ -154,18 +154,23 @@ func TestOptions(t *testing.T) {
 		t.Error("unknown name accepted")
 	}
 	for _, o := range []Options{
-		{RoundSeconds: 0, Tolerance: 1e-3},
-		{RoundSeconds: 360, Tolerance: 0},
-		{RoundSeconds: 360, Tolerance: 1e-3, Weights: "bert"},
-		{RoundSeconds: 360, Tolerance: 1e-3, Weights: "bert=-1"},
-		{RoundSeconds: 360, Tolerance: 1e-3, Weights: "bert=1,bert=2"},
+		{RoundSeconds: 0, Tolerance: 1e-3, Share: ShareType},
+		{RoundSeconds: 360, Tolerance: 0, Share: ShareType},
+		{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType, Weights: "bert"},
+		{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType, Weights: "bert=-1"},
+		{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType, Weights: "bert=1,bert=2"},
+		{RoundSeconds: 360, Tolerance: 1e-3},
+		{RoundSeconds: 360, Tolerance: 1e-3, Share: "rounds"},
 	} {
 		if _, err := New(LAS, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	if _, err := New(FTF, Options{RoundSeconds: 360, Tolerance: 1e-3, Weights: "bert=2"}); err == nil {
+	if _, err := New(FTF, Options{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType, Weights: "bert=2"}); err == nil {
 		t.Error("weights accepted for gavel-ftf")
+	}
+	if _, err := New(LAS, Options{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType, Normalise: true}); err == nil {
+		t.Error("normalise accepted for gavel-las")
 	}
 	w, err := parseWeights(" bert=2, ncf = 0.5")
 	if err != nil || w["bert"] != 2 || w["ncf"] != 0.5 {
@@ -191,4 +196,37 @@ func ExampleNew() {
 	// 0 [[1] [1] [1] [1] []]
 	// 60 [[1] [1] [1] [1] []]
 	// 360 [[1] [1] [1] [] [1]]
+}
+
+// Rounds' priorities: job a runs alone for four rounds, then b arrives,
+// both on one GPU (X = 1/2 each). With Gavel's code's share (a job's time
+// on the type over all jobs' time there, b starting at half a round) b
+// catches up on a's time: it runs the next five rounds (the fifth a tie,
+// kept by the job in place). With the share of a job's own rounds a, which
+// ran all of its rounds so far, gets the GPU back in b's second round.
+func TestRoundShares(t *testing.T) {
+	one := map[string]float64{policies.DefaultType: 1}
+	c := policies.Cluster{Nodes: 1, GPUsPerNode: 1}
+	for share, want := range map[string]string{ShareType: "aaaabbbbba", ShareJob: "aaaababba"} {
+		opt := DefaultOptions()
+		opt.Share = share
+		p := mustNew(t, LAS, opt)
+		jobs := []policies.Job{mkJob("a", 1, one)}
+		got := ""
+		for r := range len(want) {
+			if r == 4 {
+				jobs = append(jobs, mkJob("b", 1, one))
+			}
+			d := p.Schedule(float64(360*r), c, jobs)
+			apply(jobs, d)
+			for i := range jobs {
+				if jobs[i].Alloc != nil {
+					got += jobs[i].Name
+				}
+			}
+		}
+		if got != want {
+			t.Errorf("share %s: rounds ran by %s, want %s", share, got, want)
+		}
+	}
 }

@@ -16,10 +16,26 @@ type Options struct {
 	Weights string `option:"weights" doc:"gavel-las priority weights per application, e.g. 'bert=2,ncf=0.5' (others 1); a job's share grows with its weight"`
 	// Tolerance is gavel-ftf's relative precision of the finish-time ratio.
 	Tolerance float64 `option:"ftf_tol" doc:"gavel-ftf: relative precision of the bisection on the largest finish-time ratio"`
+	// Normalise selects gavel-throughput's objective: false (default) the
+	// sum of raw throughputs, as Gavel's code (max_sum_throughput.py);
+	// true each job's throughputs divided by their sum over types.
+	Normalise bool `option:"normalise" doc:"gavel-throughput: maximise the sum of each job's throughputs divided by their sum over GPU types (the normalised form); false (default): the sum of raw steps per second, as Gavel's scheduler/policies/max_sum_throughput.py does (it computes the normalisation and never uses it)"`
+	// Share selects the rounds' priority denominator (see the package
+	// documentation, Rounds).
+	Share string `option:"share" doc:"the share a round's priority X / share divides by: type (default, Gavel's code as the Sia artifact runs it: the job's time on the GPU type over all jobs' time there, a new job starting at half a round on every type, never reset) or job (the share of the job's own rounds it ran on the type)"`
 }
 
-// DefaultOptions are Gavel's defaults: 6-minute rounds, equal weights.
-func DefaultOptions() Options { return Options{RoundSeconds: 360, Tolerance: 1e-3} }
+// The values of Options.Share.
+const (
+	ShareType = "type"
+	ShareJob  = "job"
+)
+
+// DefaultOptions are Gavel's defaults: 6-minute rounds, equal weights,
+// the raw-throughput objective and the priorities of Gavel's code.
+func DefaultOptions() Options {
+	return Options{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType}
+}
 
 // Validate checks the options.
 func (o *Options) Validate() error {
@@ -28,6 +44,9 @@ func (o *Options) Validate() error {
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 1) {
 		return fmt.Errorf("ftf_tol must be in (0, 1), got %v", o.Tolerance)
+	}
+	if o.Share != ShareType && o.Share != ShareJob {
+		return fmt.Errorf("share must be %s or %s, got %q", ShareType, ShareJob, o.Share)
 	}
 	_, err := parseWeights(o.Weights)
 	return err

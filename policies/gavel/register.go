@@ -13,7 +13,7 @@ func init() {
 	for _, r := range []struct{ name, doc string }{
 		{LAS, "Gavel (OSDI'20) max-min fairness (LAS) over normalised throughputs per GPU type, with priority weights; rounds; requested GPUs and batch"},
 		{FTF, "Gavel (OSDI'20) finish-time fairness (Themis's ρ): minimise the largest ρ over GPU types (oracle); rounds; requested GPUs and batch"},
-		{Throughput, "Gavel (OSDI'20) maximum sum of normalised throughputs over GPU types; rounds; requested GPUs and batch"},
+		{Throughput, "Gavel (OSDI'20) maximum sum of throughputs (steps per second, as Gavel's code; normalise=true: normalised per job) over GPU types; rounds; requested GPUs and batch"},
 	} {
 		name := r.name
 		policies.Register(policies.Registration{

@@ -18,11 +18,14 @@ type Options struct {
 	Clip           float64 `option:"clip" doc:"largest value of a powered goodput (Sia clips at 3000)"`
 	RestartPenalty float64 `option:"restart_penalty_s" doc:"seconds a re-allocation costs in the restart factor (0: Sia's measured per-model penalties)"`
 	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); 0: no limit, always exact"`
+	DoublingCap    bool    `option:"doubling_cap" doc:"offer a job on each GPU type at most twice the most GPUs it has run on there (at least 1; the one-GPU bootstrap counts), as the Sia artifact does (cluster.py get_sia_multi_job_info); false: only the batch limits cap it"`
+	WorkloadBatch  bool    `option:"workload_batch" doc:"value each configuration's goodput over total batch sizes up to the job's own (the workload's) batch size, as the Sia artifact does (job.py get_speedup_fn, target_batch_size); false: up to the application's largest batch"`
 }
 
-// DefaultOptions are the Sia paper's settings.
+// DefaultOptions are the Sia paper's settings, with the two mechanisms of
+// its artifact's code (DoublingCap, WorkloadBatch) on.
 func DefaultOptions() Options {
-	return Options{P: -0.5, LambdaN: 1.1, Clip: 3000, MaxNodes: 10_000_000}
+	return Options{P: -0.5, LambdaN: 1.1, Clip: 3000, MaxNodes: 10_000_000, DoublingCap: true, WorkloadBatch: true}
 }
 
 // Validate checks the options.

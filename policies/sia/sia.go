@@ -13,6 +13,26 @@
 // (minimised for p < 0, maximised for p > 0) exactly (Solve). The chosen
 // counts are then placed on nodes of their type: multi-node configurations
 // on whole free nodes, the others best-fit on one node.
+//
+// Two mechanisms of the artifact's code beyond the paper, on by default:
+// the doubling cap (option doubling_cap; cluster.py
+// get_sia_multi_job_info: a job's configurations on a type are capped at
+// twice the most replicas it has been profiled at there, the paper's
+// "scale up by a maximum of 2× in each round") and the workload batch
+// limit (option workload_batch; job.py get_speedup_fn: goodput is valued
+// over total batch sizes up to the workload's batch size, target_batch_size,
+// while the job itself still tunes its batch up to the application's
+// largest). The restart penalties of the restart factor are sia.py's
+// get_restart_penalty per model (option restart_penalty_s for one value),
+// distinct from what the engine charges for a restart.
+//
+// Bootstrap: on a cluster of several types our engine measures one GPU of
+// every offered type when a job arrives (Sia's profiling), so every type
+// has a fitted model and counts as profiled at one GPU (cap 2). The
+// artifact by default has no model on a type until the job has run there
+// (a value of 1 on one GPU of that type, cap 1); its --project_throughputs
+// instead projects the goodput from a type with a model through the
+// measured throughput ratios between types. Neither is modelled here.
 package sia
 
 import (
@@ -35,6 +55,9 @@ type Policy struct {
 	// allocation: a job whose restart is still under way keeps its
 	// configuration (Sia's non-preemptible constraint).
 	changed map[string]float64
+	// profiled holds, per job and GPU type, the most GPUs the job has run
+	// on there (the doubling cap's base).
+	profiled map[string]map[string]int
 	// unproven counts the rounds whose allocation the branch and bound
 	// did not prove optimal within Options.MaxNodes; maxGap is the
 	// largest bound on their shortfall.
@@ -54,7 +77,7 @@ func (p *Policy) PolicyStats() map[string]float64 {
 
 // New returns a Sia policy with options opt in environment env.
 func New(opt Options, env policies.Env) *Policy {
-	return &Policy{opt: opt, restartDelay: env.RestartDelay, changed: map[string]float64{}}
+	return &Policy{opt: opt, restartDelay: env.RestartDelay, changed: map[string]float64{}, profiled: map[string]map[string]int{}}
 }
 
 // Name implements policies.Policy.
@@ -136,6 +159,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		return dec
 	}
 	r := newRound(c)
+	p.observe(c, jobs)
 	prob, cfgOf := p.problem(now, c, r, jobs)
 	prob.MaxNodes = p.opt.MaxNodes
 	sol, err := Solve(prob)
@@ -170,7 +194,49 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 			delete(p.changed, name)
 		}
 	}
+	for name := range p.profiled {
+		if !seen[name] {
+			delete(p.profiled, name)
+		}
+	}
 	return dec
+}
+
+// observe records the GPUs each job has run on per type since last round
+// (its current allocation).
+func (p *Policy) observe(c policies.Cluster, jobs []policies.Job) {
+	for i := range jobs {
+		j := &jobs[i]
+		k := j.GPUs()
+		if k == 0 {
+			continue
+		}
+		t := c.AllocType(j.Alloc)
+		m := p.profiled[j.Name]
+		if m == nil {
+			m = map[string]int{}
+			p.profiled[j.Name] = m
+		}
+		m[t] = max(m[t], k)
+	}
+}
+
+// typeCap is Sia's doubling cap: twice the most GPUs job j has been
+// profiled at on GPU type typ, at least 1. Profiled are the allocations it
+// ran on there, the one-GPU bootstrap of a type with a throughput model
+// (TypeModels), and on a single-type cluster the engine's MaxSeenGPUs. The
+// Sia artifact (cluster.py get_sia_multi_job_info) computes
+// min(max(2 × max_profiled_replicas, 1), 64, max batch / min per-GPU
+// batch) per type; the last two are GPUCap's and the cluster's bounds.
+func (p *Policy) typeCap(c policies.Cluster, j *policies.Job, typ string) int {
+	seen := p.profiled[j.Name][typ]
+	if _, ok := j.TypeModels[typ]; ok {
+		seen = max(seen, 1)
+	}
+	if len(j.TypeModels) == 0 && len(c.Types()) <= 1 {
+		seen = max(seen, j.MaxSeenGPUs)
+	}
+	return max(2*seen, 1)
 }
 
 // problem builds the round's integer program and each job's candidate
@@ -212,15 +278,29 @@ func current(c policies.Cluster, r *round, j *policies.Job, cfgs []config) int {
 // goodput.
 func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.Job) ([]config, []Option) {
 	limit := policies.GPUCap(j, p.Traits())
+	batch := 0
+	if p.opt.WorkloadBatch {
+		batch = j.Request.Batch
+	}
 	var cfgs []config
 	var gp []float64
-	for _, cf := range r.cfgs {
-		typ := r.types[cf.typ]
-		if !j.Offers(typ) || (limit > 0 && cf.gpus > limit) {
+	for t, typ := range r.types {
+		if !j.Offers(typ) {
 			continue
 		}
-		cfgs = append(cfgs, cf)
-		gp = append(gp, goodput(c, j, typ, cf))
+		tl := limit
+		if p.opt.DoublingCap {
+			if dc := p.typeCap(c, j, typ); tl == 0 || dc < tl {
+				tl = dc
+			}
+		}
+		for _, cf := range r.cfgs {
+			if cf.typ != t || (tl > 0 && cf.gpus > tl) {
+				continue
+			}
+			cfgs = append(cfgs, cf)
+			gp = append(gp, goodput(c, j, typ, cf, batch))
+		}
 	}
 	// Normalise to the slowest useful configuration; a job without a
 	// model yet is worth 1 on one GPU of each type and nothing more.
@@ -278,8 +358,10 @@ func (p *Policy) restartFactor(j *policies.Job) float64 {
 // goodput is job j's estimated goodput on configuration cf of type typ:
 // the best over batch sizes of the model its agent holds for the type
 // (TypeModels on a cluster of several types, else Params), or −1 without
-// a model.
-func goodput(c policies.Cluster, j *policies.Job, typ string, cf config) float64 {
+// a model. batch, when positive, caps the total batch sizes searched (the
+// workload's own batch size, as the Sia artifact's job.py get_speedup_fn
+// does with target_batch_size; never below the initial batch size).
+func goodput(c policies.Cluster, j *policies.Job, typ string, cf config, batch int) float64 {
 	var md models.Model
 	switch tm, ok := j.TypeModels[typ]; {
 	case ok:
@@ -288,6 +370,9 @@ func goodput(c policies.Cluster, j *policies.Job, typ string, cf config) float64
 		md = models.Model{Params: *j.Params, Grad: j.Grad, Limits: j.Limits, FixedBatch: j.FixedBatch}
 	default:
 		return -1
+	}
+	if batch > 0 && md.FixedBatch == 0 {
+		md.Limits.MaxBatch = min(md.Limits.MaxBatch, max(batch, md.Limits.InitBatch))
 	}
 	if md.Limits.MinLocal > 0 && cf.gpus*md.Limits.MinLocal > max(md.Limits.MaxBatch, j.FixedBatch) {
 		return -1 // the batch cannot be split over that many GPUs
