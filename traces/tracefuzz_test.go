@@ -36,8 +36,7 @@ func checkTraceTable(t *testing.T, tab *TraceTable) {
 	if err := s.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	filter := PhillyFilter{MinDuration: 0, MaxGPUTime: math.MaxFloat64, ShiftHours: 0, WindowHours: 24}
-	w, _, err := SampleTrace(tab, TraceSampleOptions{All: true, Apps: formatApps(), Config: ConfigRealistic, Filter: filter, MaxGPUs: 64})
+	w, _, err := SampleTrace(tab, TraceSampleOptions{All: true, Apps: formatApps(), Config: ConfigRealistic, Filter: KeepAllFilter(), MaxGPUs: 64})
 	if err != nil {
 		t.Fatalf("sampling the whole table: %v", err)
 	}

@@ -14,13 +14,18 @@ func PhillyTrace(t *PhillyTable) *TraceTable {
 	tt := &TraceTable{Name: t.Source, Format: "philly", Jobs: make([]TraceJob, len(t.Jobs)),
 		Report: TraceReport{File: t.Source, Rows: len(t.Jobs), Kept: len(t.Jobs)}}
 	for i := range t.Jobs {
-		j := &t.Jobs[i]
-		tt.Jobs[i] = TraceJob{Submit: float64(j.Submitted.Unix()), GPUs: j.GPUs, Duration: j.Duration, VC: j.Cluster, Line: j.Line}
+		tt.Jobs[i] = phillyTraceJob(&t.Jobs[i])
 	}
 	if len(tt.Jobs) > 0 {
 		shiftToStart(tt)
 	}
 	return tt
+}
+
+// phillyTraceJob is a Philly row as a trace job, its submission in Unix
+// seconds (shiftToStart makes it relative).
+func phillyTraceJob(j *PhillyJob) TraceJob {
+	return TraceJob{Submit: float64(j.Submitted.Unix()), GPUs: j.GPUs, Duration: j.Duration, VC: j.Cluster, Line: j.Line}
 }
 
 // ReadPhillyTrace reads a reduced Philly table (see ReadPhilly) as a trace
@@ -35,7 +40,7 @@ func ReadPhillyTrace(path string) (*TraceTable, []string, error) {
 
 // ReadPhillyLogTrace reads Philly's cluster_job_log as a stream (see
 // DecodePhillyLog, whose definitions of duration and GPUs it keeps) into a
-// trace table. The log's drop counts become the report's (zero GPUs among
+// trace table, one job in memory at a time besides the table. The log's drop counts become the report's (zero GPUs among
 // them), and its kept jobs' statuses a note: the reduced rows carry no
 // per-job status.
 func ReadPhillyLogTrace(path string) (*TraceTable, error) {
@@ -44,23 +49,23 @@ func ReadPhillyLogTrace(path string) (*TraceTable, error) {
 		return nil, err
 	}
 	defer f.Close()
-	pt := &PhillyTable{Source: path}
+	t := &TraceTable{Name: path, Report: TraceReport{File: path}}
 	rep, err := DecodePhillyLog(f, path, func(j PhillyJob) error {
-		if len(pt.Jobs) >= MaxTraceRows {
+		if len(t.Jobs) >= MaxTraceRows {
 			return fmt.Errorf("more than %d jobs", MaxTraceRows)
 		}
-		pt.Jobs = append(pt.Jobs, j)
+		t.Jobs = append(t.Jobs, phillyTraceJob(&j))
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(pt.Jobs) == 0 {
+	if len(t.Jobs) == 0 {
 		return nil, &InputError{File: path, Err: fmt.Errorf("no job could be kept (%d read)", rep.Jobs)}
 	}
-	t := PhillyTrace(pt)
+	shiftToStart(t)
 	t.Format = "philly-log"
-	t.Report.Rows = rep.Jobs
+	t.Report.Rows, t.Report.Kept = rep.Jobs, len(t.Jobs)
 	for _, reason := range DropReasons() {
 		if n := rep.Dropped[reason]; n > 0 {
 			if t.Report.Dropped == nil {

@@ -38,6 +38,14 @@ const (
 	OversizeRefuse = "refuse"
 )
 
+// KeepAllFilter keeps every job whatever its duration and GPU time: with
+// TraceSampleOptions.All, a replay of all the trace's jobs (the default
+// filter leaves out jobs under 60 s and of 1000 GPU-hours or more, as the
+// paper's generator does).
+func KeepAllFilter() PhillyFilter {
+	return PhillyFilter{MinDuration: 0, MaxGPUTime: math.MaxFloat64, ShiftHours: 0, WindowHours: 24}
+}
+
 // TraceSampleOptions configures SampleTrace.
 type TraceSampleOptions struct {
 	// Jobs is the number of jobs to sample (ignored with All).
@@ -281,4 +289,15 @@ func quantileLimits(gpuTimes []float64) ([3]float64, error) {
 		}
 	}
 	return limits, nil
+}
+
+// SampleTraceByName reads the trace ref names (ReadTrace, e.g.
+// "itp:cluster02") and samples it (SampleTrace): what a workload source
+// of traces does.
+func SampleTraceByName(ref string, opts TraceSampleOptions) (*Workload, *TraceSampleReport, error) {
+	t, err := ReadTrace(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return SampleTrace(t, opts)
 }

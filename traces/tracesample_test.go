@@ -181,3 +181,60 @@ func TestSampleTraceWindowAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepAllFilterReplaysEveryJob: a whole replay with KeepAllFilter has
+// every job of the cluster, at its own time from the earliest.
+func TestKeepAllFilterReplaysEveryJob(t *testing.T) {
+	tab, err := ReadITP("cluster02")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, rep, err := SampleTrace(tab, TraceSampleOptions{All: true, Filter: KeepAllFilter(), Apps: formatApps()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := math.Inf(1)
+	for _, j := range tab.Jobs {
+		first = math.Min(first, j.Submit)
+	}
+	last := w.Jobs[len(w.Jobs)-1].Time
+	if len(w.Jobs) != 5778 || rep.Pool != 5778 || w.Jobs[0].Time != 0 || math.Abs(last/86400-59.7) > 0.05 {
+		t.Errorf("%d jobs, pool %d, first %v, last %.1f days (first submission %v)", len(w.Jobs), rep.Pool, w.Jobs[0].Time, last/86400, first)
+	}
+}
+
+func TestSetWindow(t *testing.T) {
+	for spec, want := range map[string]TraceSampleOptions{
+		"daily":            {Filter: DefaultPhillyFilter()},
+		"daily:0-24":       {Filter: PhillyFilter{MinDuration: 60, MaxGPUTime: 1000 * 3600, ShiftHours: 0, WindowHours: 24}},
+		"daily:9-17":       {Filter: PhillyFilter{MinDuration: 60, MaxGPUTime: 1000 * 3600, ShiftHours: 9, WindowHours: 8}},
+		"all":              {Filter: DefaultPhillyFilter(), All: true},
+		"span:3600-7200":   {Filter: DefaultPhillyFilter(), From: 3600, Until: 7200},
+		"span:10d-10d8h":   {Filter: DefaultPhillyFilter(), From: 864000, Until: 864000 + 8*3600},
+		"span:1.5h-90m":    {},
+		"daily:10-2":       {},
+		"daily:24-24":      {},
+		"span:5-5":         {},
+		"weekly":           {},
+		"all:1":            {},
+		"span:-1-5":        {},
+		"span:1e400-1e401": {},
+	} {
+		var o TraceSampleOptions
+		err := o.SetWindow(spec)
+		if want.Filter == (PhillyFilter{}) {
+			if err == nil {
+				t.Errorf("SetWindow(%q) accepted: %+v", spec, o)
+			}
+			continue
+		}
+		if err != nil || o.Filter != want.Filter || o.All != want.All || o.From != want.From || o.Until != want.Until {
+			t.Errorf("SetWindow(%q) = %+v, %v; want %+v", spec, o, err, want)
+		}
+	}
+	// A filter's own limits are kept.
+	o := TraceSampleOptions{Filter: KeepAllFilter()}
+	if err := o.SetWindow("daily:2-10"); err != nil || o.Filter.MaxGPUTime != KeepAllFilter().MaxGPUTime || o.Filter.WindowHours != 8 {
+		t.Errorf("%+v, %v", o.Filter, err)
+	}
+}
