@@ -106,7 +106,7 @@ func IsTraceName(ref string) bool { return defaultTraceFormats.IsTraceName(ref) 
 
 func init() {
 	for _, tf := range []TraceFormat{
-		{Name: "itp", Usage: "itp:cluster01 … itp:cluster" + fmt.Sprint(itp.Clusters),
+		{Name: "itp", Usage: "itp:cluster01 … itp:cluster" + fmt.Sprint(itp.Clusters) + " (embedded), or itp:FILE",
 			Doc:  "Microsoft ITP (ElasticFlow, ASPLOS'23) cluster, embedded: " + itp.Attribution,
 			Read: ReadITP},
 		{Name: "philly", Usage: "philly:FILE (the reduced table timestamp,duration,num_gpus,gpu_time,cluster)",

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"io"
+	"os"
 
 	"github.com/polluxsim/polluxsim/internal/itp"
 )
@@ -45,12 +46,21 @@ func ParseITP(r io.Reader, name string) (*TraceTable, error) {
 }
 
 // ReadITP reads a cluster of the embedded ITP traces, "cluster01" …
-// "cluster10" (also "02", "2"): no file is needed. The table is named
-// itp:clusterNN.
+// "cluster10" (also "02", "2"): no file is needed; the table is named
+// itp:clusterNN. Any other argument is read as a file of the ITP format
+// (a cluster CSV unpacked from the archive, or one of another source).
 func ReadITP(cluster string) (*TraceTable, error) {
 	name, err := itp.ClusterName(cluster)
 	if err != nil {
-		return nil, err
+		if _, serr := os.Stat(cluster); serr != nil {
+			return nil, err
+		}
+		f, err := openInput(cluster)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ParseITP(f, cluster)
 	}
 	r, err := itp.Open(name)
 	if err != nil {

@@ -342,3 +342,48 @@ func TestTraceFormatRegistry(t *testing.T) {
 		t.Errorf("built-in formats %q, want %q", got, want)
 	}
 }
+
+// TestOpenTraceByHeader: files and folders of the built-in formats are
+// recognised by their headers and layout.
+func TestOpenTraceByHeader(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	acme := strings.Join(AcmeColumns(), ",") + "\ndlc2,u2,1,8,64,SFT,FAILED,2023-07-01 01:00:00,2023-07-01 01:00:05,2023-07-01 01:30:05,1800,5,4.0\n"
+	for path, format := range map[string]string{
+		write("itp.csv", "job_id,submission_time,duration,num_gpu\na,1,2,1\n"):                                      "itp",
+		write("philly.csv", "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,66.0,2,132.0,vc1\n"): "philly",
+		write("cluster_log.csv", heliosCSV):                                                                         "helios",
+		write("seren.csv", acme):                                                                                    "acme",
+		write("log.json", `[{"jobid": "a", "submitted_time": "2017-10-03 00:00:00", "attempts": [{"start_time": "2017-10-03 00:00:10", "end_time": "2017-10-03 01:00:10", "detail": [{"gpus": ["g0"]}]}]}]`): "philly-log",
+		dir:             "helios",
+		"itp:cluster10": "itp",
+	} {
+		tab, err := OpenTrace(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if tab.Format != format || tab.Name != path || len(tab.Jobs) == 0 {
+			t.Errorf("%s: format %q, name %q, %d jobs; want %s", path, tab.Format, tab.Name, len(tab.Jobs), format)
+		}
+	}
+	if tab, err := ReadTrace("itp:" + filepath.Join(dir, "itp.csv")); err != nil || len(tab.Jobs) != 1 || tab.Format != "itp" {
+		t.Errorf("itp:FILE: %+v, %v", tab, err)
+	}
+	pai := t.TempDir()
+	os.WriteFile(filepath.Join(pai, PAIJobFile), []byte(paiJobs), 0o644)
+	os.WriteFile(filepath.Join(pai, PAITaskFile), []byte(paiTasks), 0o644)
+	if tab, err := OpenTrace(pai); err != nil || tab.Format != "pai" || len(tab.Jobs) != 3 {
+		t.Errorf("PAI folder: %+v, %v", tab, err)
+	}
+	_, err := OpenTrace(write("other.csv", "a,b,c\n1,2,3\n"))
+	wantInputError(t, err, "other.csv:1: not a trace of a known format", "csv:MAPPING.json")
+	_, err = OpenTrace(t.TempDir())
+	wantInputError(t, err, "a folder of no known trace")
+}
