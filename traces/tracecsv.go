@@ -272,7 +272,7 @@ func traceTime(c cell, format string) (float64, error) {
 		if format == TimeUnixMillis {
 			v /= 1000
 		}
-		if v < 0 || v > maxTraceSeconds*2 {
+		if v < 0 || v > maxTraceSeconds {
 			return 0, c.errorf("time %q out of range", s)
 		}
 		return v, nil

@@ -75,7 +75,8 @@ type TraceSampleOptions struct {
 	Categories string
 	// MaxGPUs, when positive, is the largest GPU count a job may have
 	// (the largest placement of the profiles); Oversize says what happens
-	// to larger ones.
+	// to larger ones. Tuned pairs come from the profiles and are not
+	// capped.
 	MaxGPUs  int
 	Oversize string
 }
@@ -133,6 +134,8 @@ func SampleTrace(t *TraceTable, opts TraceSampleOptions) (*Workload, *TraceSampl
 	switch {
 	case opts.Until > 0 && (opts.All || !(opts.From >= 0) || opts.From >= opts.Until || opts.Until > maxTraceSeconds):
 		return nil, nil, fmt.Errorf("sample: window [%v, %v) s must satisfy 0 ≤ from < until, without All", opts.From, opts.Until)
+	case opts.Until <= 0 && opts.From != 0:
+		return nil, nil, fmt.Errorf("sample: a window start (from %v s) needs its end (until)", opts.From)
 	case opts.MaxGPUs < 0:
 		return nil, nil, fmt.Errorf("sample: max GPUs %d must not be negative", opts.MaxGPUs)
 	}

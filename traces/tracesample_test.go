@@ -170,6 +170,7 @@ func TestSampleTraceWindowAndErrors(t *testing.T) {
 	}{
 		{TraceSampleOptions{Jobs: 31, Apps: formatApps(), From: 20000, Until: 50000}, "cannot sample 31 jobs"},
 		{TraceSampleOptions{Jobs: 1, Apps: formatApps(), From: 5, Until: 5}, "window"},
+		{TraceSampleOptions{Jobs: 1, Apps: formatApps(), From: 5}, "needs its end"},
 		{TraceSampleOptions{Jobs: 1, Apps: formatApps(), Oversize: "drop"}, `unknown oversize rule "drop"`},
 		{TraceSampleOptions{Jobs: 1, Apps: formatApps(), Categories: "log"}, `unknown categories "log"`},
 		{TraceSampleOptions{Jobs: 0, Apps: formatApps()}, "at least 1"},
