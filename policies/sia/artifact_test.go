@@ -59,6 +59,15 @@ func TestDoublingCap(t *testing.T) {
 	if g := policies.Sum(d.Alloc[0]); g > 8 {
 		t.Errorf("allocated %d GPUs, past the cap of 8", g)
 	}
+	// Shared across types (the artifact's --share_max_replicas): the
+	// largest per-type cap, 8, on every type.
+	opt.ShareCap = true
+	ps := New(opt, policies.Env{RestartDelay: 30})
+	ps.Schedule(60, c, []policies.Job{j})
+	if a, b := largest(ps, c, &j, "t4"), largest(ps, c, &j, "a100"); a != 8 || b != 8 {
+		t.Errorf("shared cap after 4 T4 GPUs: t4 %d, a100 %d; want 8 and 8", a, b)
+	}
+	opt.ShareCap = false
 	// The cap forgets a finished job.
 	k := artifactJob(c)
 	k.Name = "k"
@@ -88,9 +97,9 @@ func TestDoublingCap(t *testing.T) {
 }
 
 // The workload batch limit: goodput is valued over total batches up to
-// the job's own batch size, so configurations whose smallest batch
-// (GPUs × the smallest per-GPU batch) is past it are worthless, and
-// within it the valuation equals the model's best under that cap.
+// the job's own batch size: the model's best under that cap, or for a
+// configuration whose smallest batch (GPUs × the smallest per-GPU batch)
+// is past it, the goodput at that smallest batch, as in the artifact.
 func TestWorkloadBatchLimit(t *testing.T) {
 	c := policies.NewCluster(policies.Pool{Type: "t4", Nodes: 4, GPUsPerNode: 4}, policies.Pool{Type: "a100", Nodes: 2, GPUsPerNode: 8})
 	j := artifactJob(c)
@@ -104,10 +113,13 @@ func TestWorkloadBatchLimit(t *testing.T) {
 			t.Errorf("%s %d GPUs: uncapped goodput %v, want the model's best %v", typ, cf.gpus, full, md.Best(cf.nodes, cf.gpus).Goodput)
 		}
 		md.Limits.MaxBatch = j.Request.Batch
-		switch {
-		case cf.gpus*j.Limits.MinLocal > j.Request.Batch:
-			if capped != -1 {
-				t.Errorf("%s %d GPUs: goodput %v, want none (the batch of %d cannot be split so far)", typ, cf.gpus, capped, j.Request.Batch)
+		switch smallest := cf.gpus * j.Limits.MinLocal; {
+		case smallest > j.Request.Batch:
+			m := md
+			m.Limits.MaxBatch = smallest
+			at := m.Best(cf.nodes, cf.gpus)
+			if capped != at.Goodput || at.Batch != smallest || !(capped <= full) {
+				t.Errorf("%s %d GPUs: goodput %v, want %v at batch %d (the smallest the GPUs split; got batch %d)", typ, cf.gpus, capped, at.Goodput, smallest, at.Batch)
 			}
 		case capped != md.Best(cf.nodes, cf.gpus).Goodput || !(capped < full):
 			t.Errorf("%s %d GPUs: capped goodput %v, want the best up to batch %d (%v), below the uncapped %v", typ, cf.gpus, capped, j.Request.Batch, md.Best(cf.nodes, cf.gpus).Goodput, full)

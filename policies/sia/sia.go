@@ -21,8 +21,8 @@
 // "scale up by a maximum of 2× in each round") and the workload batch
 // limit (option workload_batch; job.py get_speedup_fn: goodput is valued
 // over total batch sizes up to the workload's batch size, target_batch_size,
-// while the job itself still tunes its batch up to the application's
-// largest). The restart penalties of the restart factor are sia.py's
+// or the smallest batch a configuration's GPUs can split if larger, while
+// the job itself still tunes its batch up to the application's largest). The restart penalties of the restart factor are sia.py's
 // get_restart_penalty per model (option restart_penalty_s for one value),
 // distinct from what the engine charges for a restart.
 //
@@ -282,6 +282,14 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 	if p.opt.WorkloadBatch {
 		batch = j.Request.Batch
 	}
+	shared := 0 // the largest per-type cap, with ShareCap
+	if p.opt.DoublingCap && p.opt.ShareCap {
+		for _, typ := range r.types {
+			if j.Offers(typ) {
+				shared = max(shared, p.typeCap(c, j, typ))
+			}
+		}
+	}
 	var cfgs []config
 	var gp []float64
 	for t, typ := range r.types {
@@ -290,7 +298,11 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		}
 		tl := limit
 		if p.opt.DoublingCap {
-			if dc := p.typeCap(c, j, typ); tl == 0 || dc < tl {
+			dc := shared
+			if dc == 0 {
+				dc = p.typeCap(c, j, typ)
+			}
+			if tl == 0 || dc < tl {
 				tl = dc
 			}
 		}
@@ -360,7 +372,8 @@ func (p *Policy) restartFactor(j *policies.Job) float64 {
 // (TypeModels on a cluster of several types, else Params), or −1 without
 // a model. batch, when positive, caps the total batch sizes searched (the
 // workload's own batch size, as the Sia artifact's job.py get_speedup_fn
-// does with target_batch_size; never below the initial batch size).
+// does with target_batch_size; never below the initial batch size nor
+// below the smallest batch the configuration's GPUs can split).
 func goodput(c policies.Cluster, j *policies.Job, typ string, cf config, batch int) float64 {
 	var md models.Model
 	switch tm, ok := j.TypeModels[typ]; {
@@ -372,7 +385,11 @@ func goodput(c policies.Cluster, j *policies.Job, typ string, cf config, batch i
 		return -1
 	}
 	if batch > 0 && md.FixedBatch == 0 {
-		md.Limits.MaxBatch = min(md.Limits.MaxBatch, max(batch, md.Limits.InitBatch))
+		// A configuration whose GPUs cannot split the workload's batch is
+		// valued at the smallest batch they can (the artifact's candidate
+		// batches then run from that batch down to the workload's, and
+		// only the first is feasible).
+		md.Limits.MaxBatch = min(md.Limits.MaxBatch, max(batch, md.Limits.InitBatch, cf.gpus*md.Limits.MinLocal))
 	}
 	if md.Limits.MinLocal > 0 && cf.gpus*md.Limits.MinLocal > max(md.Limits.MaxBatch, j.FixedBatch) {
 		return -1 // the batch cannot be split over that many GPUs
