@@ -82,6 +82,13 @@ func (a *App) Target() float64 { return a.Truth.Progress(a.Epochs) }
 type Set struct {
 	// Source says where the profiles came from (a folder, or "embedded").
 	Source string
+	// Digest identifies the content the set was read from: for a folder,
+	// the digest (internal/digest.Files) of every file its reader read,
+	// by path relative to the folder, following symbolic links; for a
+	// compact profile file, of that file; for a built-in set, its name
+	// (the binary's version identifies its content). "" for a set built
+	// in code.
+	Digest string
 	Apps   map[string]*App
 }
 

@@ -9,6 +9,7 @@ import (
 	"math"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/models"
 )
@@ -556,5 +557,7 @@ func LoadCompact(path string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	return f.Set(path), nil
+	set := f.Set(path)
+	set.Digest = digest.Parts(data)
+	return set, nil
 }

@@ -95,6 +95,7 @@ func Embedded() *Set {
 		// The embedded archive is part of the build and checked by tests.
 		panic(fmt.Sprintf("profiles: broken embedded tables: %v", err))
 	}
+	set.Digest = EmbeddedSource // the binary's version identifies the content
 	return withTypes(set)
 }
 
@@ -137,5 +138,7 @@ func Compact() *Set {
 		// The embedded file is part of the build and checked by tests.
 		panic(fmt.Sprintf("profiles: broken embedded compact profiles: %v", err))
 	}
-	return withTypes(f.Set(CompactSource))
+	set := f.Set(CompactSource)
+	set.Digest = CompactSource // the binary's version identifies the content
+	return withTypes(set)
 }

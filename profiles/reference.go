@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/models"
 )
@@ -33,7 +34,7 @@ var errNotApp = errors.New("not an application folder")
 // with none of these files, and plain files such as philly.csv, are
 // ignored.
 func Load(dir string) (*Set, error) {
-	return loadFS(tree{os.DirFS(dir), dir})
+	return loadFS(tree{os.DirFS(dir), dir, &digest.Files{}})
 }
 
 // LoadFS reads a data set in the reference format from fsys, whose root
@@ -41,13 +42,25 @@ func Load(dir string) (*Set, error) {
 // Load does. source becomes the Set's Source and prefixes the file names
 // in messages.
 func LoadFS(fsys fs.FS, source string) (*Set, error) {
-	return loadFS(tree{fsys, source})
+	return loadFS(tree{fsys, source, &digest.Files{}})
 }
 
-// tree is a file system with the name it is shown under in messages.
+// tree is a file system with the name it is shown under in messages, and
+// the record of the files read from it (for the Set's Digest).
 type tree struct {
 	fsys    fs.FS
 	display string
+	read    *digest.Files
+}
+
+// readFile reads the slash-separated path rel of t, bounded, and records
+// it for the digest.
+func (t tree) readFile(rel string) ([]byte, error) {
+	data, err := inputfile.ReadFS(t.fsys, rel)
+	if err == nil {
+		t.read.Add(rel, data)
+	}
+	return data, err
 }
 
 // name is how the slash-separated path rel inside t appears in messages.
@@ -89,6 +102,7 @@ func loadFS(t tree) (*Set, error) {
 		}
 		set.Apps[app.Name] = app
 	}
+	set.Digest = t.read.Sum()
 	if len(set.Apps) == 0 {
 		return nil, fmt.Errorf("%s: no application folders found (want traces/<app>/ with %s and validation-<batch>.csv)", t.name(traces), PlacementsFile)
 	}
@@ -107,7 +121,7 @@ func loadFS(t tree) (*Set, error) {
 // ReferenceConstants); others train for as many epochs as their shortest
 // validation run has rows.
 func LoadApp(dir string) (*App, error) {
-	return loadApp(tree{os.DirFS(dir), dir}, ".", filepath.Base(dir))
+	return loadApp(tree{os.DirFS(dir), dir, &digest.Files{}}, ".", filepath.Base(dir))
 }
 
 // loadApp reads the application folder dir of t (see LoadApp).
@@ -146,7 +160,7 @@ func loadApp(t tree, dir, name string) (*App, error) {
 		if other, dup := files[b]; dup {
 			return nil, fmt.Errorf("%s: batch size %d is also validated by %s", shown, b, other)
 		}
-		data, err := inputfile.ReadFS(t.fsys, vPath)
+		data, err := t.readFile(vPath)
 		if err != nil {
 			return nil, fileError(shown, err)
 		}
@@ -212,7 +226,7 @@ const (
 func tableApp(t tree, dir, name, placementsFile, scalabilityFile string, validation map[int][]ValidationRow) (*App, error) {
 	pPath := path.Join(dir, placementsFile)
 	sPath := path.Join(dir, scalabilityFile)
-	pData, err := inputfile.ReadFS(t.fsys, pPath)
+	pData, err := t.readFile(pPath)
 	if err != nil {
 		return nil, fileError(t.name(pPath), err)
 	}
@@ -222,7 +236,7 @@ func tableApp(t tree, dir, name, placementsFile, scalabilityFile string, validat
 		return nil, err
 	}
 	var scalability []ScalabilityRow
-	sData, sErr := inputfile.ReadFS(t.fsys, sPath)
+	sData, sErr := t.readFile(sPath)
 	switch {
 	case sErr == nil:
 		if scalability, err = parseScalability(t.name(sPath), sData, typed); err != nil {

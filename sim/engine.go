@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -13,6 +14,8 @@ import (
 
 // engine is the state of one simulation.
 type engine struct {
+	// ctx ends the run early when it is cancelled (checked every round).
+	ctx    context.Context
 	cfg    Config
 	policy policies.Policy
 	traits policies.Traits
@@ -46,6 +49,13 @@ type engine struct {
 // The workload is validated first: unknown applications and jobs larger
 // than the cluster are errors before any simulation happens.
 func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (*Result, error) {
+	return RunContext(context.Background(), cfg, set, w, p)
+}
+
+// RunContext is Run that stops at the next scheduling round once ctx is
+// cancelled, returning ctx's error (the policy's round in progress ends
+// first).
+func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (*Result, error) {
 	if err := cfg.normalise(); err != nil {
 		return nil, err
 	}
@@ -56,7 +66,7 @@ func Run(cfg Config, set *profiles.Set, w *traces.Workload, p policies.Policy) (
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{cfg: cfg, policy: p, traits: p.Traits(), sparse: newSparse(cfg, p)}
+	e := &engine{ctx: ctx, cfg: cfg, policy: p, traits: p.Traits(), sparse: newSparse(cfg, p)}
 	total := cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
 		e.elastic = &elasticState{cfg: cfg.Elastic}
@@ -177,7 +187,9 @@ func (e *engine) loop() error {
 			}
 			err = e.epochBoundary(j)
 		case evTick:
-			err = e.tick()
+			if err = e.ctx.Err(); err == nil {
+				err = e.tick()
+			}
 		}
 		if err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/bench"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -74,7 +75,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 					return err
 				}
 			}
-			set, err := loadProfileSet(dir)
+			set, err := runner.LoadProfiles(dir)
 			if err != nil {
 				return err
 			}
@@ -128,7 +129,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&sizes, "sizes", "16x160,64x640,256x2000", "comma-separated NODESxJOBS")
-	f.StringVar(&dir, "profiles", "", profilesFlagHelp)
+	f.StringVar(&dir, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&out, "out", "", "also write the results as JSON to this file")
 	f.Var(flagvalue.NewInt(&quality, 0), "quality", "compare with a 10x longer search every N-th round (0: off)")
 	f.Uint64Var(&seed, "workload-seed", 1, "seed of the generated workloads")

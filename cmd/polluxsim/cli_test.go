@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/polluxsim/polluxsim/version"
 )
 
 var (
@@ -550,7 +552,7 @@ func TestCLIDeterministic(t *testing.T) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(s.Version, Version) || s.Seed != 7 || len(s.InputsHash) != 64 {
+	if !strings.HasPrefix(s.Version, version.Release) || s.Seed != 7 || len(s.InputsHash) != 64 {
 		t.Errorf("provenance: version %q seed %d inputs_hash %q", s.Version, s.Seed, s.InputsHash)
 	}
 	for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet"} {

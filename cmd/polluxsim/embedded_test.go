@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polluxsim/polluxsim/experiments/runner"
 )
 
 // TestProfilesListSources: profiles list names every built-in set with the
@@ -28,11 +30,11 @@ func TestProfilesListSources(t *testing.T) {
 			}
 		}
 	}
-	set, err := loadProfileSet("compact")
+	set, err := runner.LoadProfiles("compact")
 	if err != nil || set.Source != "compact" {
 		t.Fatalf("compact: %v %v", set, err)
 	}
-	if _, err := loadProfileSet("compactt"); err == nil || !strings.Contains(err.Error(), "built-in sets: embedded, compact") {
+	if _, err := runner.LoadProfiles("compactt"); err == nil || !strings.Contains(err.Error(), "built-in sets: embedded, compact") {
 		t.Errorf("misspelt set: %v", err)
 	}
 }

@@ -4,56 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/version"
 
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
-	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/profiles"
 )
-
-// loadProfileSet loads application profiles for the commands that take
-// --profiles: "" or "embedded" is the default, the measured tables embedded
-// in the binary; "compact" the embedded compact model; a file is a compact
-// profile file (as written by `profiles derive`), a folder is data in the
-// reference (adaptdl) format, either the data root or its traces/ folder.
-// A folder named like a built-in set is given with a path, e.g. ./compact.
-func loadProfileSet(dir string) (*profiles.Set, error) {
-	if dir == "" {
-		return profiles.Default(), nil
-	}
-	if set, ok := profiles.Named(dir); ok {
-		return set, nil
-	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("--profiles %s: no such file or folder (built-in sets: %s)", dir, strings.Join(profileSetNames(), ", "))
-		}
-		return nil, fmt.Errorf("--profiles %s: %w", dir, fserr.Cause(err))
-	}
-	if !st.IsDir() {
-		return profiles.LoadCompact(dir)
-	}
-	return profiles.Load(dir)
-}
-
-func profileSetNames() []string {
-	var names []string
-	for _, n := range profiles.NamedSets() {
-		names = append(names, n.Name)
-	}
-	return names
-}
-
-const profilesFlagHelp = "profiles: embedded (the measured tables, default) or compact (the embedded compact model), a folder in the reference (adaptdl) format, or a compact profile file"
 
 func newProfilesCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -77,7 +41,7 @@ func newProfilesListCmd() *cobra.Command {
 		Short: "List the built-in profile sets and the applications of one with their limits",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			set, err := loadProfileSet(dir)
+			set, err := runner.LoadProfiles(dir)
 			if err != nil {
 				return err
 			}
@@ -87,7 +51,7 @@ func newProfilesListCmd() *cobra.Command {
 			return writeProfileList(cmd.OutOrStdout(), set)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
+	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
 	return cmd
 }
 
@@ -140,7 +104,7 @@ placements) and statistical efficiency (relative to the initial batch size)
 at a few GPU counts, batch sizes and points of training.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			set, err := loadProfileSet(dir)
+			set, err := runner.LoadProfiles(dir)
 			if err != nil {
 				return err
 			}
@@ -154,7 +118,7 @@ at a few GPU counts, batch sizes and points of training.`,
 			return writeProfile(cmd.OutOrStdout(), set, app, perNode)
 		},
 	}
-	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
+	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
 	cmd.Flags().Var(flagvalue.NewInt(&perNode, 4), "gpus-per-node", "GPUs per node of the packed placements in the throughput table")
 	return cmd
 }
@@ -308,7 +272,7 @@ is how the default profiles' models for GPU types other than T4 are made
 			f, err := profiles.Derive(set, profiles.Provenance{
 				Source:    source,
 				License:   license,
-				DerivedBy: "polluxsim profiles derive (polluxsim " + Version + ")",
+				DerivedBy: "polluxsim profiles derive (polluxsim " + version.Release + ")",
 			})
 			if err != nil {
 				return err
@@ -333,7 +297,7 @@ func deriveTypes(w io.Writer, set *profiles.Set, types []string, out, source, li
 	f, err := profiles.DeriveTypes(set, types, profiles.Provenance{
 		Source:    source,
 		License:   license,
-		DerivedBy: "polluxsim profiles derive --types (polluxsim " + Version + ")",
+		DerivedBy: "polluxsim profiles derive --types (polluxsim " + version.Release + ")",
 	})
 	if err != nil {
 		return fmt.Errorf("--types: %w", err)
@@ -393,7 +357,7 @@ DIR/fig3-throughput-MODEL.*`,
 			if out == "" {
 				return errors.New("profiles plot needs --out DIR")
 			}
-			set, err := loadProfileSet(dir)
+			set, err := runner.LoadProfiles(dir)
 			if err != nil {
 				return err
 			}
@@ -411,7 +375,7 @@ DIR/fig3-throughput-MODEL.*`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "profiles", "", profilesFlagHelp)
+	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figure")
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
 	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")

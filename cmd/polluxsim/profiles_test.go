@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/internal/refdata"
 	"github.com/polluxsim/polluxsim/profiles"
 )
@@ -59,7 +60,7 @@ func TestProfilesShowEmbedded(t *testing.T) {
 }
 
 func TestLoadProfileSet(t *testing.T) {
-	set, err := loadProfileSet("")
+	set, err := runner.LoadProfiles("")
 	if err != nil || set.Source != "embedded" || len(set.Apps) != 6 {
 		t.Fatalf("embedded: %v, %v", set, err)
 	}
@@ -67,7 +68,7 @@ func TestLoadProfileSet(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadProfileSet(bad); err == nil || !strings.Contains(err.Error(), bad) {
+	if _, err := runner.LoadProfiles(bad); err == nil || !strings.Contains(err.Error(), bad) {
 		t.Errorf("bad compact file: %v", err)
 	}
 }

@@ -2,27 +2,10 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 
+	"github.com/polluxsim/polluxsim/version"
 	"github.com/spf13/cobra"
 )
-
-// Version is the release of polluxsim; outputs record it with the VCS
-// revision the binary was built from.
-const Version = "0.1.0"
-
-// versionString is Version plus the VCS revision when the build has one.
-func versionString() string {
-	v := Version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
-			}
-		}
-	}
-	return v
-}
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -58,7 +41,7 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print the version of polluxsim",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "polluxsim", versionString())
+			_, err := fmt.Fprintln(cmd.OutOrStdout(), "polluxsim", version.String())
 			return err
 		},
 	}

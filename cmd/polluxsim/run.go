@@ -1,24 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
-	"github.com/polluxsim/polluxsim/internal/fserr"
-	"github.com/polluxsim/polluxsim/profiles"
-	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -76,7 +68,7 @@ shorthands for Pollux's options.`,
 	f := cmd.Flags()
 	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(runspec.PolicyNames(), ", "))
 	f.StringVar(&rf.workload, "workload", "", "workload CSV, or paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads (default: generated from the embedded Philly summary)")
-	f.StringVar(&rf.profiles, "profiles", "", profilesFlagHelp)
+	f.StringVar(&rf.profiles, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
 	f.Var(flagvalue.NewInt(&rf.jobs, 160), "jobs", "jobs in the generated workload (160 = 1.0x load)")
 	f.Var(flagvalue.NewUint(&rf.workloadSeed, 1), "workload-seed", "seed of the generated workload")
@@ -124,12 +116,6 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 	if rf.workload != "" && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("workload-seed") || cmd.Flags().Changed("config")) {
 		return errors.New("--jobs, --workload-seed and --config describe the generated workload; they cannot be used with --workload")
 	}
-	if rf.jobs < 1 {
-		return fmt.Errorf("--jobs must be at least 1, got %d", rf.jobs)
-	}
-	if rf.config != traces.ConfigTuned && rf.config != traces.ConfigRealistic {
-		return fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, rf.config)
-	}
 	if strings.TrimSpace(rf.out) == "" {
 		return errors.New("--out must name a folder")
 	}
@@ -137,186 +123,44 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 }
 
 func runOnce(cmd *cobra.Command, rf *runFlags) error {
+	// The handler is installed before anything is created: a signal from
+	// here on cancels the run, which removes what it made (see
+	// runner.Prepared.Execute); an earlier run in --out stays whole.
+	ctx, sig, stop := interruptible(cmd.Context())
+	defer stop()
 	if err := rf.check(cmd); err != nil {
 		return err
 	}
-	// Inputs are read and checked before the output folder is touched, so a
-	// bad input leaves nothing behind; the folder is checked before the
-	// simulation, so no simulation time is wasted on an unwritable one.
-	set, err := loadProfileSet(rf.profiles)
+	var prog *progress
+	p, err := runner.Prepare(rf.spec, runner.Inputs{
+		ProfilesRef: rf.profiles, WorkloadRef: rf.workload,
+		Generate: runner.Generate{Jobs: rf.jobs, Seed: rf.workloadSeed, Config: rf.config},
+	}, runner.Options{Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }})
 	if err != nil {
 		return err
 	}
-	w, err := loadOrGenerateWorkload(rf, set)
-	if err != nil {
-		return err
-	}
-	if err := traces.Validate(w, set.Names(), max(rf.spec.SimConfig().Cluster.TotalGPUs(), rf.spec.MaxNodes*rf.spec.GPUsPerNode)); err != nil {
-		return err
-	}
-	policy, err := runspec.NewPolicy(rf.spec)
-	if err != nil {
-		return err
-	}
-	created, err := checkOutDir(rf.out)
-	if err != nil {
-		return err
-	}
-	meta, err := runMeta(rf, set, w)
-	if err != nil {
-		return err
-	}
-	cfg := rf.spec.SimConfig()
-	if err := sim.CheckFeasible(cfg, set, w, policy); err != nil {
-		if created {
-			os.Remove(rf.out)
-		}
-		return err
-	}
-	// From here a signal removes what the run has made (see cleanUpOnSignal).
-	var tmp atomic.Pointer[string]
-	stop := cleanUpOnSignal(cmd.ErrOrStderr(), rf.out, created, &tmp, rf.quiet)
-	defer stop()
-	opt := outputs.OutputOptions{NoTiming: rf.noTiming}
-	if cfg.Rounds != sim.RoundsNone {
-		// Stream the round records to the file as the run goes.
-		opt.Rounds, err = outputs.NewRoundsStream(filepath.Join(rf.out, "rounds.parquet"), policy.Name(), rf.spec, meta, opt)
-		if err != nil {
-			return err
-		}
-		cfg.RoundSink = opt.Rounds
-	}
-	if opt.Rounds != nil {
-		p := opt.Rounds.TempPath()
-		tmp.Store(&p)
-	}
-	prog := newProgress(cmd.ErrOrStderr(), len(w.Jobs), "simulating "+rf.spec.Policy, rf.quiet)
-	cfg.Observer = func(_ float64, finished, _ int) { prog.set(finished) }
-	res, err := sim.Run(cfg, set, w, policy)
+	printWarnings(cmd.ErrOrStderr(), p.Warnings)
+	printWarnings(cmd.ErrOrStderr(), p.BatchWarnings)
+	prog = newProgress(cmd.ErrOrStderr(), len(p.Workload.Jobs), "simulating "+rf.spec.Policy, rf.quiet)
+	res, err := p.Execute(ctx)
 	prog.finish()
 	if err != nil {
-		if opt.Rounds != nil {
-			opt.Rounds.Abort()
-		}
-		if created {
-			os.Remove(rf.out) // only if still empty
-		}
-		return err
-	}
-	if err := outputs.WriteRun(rf.out, res, rf.spec, meta, opt); err != nil {
-		if opt.Rounds != nil {
-			opt.Rounds.Abort()
+		if s := sig(); s != nil {
+			if !rf.quiet {
+				fmt.Fprintln(cmd.ErrOrStderr()) // end the progress line
+			}
+			return fmt.Errorf("interrupted (%v): the run was not written to %s", s, rf.out)
 		}
 		return err
 	}
-	if err := printSummary(cmd.OutOrStdout(), res, rf.out); err != nil {
+	if err := printSummary(cmd.OutOrStdout(), res); err != nil {
 		return err
 	}
-	return printElastic(cmd.OutOrStdout(), res)
+	return printElastic(cmd.OutOrStdout(), res.Sim)
 }
 
-// checkOutDir fails early if the output folder cannot be created or
-// written, so no simulation time is wasted. The probe file has a hidden
-// name, like the temporary files outputs are written to.
-// It reports whether it created the folder.
-func checkOutDir(dir string) (created bool, err error) {
-	if err := outputs.CheckRunFolder(dir); err != nil {
-		return false, fmt.Errorf("--out %s: %w", dir, err)
-	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, fmt.Errorf("--out %s: cannot create the folder: %w", dir, fserr.Cause(err))
-	}
-	created = errors.Is(statErr, os.ErrNotExist)
-	probe, err := os.CreateTemp(dir, ".probe-*")
-	if err != nil {
-		if created {
-			os.Remove(dir)
-		}
-		return false, fmt.Errorf("--out %s: folder is not writable: %w", dir, fserr.Cause(err))
-	}
-	probe.Close()
-	if err := os.Remove(probe.Name()); err != nil {
-		return created, fmt.Errorf("--out %s: %w", dir, fserr.Cause(err))
-	}
-	return created, nil
-}
-
-func loadOrGenerateWorkload(rf *runFlags, set *profiles.Set) (*traces.Workload, error) {
-	if rf.workload != "" {
-		w, warnings, err := traces.ReadWorkload(rf.workload, traces.ReadOptions{Apps: set.Names()})
-		if err != nil {
-			return nil, err
-		}
-		printWarnings(os.Stderr, warnings)
-		printWarnings(os.Stderr, runspec.BatchWarnings(w, set))
-		return w, nil
-	}
-	return runspec.GenerateWorkload(nil, set, rf.jobs, rf.workloadSeed, rf.config, rf.spec.GPUsPerNode)
-}
-
-// runMeta identifies the run's inputs: the workload as simulated and the
-// profiles' files (or the embedded set, which the version identifies).
-func runMeta(rf *runFlags, set *profiles.Set, w *traces.Workload) (outputs.RunMeta, error) {
-	var wl bytes.Buffer
-	if err := traces.Write(&wl, w); err != nil {
-		return outputs.RunMeta{}, err
-	}
-	prof, err := profilesDigest(rf.profiles)
-	if err != nil {
-		return outputs.RunMeta{}, err
-	}
-	return outputs.RunMeta{
-		Version:    versionString(),
-		Seed:       rf.spec.Seed,
-		InputsHash: outputs.HashInputs(wl.Bytes(), prof, []byte(Version)),
-		Workload:   w.Source,
-		Profiles:   set.Source,
-	}, nil
-}
-
-// profilesDigest hashes the files a profile set is read from.
-func profilesDigest(path string) ([]byte, error) {
-	if path == "" {
-		return []byte(profiles.DefaultSource), nil
-	}
-	if _, ok := profiles.Named(path); ok {
-		return []byte(path), nil
-	}
-	var files []string
-	err := filepath.WalkDir(path, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && (strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".json")) &&
-			!strings.Contains(p, "workload") && filepath.Base(p) != "philly.csv" {
-			files = append(files, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("profiles %s: %w", path, err)
-	}
-	sort.Strings(files)
-	var parts [][]byte
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("profiles: %w", err)
-		}
-		rel, _ := filepath.Rel(path, f)
-		parts = append(parts, []byte(filepath.ToSlash(rel)), data)
-	}
-	return []byte(outputs.HashInputs(parts...)), nil
-}
-
-func printSummary(w io.Writer, res *sim.Result, out string) error {
-	s := res.Summary
-	files := []string{filepath.Join(out, "summary.json"), filepath.Join(out, "jobs.parquet")}
-	if res.Config.Rounds != sim.RoundsNone {
-		files = append(files, filepath.Join(out, "rounds.parquet"))
-	}
-	files = append(files, filepath.Join(out, "cluster.parquet"))
+func printSummary(w io.Writer, run *runner.Result) error {
+	res, s, files := run.Sim, run.Sim.Summary, run.Files
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %d x %d GPUs
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%

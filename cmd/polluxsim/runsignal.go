@@ -1,43 +1,40 @@
 package main
 
 import (
-	"fmt"
-	"io"
+	"context"
 	"os"
 	"os/signal"
 	"sync/atomic"
 	"syscall"
 )
 
-// cleanUpOnSignal makes a SIGINT or SIGTERM during a run leave no trace of
-// it: the temporary file of the streamed rounds (*tmp once set) is removed,
-// and the output folder too if the run created it and it is still empty;
-// one line says so and the process exits with status 1. Outputs an earlier
-// run left in the folder stay (a run replaces them only once it has
-// finished). The returned function stops listening.
-func cleanUpOnSignal(w io.Writer, out string, created bool, tmp *atomic.Pointer[string], quiet bool) (stop func()) {
-	sig := make(chan os.Signal, 1)
+// interruptible returns a context that a SIGINT or SIGTERM cancels, a
+// function telling which signal did (nil while none has), and a function
+// that stops listening. Commands that write outputs install it before they
+// create anything, and clean up in their own goroutine when the context
+// ends, so no exit races a file being made.
+func interruptible(parent context.Context) (ctx context.Context, which func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
 	done := make(chan struct{})
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
-		case s := <-sig:
-			if p := tmp.Load(); p != nil {
-				os.Remove(*p)
-			}
-			if created {
-				os.Remove(out) // only if empty
-			}
-			if !quiet {
-				fmt.Fprintln(w) // end the progress line
-			}
-			fmt.Fprintf(w, "polluxsim: interrupted (%v): the run was not written to %s\n", s, out)
-			os.Exit(1)
+		case s := <-ch:
+			got.Store(s)
+			cancel()
 		case <-done:
 		}
 	}()
-	return func() {
-		signal.Stop(sig)
-		close(done)
+	which = func() os.Signal {
+		s, _ := got.Load().(os.Signal)
+		return s
 	}
+	stop = func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+	return ctx, which, stop
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,8 +17,10 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/results"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/version"
 )
 
 type sweepFlags struct {
@@ -86,7 +86,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	}
 	f := cmd.Flags()
 	f.StringVar(&sf.experiment, "experiment", "", "experiment name or spec file (see --list)")
-	f.StringVar(&sf.profiles, "profiles", "", profilesFlagHelp)
+	f.StringVar(&sf.profiles, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
@@ -145,19 +145,15 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 			return fmt.Errorf("--workloads %s: not a folder", sf.workloads)
 		}
 	}
-	set, err := loadProfileSet(sf.profiles)
-	if err != nil {
-		return err
-	}
-	profID, err := profilesDigest(sf.profiles)
+	set, err := runner.LoadProfiles(sf.profiles)
 	if err != nil {
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
 	var prog *progress
 	opt := sweep.SweepOptions{
-		Profiles: set, ProfilesID: string(profID), Workloads: sf.workloads, Out: sf.out,
-		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: codeVersion(), Spec: spec,
+		Profiles: set, ProfilesID: set.Digest, Workloads: sf.workloads, Out: sf.out,
+		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: version.Code(), Spec: spec,
 		Note: func(msg string) {
 			if !sf.quiet {
 				fmt.Fprintln(stderr, msg)
@@ -193,28 +189,6 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	}
 	_, err = fmt.Fprintf(out, "wrote %s\n", strings.Join(sweep.SweepOutputs(sf.out), ", "))
 	return err
-}
-
-// codeVersion identifies the code that simulates: the version and a digest
-// of the running binary, so that a rebuilt polluxsim redoes stored runs
-// rather than mixing results of two builds (VCS stamps alone are missing
-// from builds with -buildvcs=false and blind to uncommitted changes).
-func codeVersion() string {
-	v := versionString()
-	exe, err := os.Executable()
-	if err != nil {
-		return v
-	}
-	f, err := os.Open(exe)
-	if err != nil {
-		return v
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return v
-	}
-	return v + " binary " + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
 // interruptContext is cancelled by the first SIGINT or SIGTERM: the sweep

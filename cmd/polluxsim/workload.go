@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/internal/fserr"
@@ -109,7 +110,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if err != nil {
 				return err
 			}
-			set, err := loadProfileSet(profilesDir)
+			set, err := runner.LoadProfiles(profilesDir)
 			if err != nil {
 				return err
 			}

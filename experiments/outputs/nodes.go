@@ -3,13 +3,14 @@ package outputs
 import (
 	"path/filepath"
 
+	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
 // writeNodes writes path with one row per round of an elastic cluster:
 // its ready and provisioning nodes and the node-hours and cost billed so
 // far (nodes.parquet, see Tables).
-func writeNodes(path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
+func writeNodes(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
 	ns := res.NodeStats
 	price := 0.0
 	if res.Config.Elastic != nil {
@@ -22,7 +23,7 @@ func writeNodes(path string, key *RunKey, res *sim.Result, kv map[string]string,
 		F64Col("node_hours", func(i int) float64 { return ns[i].NodeHours }),
 		F64Col("cost", func(i int) float64 { return ns[i].NodeHours * price }),
 	)
-	return WriteTable(path, Table("nodes.parquet"), cols, len(ns), kv, order)
+	return stageTable(b, path, Table("nodes.parquet"), cols, len(ns), kv, order)
 }
 
 // nodesFile is the elastic cluster's node table in a run's output folder

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -39,6 +41,8 @@ func HashInputs(parts ...[]byte) string {
 
 // RunSummary is the content of summary.json.
 type RunSummary struct {
+	// RunID is the run's run_id, the same as in its tables' run_id column.
+	RunID string `json:"run_id"`
 	sim.Summary
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	RunMeta
@@ -59,59 +63,182 @@ type OutputOptions struct {
 
 // NewRunSummary assembles summary.json's content for a finished run.
 func NewRunSummary(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) RunSummary {
-	s := RunSummary{Summary: res.Summary, RunMeta: meta, Settings: spec, PeakRSSMB: PeakRSSMB()}
+	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: res.Summary, RunMeta: meta, Settings: spec, PeakRSSMB: PeakRSSMB()}
 	if opt.NoTiming {
 		s.Wall, s.PolicyRoundP50, s.PolicyRoundP99, s.PolicyRoundTotal, s.PeakRSSMB = 0, 0, 0, 0, 0
 	}
 	return s
 }
 
-// WriteRun writes dir/summary.json, dir/jobs.parquet, dir/rounds.parquet and
-// dir/cluster.parquet (creating dir; the tables are documented in Tables). Each file is written atomically (to a hidden temporary
-// name, then renamed), and summary.json is written last: a folder with a
-// summary.json holds a complete run. Outputs of an earlier run in dir are
-// removed first, so an interrupted run never leaves a mix of old and new
-// files that looks complete; so are temporary files a killed run left.
-func WriteRun(dir string, res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("cannot create output folder: %w", err)
-	}
-	// Nothing is removed unless all of it can be.
+// RunFolder is a run's output folder while the run's outputs are written.
+// Every file goes to a hidden temporary file first, and the last step
+// replaces an earlier run's files in one go (atomicfile.Batch): until then
+// the earlier run stays whole, and a folder with a summary.json always
+// holds one complete run. Abort, safe to call from another goroutine (a
+// signal handler), removes every temporary file, and the folder too when
+// OpenRunFolder made it and it is still empty.
+type RunFolder struct {
+	dir     string
+	created bool
+	batch   atomicfile.Batch
+	// staging, when set (by tests), is called before each output is
+	// staged; an error stops the write there as a crash would.
+	staging func(name string) error
+}
+
+// OpenRunFolder prepares dir for a run's outputs: it checks that they may
+// go there (CheckRunFolder), creates dir when needed and removes the
+// temporary files a killed run left there.
+func OpenRunFolder(dir string) (*RunFolder, error) {
 	if err := CheckRunFolder(dir); err != nil {
-		return err
+		return nil, err
 	}
-	outputs := runOutputs()
-	for _, f := range outputs {
-		if err := os.Remove(filepath.Join(dir, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("cannot replace the earlier output: %w", err)
-		}
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the folder: %w", fserr.Cause(err))
 	}
+	f := &RunFolder{dir: dir, created: errors.Is(statErr, fs.ErrNotExist)}
+	// A folder that cannot take a file fails now, before any simulation
+	// time is spent; the probe has a hidden name, like the temporary files.
+	probe, err := os.CreateTemp(dir, ".probe-*")
+	if err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("folder is not writable: %w", fserr.Cause(err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	if ents, err := os.ReadDir(dir); err == nil {
 		for _, e := range ents {
-			for _, f := range outputs {
-				if strings.HasPrefix(e.Name(), "."+f+".tmp-") {
+			for _, out := range runOutputs() {
+				if strings.HasPrefix(e.Name(), "."+out+".tmp-") || strings.HasPrefix(e.Name(), "."+out+".stream-") {
 					os.Remove(filepath.Join(dir, e.Name()))
 				}
 			}
 		}
 	}
+	return f, nil
+}
+
+// Dir is the folder; Created reports whether OpenRunFolder made it.
+func (f *RunFolder) Dir() string   { return f.dir }
+func (f *RunFolder) Created() bool { return f.created }
+
+// Abort removes every temporary file of the run's outputs, and the folder
+// when OpenRunFolder made it and it is empty; an earlier run in the folder
+// is untouched. Safe to call more than once and after Write (then it
+// removes nothing written).
+func (f *RunFolder) Abort() {
+	f.batch.Abort()
+	if f.created {
+		os.Remove(f.dir) // only if empty
+	}
+}
+
+// StreamRounds starts the folder's rounds.parquet for a run of policy
+// (its name as the policy reports it) with spec and meta, to be filled
+// while the run goes (it is the run's sim.RoundSink); Write commits it
+// with the other outputs.
+func (f *RunFolder) StreamRounds(policy string, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) (*RoundsStream, error) {
+	return newRoundsStream(&f.batch, filepath.Join(f.dir, "rounds.parquet"), policy, spec, meta, opt)
+}
+
+// Write writes the run's outputs: summary.json, jobs.parquet,
+// rounds.parquet (opt.Rounds when streamed, else from Result.Rounds; none
+// when the run kept no rounds), cluster.parquet and, on an elastic
+// cluster, nodes.parquet (the tables are documented in Tables). They
+// replace an earlier run's outputs in one step at the end; outputs of an
+// earlier run that this one does not have are removed in that step.
+// meta must carry the run's identity (Version and InputsHash, see
+// runner.Run, which computes them).
+func (f *RunFolder) Write(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) error {
+	if meta.Version == "" || meta.InputsHash == "" {
+		f.Abort()
+		return errors.New("outputs: the run has no identity (RunMeta.Version and InputsHash are empty); runner.Run computes it")
+	}
+	if err := f.stage(res, spec, meta, opt); err != nil {
+		f.Abort()
+		return err
+	}
+	var stale []string
+	for _, out := range runOutputs() {
+		if p := filepath.Join(f.dir, out); !f.batch.Staged(p) {
+			stale = append(stale, p)
+		}
+	}
+	if err := f.batch.Commit(stale...); err != nil {
+		return err
+	}
+	return nil
+}
+
+// stage writes every output to its temporary file, summary.json last.
+func (f *RunFolder) stage(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) error {
 	kv, order := parquetMeta(spec, meta)
 	key := PlainRunKey(spec, meta)
-	if err := writeJobs(filepath.Join(dir, "jobs.parquet"), &key, res, kv, order); err != nil {
+	b := &f.batch
+	if err := f.hook("jobs.parquet"); err != nil {
 		return err
 	}
-	if err := writeRunRounds(filepath.Join(dir, "rounds.parquet"), &key, res, spec, opt, kv, order); err != nil {
+	if err := writeJobs(b, filepath.Join(f.dir, "jobs.parquet"), &key, res, kv, order); err != nil {
 		return err
 	}
-	if err := writeCluster(filepath.Join(dir, "cluster.parquet"), &key, res, opt.NoTiming, kv, order); err != nil {
+	if err := f.hook("rounds.parquet"); err != nil {
 		return err
 	}
-	if len(res.NodeStats) > 0 {
-		if err := writeNodes(nodesFile(dir), &key, res, kv, order); err != nil {
+	if opt.Rounds != nil {
+		if err := opt.Rounds.finish(); err != nil {
+			return err
+		}
+	} else if m, _ := spec.RoundsMode(); m != sim.RoundsNone {
+		if err := writeRounds(b, filepath.Join(f.dir, "rounds.parquet"), &key, res, kv, order); err != nil {
 			return err
 		}
 	}
-	return WriteJSON(filepath.Join(dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
+	if err := f.hook("cluster.parquet"); err != nil {
+		return err
+	}
+	if err := writeCluster(b, filepath.Join(f.dir, "cluster.parquet"), &key, res, opt.NoTiming, kv, order); err != nil {
+		return err
+	}
+	if len(res.NodeStats) > 0 {
+		if err := writeNodes(b, nodesFile(f.dir), &key, res, kv, order); err != nil {
+			return err
+		}
+	}
+	if err := f.hook("summary.json"); err != nil {
+		return err
+	}
+	return writeJSON(b, filepath.Join(f.dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
+}
+
+func (f *RunFolder) hook(name string) error {
+	if f.staging == nil {
+		return nil
+	}
+	return f.staging(name)
+}
+
+// WriteRun writes a finished run's outputs to dir (OpenRunFolder, then
+// RunFolder.Write).
+func WriteRun(dir string, res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) error {
+	f, err := OpenRunFolder(dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return f.Write(res, spec, meta, opt)
+}
+
+// RunFiles lists the files Write wrote to dir for res, summary.json first.
+func RunFiles(dir string, res *sim.Result) []string {
+	files := []string{filepath.Join(dir, "summary.json"), filepath.Join(dir, "jobs.parquet")}
+	if res.Config.Rounds != sim.RoundsNone {
+		files = append(files, filepath.Join(dir, "rounds.parquet"))
+	}
+	files = append(files, filepath.Join(dir, "cluster.parquet"))
+	if len(res.NodeStats) > 0 {
+		files = append(files, nodesFile(dir))
+	}
+	return files
 }
 
 // runOutputs are the files of a run's folder, summary.json first.
@@ -137,25 +264,30 @@ func CheckRunFolder(dir string) error {
 	return nil
 }
 
-// writeRunRounds writes or commits rounds.parquet; a run recording no
-// rounds has none.
-func writeRunRounds(path string, key *RunKey, res *sim.Result, spec runspec.RunSpec, opt OutputOptions, kv map[string]string, order []string) error {
-	if opt.Rounds != nil {
-		return opt.Rounds.Commit()
-	}
-	if m, _ := spec.RoundsMode(); m == sim.RoundsNone {
-		return nil
-	}
-	return WriteRounds(path, key, res, kv, order)
-}
-
 // WriteJSON writes v as indented JSON, atomically.
 func WriteJSON(path string, v any) error {
+	data, err := jsonBytes(path, v)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, data)
+}
+
+// writeJSON stages v as indented JSON in b.
+func writeJSON(b *atomicfile.Batch, path string, v any) error {
+	data, err := jsonBytes(path, v)
+	if err != nil {
+		return err
+	}
+	return b.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
+}
+
+func jsonBytes(path string, v any) ([]byte, error) {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return atomicfile.WriteBytes(path, append(data, '\n'))
+	return append(data, '\n'), nil
 }
 
 // PeakRSSMB is the process's peak resident memory in MiB (0 where unknown).
@@ -179,27 +311,32 @@ func parquetMeta(spec runspec.RunSpec, meta RunMeta) (map[string]string, []strin
 }
 
 // writeJobs writes jobs.parquet: one row per job of the run key.
-func writeJobs(path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
+func writeJobs(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
 	rows := make([]JobRow, len(res.Jobs))
 	for i := range res.Jobs {
 		rows[i] = JobRow{key, &res.Jobs[i]}
 	}
-	return WriteTable(path, Table("jobs.parquet"), JobTableCols(rows), len(rows), kv, order)
+	return stageTable(b, path, Table("jobs.parquet"), JobTableCols(rows), len(rows), kv, order)
 }
 
-// writeRounds writes rounds.parquet: one row per active job per
-// scheduling round.
+// WriteRounds writes a rounds table to path: one row per active job per
+// scheduling round of res (a sweep keeps them beside its stored runs).
 func WriteRounds(path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
 	return WriteTable(path, Table("rounds.parquet"), roundTableCols(key, &res.Rounds), len(res.Rounds), kv, order)
 }
 
+// writeRounds stages a run's rounds.parquet in b.
+func writeRounds(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
+	return stageTable(b, path, Table("rounds.parquet"), roundTableCols(key, &res.Rounds), len(res.Rounds), kv, order)
+}
+
 // writeCluster writes cluster.parquet: one row per scheduling round, idle
 // ones included.
-func writeCluster(path string, key *RunKey, res *sim.Result, noTiming bool, kv map[string]string, order []string) error {
+func writeCluster(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, noTiming bool, kv map[string]string, order []string) error {
 	cr := ClusterRows(res, noTiming)
 	rows := make([]ClusterTableRow, len(cr))
 	for i := range cr {
 		rows[i] = ClusterTableRow{key, res.Config.Cluster.TotalGPUs(), &cr[i]}
 	}
-	return WriteTable(path, Table("cluster.parquet"), ClusterTableCols(rows), len(rows), kv, order)
+	return stageTable(b, path, Table("cluster.parquet"), ClusterTableCols(rows), len(rows), kv, order)
 }

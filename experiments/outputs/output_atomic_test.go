@@ -68,7 +68,7 @@ func TestWriteRunRefusesBeforeRemoving(t *testing.T) {
 	if err := CheckRunFolder(dir); err == nil {
 		t.Error("CheckRunFolder passed a folder named jobs.parquet")
 	}
-	err := WriteRun(dir, res, runspec.DefaultSpec("tiresias"), RunMeta{Version: "test"}, OutputOptions{NoTiming: true})
+	err := WriteRun(dir, res, runspec.DefaultSpec("tiresias"), RunMeta{Version: "test", InputsHash: "x"}, OutputOptions{NoTiming: true})
 	if err == nil || !strings.Contains(err.Error(), "jobs.parquet: not a regular file") {
 		t.Fatalf("WriteRun over a folder named jobs.parquet: %v", err)
 	}
@@ -78,7 +78,7 @@ func TestWriteRunRefusesBeforeRemoving(t *testing.T) {
 	sweep := t.TempDir()
 	os.WriteFile(filepath.Join(sweep, "experiment.json"), []byte("{}"), 0o644)
 	os.WriteFile(filepath.Join(sweep, "summary.json"), []byte("sweep"), 0o644)
-	if err := WriteRun(sweep, res, runspec.DefaultSpec("tiresias"), RunMeta{Version: "test"}, OutputOptions{NoTiming: true}); err == nil ||
+	if err := WriteRun(sweep, res, runspec.DefaultSpec("tiresias"), RunMeta{Version: "test", InputsHash: "x"}, OutputOptions{NoTiming: true}); err == nil ||
 		!strings.Contains(err.Error(), "sweep's outputs") {
 		t.Errorf("WriteRun into a sweep's folder: %v", err)
 	}

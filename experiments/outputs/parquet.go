@@ -106,12 +106,34 @@ func SQLType(t arrow.DataType) string {
 // the schema documentation and the writers cannot drift apart); the Arrow
 // fields take their nullability and unit from the documentation.
 func WriteTable(path string, t *TableDoc, cols []Column, n int, meta map[string]string, metaOrder []string) error {
+	return putTable(atomicfile.Write, path, t, cols, n, meta, metaOrder)
+}
+
+// stageTable is WriteTable into the batch b: the file replaces path when
+// b commits.
+func stageTable(b *atomicfile.Batch, path string, t *TableDoc, cols []Column, n int, meta map[string]string, metaOrder []string) error {
+	return putTable(b.Write, path, t, cols, n, meta, metaOrder)
+}
+
+// putTable writes the table with put, which fills path's new content
+// (atomicfile.Write, or a batch's Write).
+func putTable(put func(path string, fill func(io.Writer) error) error, path string, t *TableDoc, cols []Column, n int, meta map[string]string, metaOrder []string) error {
 	fields, err := tableFields(path, t, cols)
 	if err != nil {
 		return err
 	}
 	kv, order := tableMeta(meta, metaOrder)
-	return writeParquet(path, fields, cols, n, kv, order)
+	return put(path, func(w io.Writer) error {
+		tw, err := newTableWriter(path, w, fields, cols)
+		if err != nil {
+			return err
+		}
+		if err := tw.write(n, false); err != nil {
+			tw.abort()
+			return err
+		}
+		return tw.close(kv, order)
+	})
 }
 
 // tableFields checks that cols are t's documented columns and gives their
@@ -152,19 +174,6 @@ const BatchRows = 64 * 1024
 // writeParquet writes n rows described by cols to path, atomically, with
 // meta as the file's key-value metadata. Output is deterministic: the same
 // rows give the same bytes.
-func writeParquet(path string, fields []arrow.Field, cols []Column, n int, meta map[string]string, metaOrder []string) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		tw, err := newTableWriter(path, w, fields, cols)
-		if err != nil {
-			return err
-		}
-		if err := tw.write(n, false); err != nil {
-			tw.abort()
-			return err
-		}
-		return tw.close(meta, metaOrder)
-	})
-}
 
 // tableWriter writes a Parquet table in parts: rows are appended with
 // write, the footer and metadata with close.

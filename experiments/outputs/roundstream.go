@@ -1,6 +1,8 @@
 package outputs
 
 import (
+	"fmt"
+
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/sim"
@@ -13,6 +15,7 @@ import (
 // the other outputs; Abort removes it. The rows are those WriteRounds
 // writes from Result.Rounds.
 type RoundsStream struct {
+	batch *atomicfile.Batch
 	file  *atomicfile.Pending
 	tw    *tableWriter
 	buf   []sim.RoundRecord
@@ -25,10 +28,11 @@ type RoundsStream struct {
 
 var _ sim.RoundSink = (*RoundsStream)(nil)
 
-// NewRoundsStream starts DIR/rounds.parquet for a run of policy (its
-// name as the policy reports it) with spec and meta.
-func NewRoundsStream(path, policy string, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) (*RoundsStream, error) {
-	f, err := atomicfile.Create(path)
+// newRoundsStream starts path (a run folder's rounds.parquet, see
+// RunFolder.StreamRounds) in the batch b for a run of policy with spec and
+// meta.
+func newRoundsStream(b *atomicfile.Batch, path, policy string, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) (*RoundsStream, error) {
+	f, err := b.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +48,7 @@ func NewRoundsStream(path, policy string, spec runspec.RunSpec, meta RunMeta, op
 		f.Abort()
 		return nil, err
 	}
+	s.batch = b
 	return s, nil
 }
 
@@ -69,9 +74,9 @@ func (s *RoundsStream) flush() error {
 	return nil
 }
 
-// Commit writes the remaining rows and the footer and renames the file to
-// its destination.
-func (s *RoundsStream) Commit() error {
+// finish writes the remaining rows and the footer, closes the file and
+// stages it in the run folder's batch.
+func (s *RoundsStream) finish() error {
 	if len(s.buf) > 0 || s.rows == 0 {
 		if err := s.flush(); err != nil {
 			s.Abort()
@@ -79,14 +84,19 @@ func (s *RoundsStream) Commit() error {
 		}
 	}
 	if err := s.tw.close(s.kv, s.order); err != nil {
-		s.file.Abort()
+		s.Abort()
 		return err
 	}
-	return s.file.Commit()
+	if err := s.file.Sync(); err != nil {
+		s.Abort()
+		return fmt.Errorf("cannot write %s: %w", s.file.Path(), err)
+	}
+	if err := s.file.Close(); err != nil {
+		s.Abort()
+		return fmt.Errorf("cannot write %s: %w", s.file.Path(), err)
+	}
+	return s.batch.Stage(s.file)
 }
-
-// TempPath is the hidden temporary file the rows go to until Commit.
-func (s *RoundsStream) TempPath() string { return s.file.Name() }
 
 // Abort removes the temporary file; nothing is written.
 func (s *RoundsStream) Abort() {

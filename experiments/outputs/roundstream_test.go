@@ -57,8 +57,12 @@ func TestRoundsStreamSameTable(t *testing.T) {
 		}
 		cfg := spec.SimConfig()
 		opt := OutputOptions{NoTiming: true}
+		folder, err := OpenRunFolder(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if stream {
-			if opt.Rounds, err = NewRoundsStream(filepath.Join(dir, "rounds.parquet"), p.Name(), spec, meta, opt); err != nil {
+			if opt.Rounds, err = folder.StreamRounds(p.Name(), spec, meta, opt); err != nil {
 				t.Fatal(err)
 			}
 			opt.Rounds.groupRows = 100
@@ -68,7 +72,7 @@ func TestRoundsStreamSameTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteRun(dir, res, spec, meta, opt); err != nil {
+		if err := folder.Write(res, spec, meta, opt); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,7 +101,11 @@ func TestRoundsStreamSameTable(t *testing.T) {
 	}
 	// An aborted stream leaves no file.
 	c := t.TempDir()
-	s, err := NewRoundsStream(filepath.Join(c, "rounds.parquet"), "x", spec, meta, OutputOptions{})
+	folder, err := OpenRunFolder(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := folder.StreamRounds("x", spec, meta, OutputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,7 +11,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -99,19 +100,13 @@ func TestStressRandom(t *testing.T) {
 				if err := traces.Validate(w, apps, total); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				pol, err := runspec.NewPolicy(spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := sim.Run(spec.SimConfig(), set, w, pol)
+				dir := t.TempDir()
+				run, err := runner.Run(context.Background(), spec, runner.Inputs{Profiles: set, Workload: w},
+					runner.Options{Out: dir, NoTiming: true, Version: "test"})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				checkStressResult(t, name, res, w, total)
-				dir := t.TempDir()
-				if err := outputs.WriteRun(dir, res, spec, outputs.RunMeta{Version: "test", Seed: spec.Seed}, outputs.OutputOptions{NoTiming: true}); err != nil {
-					t.Fatalf("%s: writing outputs: %v", name, err)
-				}
+				checkStressResult(t, name, run.Sim, w, total)
 				checkStressOutputs(t, name, dir, len(w.Jobs))
 			})
 		}

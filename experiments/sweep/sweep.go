@@ -17,14 +17,13 @@ import (
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
-	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
-	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -271,7 +270,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 		opt.Planned(len(todo), rep.Skipped)
 	}
 
-	r := &runner{opt: opt, exp: exp, seeds: map[int]map[string]models.Params{}}
+	r := &pool{opt: opt, exp: exp}
 	ran, err := r.runAll(ctx, todo)
 	rep.Ran = ran
 	if err != nil {
@@ -305,12 +304,12 @@ func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, 
 // RunPath is where a sweep in dir stores run id.
 func RunPath(dir, id string) string { return filepath.Join(dir, CellsDir, id+".json") }
 
-// runner simulates planned runs on a pool of goroutines.
-type runner struct {
-	opt     SweepOptions
-	exp     *experiments.Experiment
-	seedsMu sync.Mutex
-	seeds   map[int]map[string]models.Params
+// pool simulates planned runs on a pool of goroutines.
+type pool struct {
+	opt SweepOptions
+	exp *experiments.Experiment
+	// priors caches the offline θ_sys the runs share.
+	priors runner.Priors
 }
 
 type runDone struct {
@@ -318,7 +317,7 @@ type runDone struct {
 	err error
 }
 
-func (rn *runner) runAll(ctx context.Context, todo []planned) (int, error) {
+func (rn *pool) runAll(ctx context.Context, todo []planned) (int, error) {
 	if len(todo) == 0 {
 		return 0, nil
 	}
@@ -374,35 +373,19 @@ func (rn *runner) runAll(ctx context.Context, todo []planned) (int, error) {
 	return n, nil
 }
 
-// runOne simulates one run and stores its result.
-func (rn *runner) runOne(p planned) error {
+// runOne simulates one run through the run pipeline and stores its
+// result.
+func (rn *pool) runOne(p planned) error {
 	spec := p.run.Cell.Spec()
-	pol, err := rn.policy(spec)
-	if err != nil {
-		return err
-	}
-	cfg := spec.SimConfig()
-	cfg.FitWorkers = rn.opt.PolicyWorkers // the run's share of the processors
-	if !rn.opt.JobRounds {
-		cfg.Rounds = sim.RoundsNone // cluster rows come from the round statistics
-	}
-	if spec.OfflinePriors {
-		if cfg.SeedParams, err = rn.offline(spec.GPUsPerNode); err != nil {
-			return err
-		}
-		if spec.OfflinePriorsScaleOut {
-			cfg.SeedSeenGPUs = runspec.OfflineSeenGPUs(rn.opt.Profiles, spec.GPUsPerNode)
-		}
-	}
 	// As run does: a workload that cannot finish within the engine's
-	// limits is refused before it is simulated.
-	if err := sim.CheckFeasible(cfg, rn.opt.Profiles, p.wl.w, pol); err != nil {
-		return err
-	}
-	res, err := sim.Run(cfg, rn.opt.Profiles, p.wl.w, pol)
+	// limits is refused before it is simulated (runner.Prepare).
+	run, err := runner.Run(context.Background(), spec, runner.Inputs{Profiles: rn.opt.Profiles, Workload: p.wl.w},
+		runner.Options{NoTiming: rn.opt.NoTiming, PolicyWorkers: rn.opt.PolicyWorkers, DropRounds: !rn.opt.JobRounds,
+			Version: rn.opt.Version, Priors: &rn.priors})
 	if err != nil {
 		return err
 	}
+	res := run.Sim
 	rr := results.NewRunResult(res, rn.opt.NoTiming)
 	rr.Experiment, rr.ExperimentVersion = rn.exp.Name, rn.exp.Version
 	rr.Run, rr.Cell, rr.Workload = p.run.ID(), p.run.Cell.Name, p.run.Workload
@@ -444,28 +427,6 @@ func SweepOutputs(dir string) []string {
 // runRoundsPath is where a sweep keeps a run's rounds table (JobRounds).
 // RunRoundsPath is where a sweep in dir stores the rounds of run id.
 func RunRoundsPath(dir, id string) string { return filepath.Join(dir, CellsDir, id+".rounds.parquet") }
-
-// policy builds the run's policy with PolicyWorkers goroutines for its
-// own use (decisions do not depend on their number).
-func (rn *runner) policy(spec runspec.RunSpec) (policies.Policy, error) {
-	return policies.Build(spec.Policy, spec.Options, spec.Env(rn.opt.PolicyWorkers))
-}
-
-// offline returns the offline-fitted θ_sys of every application, fitted
-// once per sweep and node size.
-func (rn *runner) offline(gpusPerNode int) (map[string]models.Params, error) {
-	rn.seedsMu.Lock()
-	defer rn.seedsMu.Unlock()
-	if s, ok := rn.seeds[gpusPerNode]; ok {
-		return s, nil
-	}
-	s, err := runspec.OfflineParams(rn.opt.Profiles, gpusPerNode)
-	if err != nil {
-		return nil, err
-	}
-	rn.seeds[gpusPerNode] = s
-	return s, nil
-}
 
 // removeStaleTemps deletes temporary files that a killed process left in
 // dir (atomic writes name them .<file>.tmp-*); recent ones may belong to a

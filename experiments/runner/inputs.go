@@ -1,0 +1,111 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/fserr"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// Inputs are what a run reads, each given as a value or by reference.
+type Inputs struct {
+	// Profiles is the profile set; when nil, ProfilesRef names it (see
+	// LoadProfiles).
+	Profiles    *profiles.Set
+	ProfilesRef string
+	// Workload is the workload; when nil, WorkloadRef names it (a workload
+	// CSV, or paper:N / paper-realistic:N, see traces.ReadWorkload), or,
+	// when WorkloadRef is empty too, it is generated as Generate says.
+	Workload    *traces.Workload
+	WorkloadRef string
+	Generate    Generate
+}
+
+// Generate describes the generated workload: Jobs jobs (160: the
+// reference's 1.0× load) sampled from the embedded summary of the Philly
+// trace with Seed, in Config's job configurations (traces.ConfigTuned or
+// traces.ConfigRealistic). The zero Generate is DefaultGenerate.
+type Generate struct {
+	Jobs   int
+	Seed   uint64
+	Config string
+}
+
+// DefaultGenerate is the default generated workload: 160 jobs, seed 1,
+// TunedJobs configurations.
+var DefaultGenerate = Generate{Jobs: 160, Seed: 1, Config: traces.ConfigTuned}
+
+func (g Generate) withDefaults() Generate {
+	if g == (Generate{}) {
+		return DefaultGenerate
+	}
+	return g
+}
+
+// LoadProfiles loads the profile set ref names: "" is the default, the
+// measured tables embedded in the binary; a built-in set's name
+// (profiles.NamedSets: "embedded", "compact"); a file is a compact profile
+// file (as `profiles derive` writes it); a folder is data in the reference
+// (adaptdl) format, either the data root or its traces/ folder. A folder
+// named like a built-in set is given with a path, e.g. ./compact. The set's
+// Digest identifies what was read.
+func LoadProfiles(ref string) (*profiles.Set, error) {
+	if ref == "" {
+		return profiles.Default(), nil
+	}
+	if set, ok := profiles.Named(ref); ok {
+		return set, nil
+	}
+	st, err := os.Stat(ref)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("--profiles %s: no such file or folder (built-in sets: %s)", ref, strings.Join(ProfileSetNames(), ", "))
+		}
+		return nil, fmt.Errorf("--profiles %s: %w", ref, fserr.Cause(err))
+	}
+	if !st.IsDir() {
+		return profiles.LoadCompact(ref)
+	}
+	return profiles.Load(ref)
+}
+
+// ProfileSetNames lists the built-in profile sets.
+func ProfileSetNames() []string {
+	var names []string
+	for _, n := range profiles.NamedSets() {
+		names = append(names, n.Name)
+	}
+	return names
+}
+
+// ProfilesHelp describes a profiles reference for flags' help.
+const ProfilesHelp = "profiles: embedded (the measured tables, default) or compact (the embedded compact model), a folder in the reference (adaptdl) format, or a compact profile file"
+
+// workload resolves the run's workload, with the warnings reading it
+// gave and those its batch sizes earn (see runspec.BatchWarnings).
+func (in Inputs) workload(set *profiles.Set, spec runspec.RunSpec) (w *traces.Workload, read, batch []string, err error) {
+	if in.Workload != nil {
+		return in.Workload, nil, nil, nil // the caller chose it
+	}
+	if in.WorkloadRef != "" {
+		w, read, err := traces.ReadWorkload(in.WorkloadRef, traces.ReadOptions{Apps: set.Names()})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return w, read, runspec.BatchWarnings(w, set), nil
+	}
+	g := in.Generate.withDefaults()
+	if g.Jobs < 1 {
+		return nil, nil, nil, fmt.Errorf("--jobs must be at least 1, got %d", g.Jobs)
+	}
+	if g.Config != traces.ConfigTuned && g.Config != traces.ConfigRealistic {
+		return nil, nil, nil, fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, g.Config)
+	}
+	w, err = runspec.GenerateWorkload(nil, set, g.Jobs, g.Seed, g.Config, spec.GPUsPerNode)
+	return w, nil, nil, err
+}

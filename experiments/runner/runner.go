@@ -1,0 +1,247 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/digest"
+	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
+	"github.com/polluxsim/polluxsim/version"
+)
+
+// Options tune how a run is executed; none of them changes its results.
+type Options struct {
+	// Out is the folder the run's outputs are written to (see
+	// outputs.RunFolder); "" writes nothing (a sweep stores the result
+	// itself).
+	Out string
+	// NoTiming records no wall-clock times (zeros in summary.json, nulls
+	// in the tables), so that outputs of the same inputs are
+	// byte-identical.
+	NoTiming bool
+	// PolicyWorkers is the number of goroutines the policy may use for
+	// its own work (0: its default); decisions do not depend on it.
+	PolicyWorkers int
+	// DropRounds records no per-job rounds whatever the spec says (a sweep
+	// that keeps only the cluster rows).
+	DropRounds bool
+	// Observer, if set, is called after every scheduling round.
+	Observer func(now float64, finished, total int)
+	// Version is what outputs record as the version of polluxsim (""
+	// means version.String()). The run's identity uses version.Release.
+	Version string
+	// Priors caches the offline-fitted θ_sys between runs (nil: fitted
+	// for this run; see runspec.OfflineParams).
+	Priors *Priors
+}
+
+// Prepared is a run whose inputs are resolved and checked, whose policy
+// is built and whose identity is known, ready to simulate.
+type Prepared struct {
+	Spec     runspec.RunSpec
+	Profiles *profiles.Set
+	Workload *traces.Workload
+	// Warnings are what reading the workload warned of (an ignored
+	// column, say) and BatchWarnings the jobs whose batch sizes are far
+	// outside their profile's (runspec.BatchWarnings), for the caller to
+	// show.
+	Warnings, BatchWarnings []string
+	// Meta is the run's identity; ID its run_id.
+	Meta outputs.RunMeta
+	ID   string
+
+	policy policies.Policy
+	cfg    sim.Config
+	opt    Options
+}
+
+// Result is a finished run.
+type Result struct {
+	*Prepared
+	// Sim is the simulation's result.
+	Sim *sim.Result
+	// Files are the output files written, summary.json first (none when
+	// Options.Out is empty).
+	Files []string
+}
+
+// Run prepares and executes one run (Prepare, then Prepared.Execute).
+func Run(ctx context.Context, spec runspec.RunSpec, in Inputs, opt Options) (*Result, error) {
+	p, err := Prepare(spec, in, opt)
+	if err != nil {
+		return nil, err
+	}
+	return p.Execute(ctx)
+}
+
+// Prepare resolves and checks the run's inputs and settings, builds its
+// policy, checks that the run can finish within the engine's limits, and
+// computes the run's identity. It touches no output: a bad input leaves
+// nothing behind. An output folder that cannot take a run's outputs (a
+// sweep's folder, a folder where an output should be) is refused here
+// too, before any simulation time is spent.
+func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (*Prepared, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	set := in.Profiles
+	if set == nil {
+		var err error
+		if set, err = LoadProfiles(in.ProfilesRef); err != nil {
+			return nil, err
+		}
+	}
+	if set.Digest == "" {
+		return nil, fmt.Errorf("profiles %s: no Digest identifies their content (load them with LoadProfiles)", set.Source)
+	}
+	w, warnings, batchWarnings, err := in.workload(set, spec)
+	if err != nil {
+		return nil, err
+	}
+	cfg := spec.SimConfig()
+	if err := traces.Validate(w, set.Names(), max(cfg.Cluster.TotalGPUs(), spec.MaxNodes*spec.GPUsPerNode)); err != nil {
+		return nil, err
+	}
+	pol, err := policies.Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
+	if err != nil {
+		return nil, err
+	}
+	cfg.FitWorkers = opt.PolicyWorkers
+	if opt.DropRounds {
+		cfg.Rounds = sim.RoundsNone
+	}
+	if spec.OfflinePriors {
+		if cfg.SeedParams, err = opt.Priors.get(set, spec.GPUsPerNode); err != nil {
+			return nil, err
+		}
+		if spec.OfflinePriorsScaleOut {
+			cfg.SeedSeenGPUs = runspec.OfflineSeenGPUs(set, spec.GPUsPerNode)
+		}
+	}
+	if err := sim.CheckFeasible(cfg, set, w, pol); err != nil {
+		return nil, err
+	}
+	if opt.Out != "" {
+		if err := outputs.CheckRunFolder(opt.Out); err != nil {
+			return nil, fmt.Errorf("--out %s: %w", opt.Out, err)
+		}
+	}
+	meta, err := identity(spec, set, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{Spec: spec, Profiles: set, Workload: w, Warnings: warnings, BatchWarnings: batchWarnings, Meta: meta,
+		ID: outputs.PlainRunKey(spec, meta).ID, policy: pol, cfg: cfg, opt: opt}, nil
+}
+
+// identity is the run's identity: the inputs' hash over the workload as
+// simulated, the profiles' digest and the release, and the version the
+// outputs record.
+func identity(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, opt Options) (outputs.RunMeta, error) {
+	var wl bytes.Buffer
+	if err := traces.Write(&wl, w); err != nil {
+		return outputs.RunMeta{}, err
+	}
+	v := opt.Version
+	if v == "" {
+		v = version.String()
+	}
+	return outputs.RunMeta{
+		Version:    v,
+		Seed:       spec.Seed,
+		InputsHash: digest.Parts(wl.Bytes(), []byte(set.Digest), []byte(version.Release)),
+		Workload:   w.Source,
+		Profiles:   set.Source,
+	}, nil
+}
+
+// Execute simulates the run and, when Options.Out is set, writes its
+// outputs: the rounds are streamed to a temporary file as the run goes,
+// and every output replaces an earlier run's in one step at the end (see
+// outputs.RunFolder). When ctx is cancelled the simulation stops at its
+// next round and nothing is written: the temporary files are removed, an
+// earlier run in the folder is left whole, and a folder Execute made is
+// removed; the error is ctx's. Once the outputs are complete, they are
+// committed whatever ctx says.
+func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
+	cfg := p.cfg
+	cfg.Observer = p.opt.Observer
+	var folder *outputs.RunFolder
+	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming}
+	if p.opt.Out != "" {
+		var err error
+		if folder, err = outputs.OpenRunFolder(p.opt.Out); err != nil {
+			return nil, fmt.Errorf("--out %s: %w", p.opt.Out, err)
+		}
+		if cfg.Rounds != sim.RoundsNone {
+			if opt.Rounds, err = folder.StreamRounds(p.policy.Name(), p.Spec, p.Meta, opt); err != nil {
+				folder.Abort()
+				return nil, err
+			}
+			cfg.RoundSink = opt.Rounds
+		}
+	}
+	res, err := sim.RunContext(ctx, cfg, p.Profiles, p.Workload, p.policy)
+	if err == nil {
+		err = ctx.Err() // cancelled after the last round
+	}
+	if err != nil {
+		if folder != nil {
+			folder.Abort()
+		}
+		return nil, err
+	}
+	out := &Result{Prepared: p, Sim: res}
+	if folder == nil {
+		return out, nil
+	}
+	if err := folder.Write(res, p.Spec, p.Meta, opt); err != nil {
+		return nil, err
+	}
+	out.Files = outputs.RunFiles(p.opt.Out, res)
+	return out, nil
+}
+
+// Priors caches the offline-fitted θ_sys of a profile set per node size,
+// for the runs of a sweep; safe for concurrent use. The zero value is
+// ready.
+type Priors struct {
+	mu  sync.Mutex
+	set *profiles.Set
+	by  map[int]map[string]models.Params
+}
+
+// get returns the offline θ_sys of set's applications at gpusPerNode
+// GPUs per node, fitting them once (a nil Priors fits every time).
+func (c *Priors) get(set *profiles.Set, gpusPerNode int) (map[string]models.Params, error) {
+	if c == nil {
+		return runspec.OfflineParams(set, gpusPerNode)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.set != nil && c.set != set {
+		return nil, errors.New("runner: one Priors cache serves one profile set")
+	}
+	c.set = set
+	if s, ok := c.by[gpusPerNode]; ok {
+		return s, nil
+	}
+	s, err := runspec.OfflineParams(set, gpusPerNode)
+	if err != nil {
+		return nil, err
+	}
+	if c.by == nil {
+		c.by = map[int]map[string]models.Params{}
+	}
+	c.by[gpusPerNode] = s
+	return s, nil
+}
