@@ -226,7 +226,9 @@ func traceHeader(first []string, name string, spec traceCSV) (map[string]int, in
 }
 
 // shiftToStart makes a calendar trace's submissions seconds from its
-// earliest one, recorded as Start.
+// earliest one, recorded as Start. Times before 2000 are not taken for
+// dates (PAI's seconds count from an offset of the trace's own): the
+// submissions are shifted all the same, and Start stays zero.
 func shiftToStart(t *TraceTable) {
 	first := math.Inf(1)
 	for i := range t.Jobs {
@@ -235,9 +237,16 @@ func shiftToStart(t *TraceTable) {
 	for i := range t.Jobs {
 		t.Jobs[i].Submit -= first
 	}
+	if first < firstDate {
+		return
+	}
 	sec, frac := math.Modf(first)
 	t.Start = time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
 }
+
+// firstDate is 2000-01-01 in Unix seconds: earlier "Unix" times are
+// offsets, not dates.
+const firstDate = 946684800
 
 // Time formats of trace columns (TraceTime layouts, ColumnMapping.TimeFormat).
 const (

@@ -387,3 +387,16 @@ func TestOpenTraceByHeader(t *testing.T) {
 	_, err = OpenTrace(t.TempDir())
 	wantInputError(t, err, "a folder of no known trace")
 }
+
+// TestPAIOffsetTimes: PAI-style seconds that are not dates are shifted to
+// the earliest submission without a calendar start.
+func TestPAIOffsetTimes(t *testing.T) {
+	tab, err := ParsePAI(strings.NewReader("j1,i,u,Terminated,5000.5,9000\nj2,i,u,Terminated,4000.5,9000\n"), "jobs",
+		strings.NewReader("j1,w,1,Terminated,5100,6100,1,1,100,T4\nj2,w,2,Terminated,4100,4200,1,1,100,T4\n"), "tasks")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tab.Start.IsZero() || tab.Jobs[0].Submit != 1000 || tab.Jobs[1].Submit != 0 || tab.Jobs[1].GPUs != 2 {
+		t.Errorf("start %v, jobs %+v", tab.Start, tab.Jobs)
+	}
+}
