@@ -36,6 +36,9 @@ func TestSiaTable3Spec(t *testing.T) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		case "sia":
+			if !strings.Contains(string(s.Options), `"share_cap":true`) {
+				t.Errorf("cell %s: options %s", c.Name, s.Options)
+			}
 		default:
 			t.Errorf("cell %s: policy %s", c.Name, s.Policy)
 		}
