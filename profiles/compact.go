@@ -387,8 +387,8 @@ func (m *CompactModel) validate() error {
 		return fmt.Errorf("epochs %d must be in 1..%d", m.Epochs, maxCompactEpochs)
 	case m.FixedBatch < 0 || m.MaxGPUs < 0:
 		return errors.New("fixed_batch and max_gpus must not be negative")
-	case !(m.Target > 0) || m.Target > maxMeasure:
-		return fmt.Errorf("target %v must be positive and at most %g", m.Target, maxMeasure)
+	case !(m.Target >= minTarget) || m.Target > maxMeasure:
+		return fmt.Errorf("target %v must be in [%v, %g] iterations at the initial batch size (a smaller one makes the fairness ρ infinite)", m.Target, minTarget, maxMeasure)
 	}
 	if m.LRScaler != "" && m.LRScaler != AdaScale {
 		return fmt.Errorf("lr_scaler %q is not supported: progress is modelled with AdaScale's gain, so it must be %q or absent", m.LRScaler, AdaScale)

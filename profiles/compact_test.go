@@ -217,6 +217,8 @@ func TestParseCompactErrors(t *testing.T) {
 		{"ratios", mutate(func(m map[string]any) { app0(m)["steps"].(map[string]any)["log_ratio"] = []any{1} }), "1 log ratios for 2 epochs"},
 		{"correction rows", mutate(func(m map[string]any) { app0(m)["correction"].(map[string]any)["log_factor"] = []any{} }), "correction has 0 rows"},
 		{"target", mutate(func(m map[string]any) { app0(m)["target"] = 0 }), "target 0"},
+		{"tiny target", mutate(func(m map[string]any) { app0(m)["target"] = 1e-308 }), "target 1e-308 must be in [1, 1e+12]"},
+		{"target below an iteration", mutate(func(m map[string]any) { app0(m)["target"] = 0.5 }), "target 0.5 must be in [1, 1e+12]"},
 		{"tuned", mutate(func(m map[string]any) { app0(m)["tuned"] = []any{map[string]any{"replicas": 0}} }), "tuned configuration"},
 		{"trailing", append(append([]byte(nil), base...), []byte(" {}")...), "after the JSON object"},
 	}

@@ -176,6 +176,13 @@ func (t *tableReader) float(k int) (float64, error) {
 // values are certainly mistakes, and the bound keeps interpolation finite.
 const maxMeasure = 1e12
 
+// minTarget bounds a training run's progress target (the last progress of
+// a validation run, a compact profile's target) from below: one iteration
+// at the initial batch size. Smaller targets are certainly mistakes, and
+// make metrics relative to a job's run time alone, such as the fairness ρ,
+// astronomically large or infinite (a target of 1e-308 gave ρ = +Inf).
+const minTarget = 1
+
 // positive parses wanted column k as a number in (0, maxMeasure].
 func (t *tableReader) positive(k int) (float64, error) {
 	v, err := t.float(k)
@@ -389,7 +396,7 @@ func parseScalability(file string, data []byte, average bool) ([]ScalabilityRow,
 // ParseValidation reads one validation-<B>.csv (header progress, iteration,
 // metric, grad_sqr, grad_var). Progress and iteration are cumulative: they
 // must be non-negative and never decrease, and the last progress (the
-// target) must be positive; grad_sqr and grad_var must be non-negative.
+// target) must be at least one iteration; grad_sqr and grad_var must be non-negative.
 func ParseValidation(file string, data []byte) ([]ValidationRow, error) {
 	t, err := newTableReader(file, data, validationColumns)
 	if err != nil {
@@ -435,6 +442,9 @@ func ParseValidation(file string, data []byte) ([]ValidationRow, error) {
 	}
 	if !(rows[len(rows)-1].Progress > 0) {
 		return nil, t.errAt(0, "0 on every row: training never progresses (the last row's progress is the target)")
+	}
+	if last := rows[len(rows)-1].Progress; last < minTarget {
+		return nil, t.errAt(0, "the last row's progress %v (the target) is below %v iteration at the initial batch size, which would make the fairness ρ infinite", last, minTarget)
 	}
 	return rows, nil
 }

@@ -159,6 +159,8 @@ func TestMalformedInputs(t *testing.T) {
 			`validation-64\.csv:3:1: `, `progress: 90 is less than the previous row's 101`},
 		{"progress all zero", map[string]string{"validation-64.csv": "progress,iteration,metric,grad_sqr,grad_var\n0,0,0.45,2.2,1.5\n0,10,0.5,2.2,1.5\n"},
 			`validation-64\.csv:3:1: `, `progress: 0 on every row: training never progresses`},
+		{"target below an iteration", map[string]string{"validation-64.csv": "progress,iteration,metric,grad_sqr,grad_var\n1e-306,1,0.45,2.2,1.5\n1e-305,2,0.5,2.2,1.5\n"},
+			`validation-64\.csv:3:1: `, `progress: the last row's progress 1e-305 (the target) is below 1 iteration at the initial batch size`},
 		{"bad quote", map[string]string{"validation-64.csv": "progress,iteration,metric,grad_sqr,grad_var\n101,30,\"0.45,2.2,1.5\n"},
 			`validation-64\.csv:2:\d+: `, `quote`},
 		{"empty file", map[string]string{"scalability.csv": "\n"},

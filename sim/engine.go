@@ -147,6 +147,9 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		e.res.Summary.PolicyStats = sr.PolicyStats()
 	}
 	e.finishElastic()
+	if err := e.res.checkFinite(); err != nil {
+		return nil, err
+	}
 	return e.res, nil
 }
 

@@ -253,6 +253,9 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"profile progress all zero", toyProfiles(map[string]string{
 			"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n0,100,0.5,1,2\n0,200,0.6,1,2\n"}),
 			[]string{"--profiles", "prof"}, `prof/traces/toy/validation-16.csv:3:1: progress: 0 on every row`},
+		{"profile target below an iteration", toyProfiles(map[string]string{
+			"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n1e-306,100,0.5,1,2\n1e-305,200,0.6,1,2\n"}),
+			[]string{"--profiles", "prof"}, `prof/traces/toy/validation-16.csv:3:1: progress: the last row's progress 1e-305 (the target) is below 1 iteration`},
 		{"compact profile key named", map[string]string{"p.json": "{\"format\": \"polluxsim-compact-profiles/1\", \"apps\": [{\"name\": \"a\"}]}"},
 			[]string{"--profiles", "p.json"}, `p.json: application "a": missing "init_batch"`},
 		{"profile missing file", map[string]string{"prof/traces/toy/validation-16.csv": "progress,iteration,metric,grad_sqr,grad_var\n100,100,0.5,1,2\n"},
