@@ -78,6 +78,9 @@ type Config struct {
 	// when the policy could decide from what changed (see Sparse): slower
 	// on an overloaded cluster, with the same results.
 	FullRounds bool
+	// PolicyOptions describes the policy's options in messages (the run's
+	// effective options, e.g. a policies.OptionSet); no effect on results.
+	PolicyOptions string
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.

@@ -43,6 +43,9 @@ type engine struct {
 	// sparse is the book of a run decided incrementally (nil: every
 	// active job is presented to the policy every round; see Sparse).
 	sparse *sparse
+	// idle is the current stretch of rounds in which no job held a GPU
+	// while one that fits waited (see checkStall).
+	idle idleStretch
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -359,6 +362,9 @@ func (e *engine) tick() error {
 			err = e.schedule(active)
 		}
 		if err != nil {
+			return err
+		}
+		if err := e.checkStall(); err != nil {
 			return err
 		}
 	}

@@ -164,6 +164,7 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.Rounds, _ = s.RoundsMode()
 	c.Elastic = s.ElasticSpec.config(s.Nodes)
 	c.ClosedLoop = s.ClosedLoop
+	c.PolicyOptions = string(s.Options) // named if the policy stalls
 	if cal, err := LookupCalibration(s.Calibration); err == nil {
 		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
 	}

@@ -2,7 +2,6 @@ package gavel
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -10,12 +9,12 @@ import (
 // Options are the Gavel policies' user-settable options.
 type Options struct {
 	// RoundSeconds is the length of Gavel's scheduling round.
-	RoundSeconds float64 `option:"round_s" doc:"round length in seconds: allocations change only at round boundaries (Gavel's default: 360)"`
+	RoundSeconds float64 `option:"round_s" doc:"round length in seconds, in (0, 1e6] as --interval: allocations change only at round boundaries (Gavel's default: 360)"`
 	// Weights are priority weights per application, "app=w,app=w"
 	// (gavel-las; others weigh 1).
-	Weights string `option:"weights" doc:"gavel-las priority weights per application, e.g. 'bert=2,ncf=0.5' (others 1); a job's share grows with its weight"`
+	Weights string `option:"weights" doc:"gavel-las priority weights per application, e.g. 'bert=2,ncf=0.5' (others 1), each in (0, 1e6]; a job's share grows with its weight"`
 	// Tolerance is gavel-ftf's relative precision of the finish-time ratio.
-	Tolerance float64 `option:"ftf_tol" doc:"gavel-ftf: relative precision of the bisection on the largest finish-time ratio"`
+	Tolerance float64 `option:"ftf_tol" doc:"gavel-ftf: relative precision of the bisection on the largest finish-time ratio, in (0, 1)"`
 	// Normalise selects gavel-throughput's objective: false (default) the
 	// sum of raw throughputs, as Gavel's code (max_sum_throughput.py);
 	// true each job's throughputs divided by their sum over types.
@@ -37,10 +36,19 @@ func DefaultOptions() Options {
 	return Options{RoundSeconds: 360, Tolerance: 1e-3, Share: ShareType}
 }
 
-// Validate checks the options.
+// Bounds of the options: a round as long as the longest --interval, and
+// weights whose ratios the program still resolves.
+const (
+	maxRoundSeconds = 1e6
+	maxWeight       = 1e6
+)
+
+// Validate checks the options against their bounds.
 func (o *Options) Validate() error {
-	if !(o.RoundSeconds > 0) || math.IsInf(o.RoundSeconds, 0) {
-		return fmt.Errorf("round_s must be a positive number of seconds, got %v", o.RoundSeconds)
+	if !(o.RoundSeconds > 0 && o.RoundSeconds <= maxRoundSeconds) {
+		// Longer rounds hold arrivals past any run's end (1e308 ground to
+		// the time limit).
+		return fmt.Errorf("round_s must be in (0, %g] seconds, got %v", float64(maxRoundSeconds), o.RoundSeconds)
 	}
 	if !(o.Tolerance > 0 && o.Tolerance < 1) {
 		return fmt.Errorf("ftf_tol must be in (0, 1), got %v", o.Tolerance)
@@ -64,8 +72,8 @@ func parseWeights(s string) (map[string]float64, error) {
 			return nil, fmt.Errorf("weights: %q is not app=weight", item)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("weights: %q: the weight must be a positive number", item)
+		if err != nil || !(v > 0 && v <= maxWeight) {
+			return nil, fmt.Errorf("weights: %q: the weight must be a number in (0, %g]", item, float64(maxWeight))
 		}
 		app = strings.TrimSpace(app)
 		if _, dup := w[app]; dup {

@@ -17,20 +17,20 @@ type Options struct {
 	// P is the power-mean exponent of the fitness: 1 is the arithmetic
 	// mean (throughput), −1 (default) the harmonic mean, more negative is
 	// fairer; 0 is the geometric mean.
-	P float64 `option:"p" doc:"power-mean exponent of the fitness: 1 throughput, -1 the paper's default, more negative fairer, 0 geometric"`
+	P float64 `option:"p" doc:"power-mean exponent of the fitness: 1 throughput, -1 the paper's default, more negative fairer, 0 geometric; any finite number"`
 	// RestartDelay δ in seconds, used by the re-allocation factor.
 	RestartDelay float64
 	// NoInterferenceAvoidance allows several multi-node jobs per node.
 	NoInterferenceAvoidance bool `option:"no_interference_avoidance" doc:"allow several multi-node jobs on one node"`
 	// MaxGPUsPerJob caps any job's GPUs (the reference: 64); 0 = no cap.
-	MaxGPUsPerJob int `option:"max_gpus_per_job" doc:"cap on any job's GPUs (0: no cap)"`
+	MaxGPUsPerJob int `option:"max_gpus_per_job" doc:"cap on any job's GPUs, 0 or more (0: no cap)"`
 	// MaxNodesPerJob caps the nodes any job spans (the reference: 16).
-	MaxNodesPerJob int `option:"max_nodes_per_job" doc:"cap on the nodes any job spans"`
+	MaxNodesPerJob int `option:"max_nodes_per_job" doc:"cap on the nodes any job spans, at least 1"`
 	// Population and Generations size the genetic algorithm (100 and 100).
-	Population  int `option:"population" doc:"genetic algorithm population"`
-	Generations int `option:"generations" doc:"genetic algorithm generations per round (0: only local search from the carried-over population)"`
+	Population  int `option:"population" doc:"genetic algorithm population, in [1, 100000]"`
+	Generations int `option:"generations" doc:"genetic algorithm generations per round in [0, 100000] (0: only local search from the carried-over population)"`
 	// CrossoverProb is the probability that two parents are crossed (0.9).
-	CrossoverProb float64 `option:"crossover_prob" doc:"probability that two parents are crossed"`
+	CrossoverProb float64 `option:"crossover_prob" doc:"probability that two parents are crossed, in [0, 1]"`
 	// LocalSearch enables the greedy single-GPU improvement of the best
 	// individual after the genetic algorithm.
 	LocalSearch bool `option:"local_search" doc:"polish the genetic algorithm's best with single-GPU moves"`
@@ -38,16 +38,16 @@ type Options struct {
 	Seed uint64
 	// Stall ends the genetic algorithm early when its best individual has
 	// not improved for this many generations (0: never).
-	Stall int `option:"stall" doc:"stop the genetic algorithm after this many generations without improvement (0: never)"`
+	Stall int `option:"stall" doc:"stop the genetic algorithm after this many generations without improvement, in [0, 100000] (0: never)"`
 	// MaxRowsPerRound caps Population × Generations × jobs, the work of the
 	// genetic algorithm in one round, by lowering the generations (at
 	// least 1); 0 means no cap.
-	MaxRowsPerRound int `option:"max_rows_per_round" doc:"cap on population x generations x jobs per round, lowering the generations (0: no cap)"`
+	MaxRowsPerRound int `option:"max_rows_per_round" doc:"cap on population x generations x jobs per round, lowering the generations, 0 or more (0: no cap)"`
 	// MaxLocalRows caps the local search's work in one round, starts ×
 	// sweeps × jobs, by first lowering the starts (to the current
 	// allocation and the genetic algorithm's best) and then the sweeps
 	// per start (at least 1); 0 means no cap.
-	MaxLocalRows int `option:"max_local_rows" doc:"cap on local-search starts x sweeps x jobs per round, lowering the starts to 2, then the sweeps (0: no cap)"`
+	MaxLocalRows int `option:"max_local_rows" doc:"cap on local-search starts x sweeps x jobs per round, lowering the starts to 2, then the sweeps, 0 or more (0: no cap)"`
 	// SkipUnchanged keeps the last round's decision without searching when
 	// nothing changed since: the same jobs, with the same fitted models
 	// and gradient statistics, holding what the last round gave them (no
@@ -67,7 +67,7 @@ type Options struct {
 	// whose jobs are the last round's (no arrival or completion), where
 	// the search starts from the last round's final population. 1 by
 	// default; no effect when Stall is 0 (never stop early).
-	QuickStall int `option:"quick_stall" doc:"in rounds without arrivals or completions, stop the genetic algorithm after this many generations without improvement (0: use stall)"`
+	QuickStall int `option:"quick_stall" doc:"in rounds without arrivals or completions, stop the genetic algorithm after this many generations without improvement, in [0, 100000] (0: use stall)"`
 	// NSGA2 selects and survives as the reference's NSGA-II on two
 	// objectives, the power mean and the cluster utility (see nsga2.go),
 	// instead of on the power mean alone; the result is still the best
@@ -88,7 +88,7 @@ type Options struct {
 	// cluster's size rather than the queue's and binds only on an
 	// overloaded cluster (the reference workloads never have more than
 	// one job waiting). 0.25 by default; 0 considers every job.
-	WaitingPerGPU float64 `option:"waiting_per_gpu" doc:"consider at most this many waiting jobs per GPU in a round, first in workload order (0: all; binds only on an overloaded cluster)"`
+	WaitingPerGPU float64 `option:"waiting_per_gpu" doc:"consider at most this many waiting jobs per GPU in a round, first in workload order in [0, 100000] (0: all; binds only on an overloaded cluster)"`
 	// Workers is the number of goroutines that mutate and repair children
 	// (0: GOMAXPROCS, at most 8). Decisions do not depend on it.
 	Workers int

@@ -13,6 +13,10 @@ const Name = "pollux"
 // allocated every round, so beyond it memory, not the search, is the limit.
 const MaxPopulation = 100000
 
+// MaxGenerations bounds the generations per round (and the stall counts,
+// which count generations): more only grinds every round.
+const MaxGenerations = 100000
+
 var (
 	_ policies.Policy          = (*Policy)(nil)
 	_ policies.FitnessReporter = (*Policy)(nil)
@@ -40,12 +44,12 @@ func (o *Options) Validate() error {
 	switch {
 	case o.Population < 1 || o.Population > MaxPopulation:
 		return fmt.Errorf("population must be in [1, %d], got %d", MaxPopulation, o.Population)
-	case o.Generations < 0:
-		return fmt.Errorf("generations must not be negative, got %d", o.Generations)
-	case o.QuickStall < 0:
-		return fmt.Errorf("quick_stall must not be negative, got %d", o.QuickStall)
-	case o.Stall < 0:
-		return fmt.Errorf("stall must not be negative, got %d", o.Stall)
+	case o.Generations < 0 || o.Generations > MaxGenerations:
+		return fmt.Errorf("generations must be in [0, %d], got %d", MaxGenerations, o.Generations)
+	case o.QuickStall < 0 || o.QuickStall > MaxGenerations:
+		return fmt.Errorf("quick_stall must be in [0, %d], got %d", MaxGenerations, o.QuickStall)
+	case o.Stall < 0 || o.Stall > MaxGenerations:
+		return fmt.Errorf("stall must be in [0, %d], got %d", MaxGenerations, o.Stall)
 	case o.MaxRowsPerRound < 0:
 		return fmt.Errorf("max_rows_per_round must not be negative, got %d", o.MaxRowsPerRound)
 	case o.MaxLocalRows < 0:

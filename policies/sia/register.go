@@ -1,7 +1,6 @@
 package sia
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -13,11 +12,11 @@ const Name = "sia"
 
 // Options are Sia's user-settable options, with the paper's defaults.
 type Options struct {
-	P              float64 `option:"p" doc:"fairness exponent applied to each job's normalised goodput (not 0; < 0 minimises, > 0 maximises)"`
-	LambdaN        float64 `option:"lambda_n" doc:"penalty per job left without GPUs"`
-	Clip           float64 `option:"clip" doc:"largest value of a powered goodput (Sia clips at 3000)"`
-	RestartPenalty float64 `option:"restart_penalty_s" doc:"seconds a re-allocation costs in the restart factor (0: Sia's measured per-model penalties)"`
-	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); 0: no limit, always exact"`
+	P              float64 `option:"p" doc:"fairness exponent applied to each job's normalised goodput, 0.01 <= |p| <= 10 (< 0 minimises, > 0 maximises)"`
+	LambdaN        float64 `option:"lambda_n" doc:"penalty per job left without GPUs, in (1, 1e6] when p < 0 (at most 1, a job's one-GPU value, nothing is worth allocating), in (0, 1e6] when p > 0"`
+	Clip           float64 `option:"clip" doc:"largest value of a powered goodput, in [1, 1e6] (Sia clips at 3000)"`
+	RestartPenalty float64 `option:"restart_penalty_s" doc:"seconds a re-allocation costs in the restart factor, in [0, 1e6] (0: Sia's measured per-model penalties)"`
+	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); 0: no limit, always exact; at most 1e9"`
 	DoublingCap    bool    `option:"doubling_cap" doc:"offer a job on each GPU type at most twice the most GPUs it has run on there (at least 1; the one-GPU bootstrap counts), as the Sia artifact does (cluster.py get_sia_multi_job_info); false: only the batch limits cap it"`
 	ShareCap       bool    `option:"share_cap" doc:"with doubling_cap: one cap for all GPU types, the largest of the per-type caps, as the Sia artifact's evaluation runs it (run_experiment.sh: --share_max_replicas, implied by --project_throughputs; sia.py optimize_mip)"`
 	WorkloadBatch  bool    `option:"workload_batch" doc:"value each configuration's goodput over total batch sizes up to the job's own (the workload's) batch size, as the Sia artifact does (job.py get_speedup_fn, target_batch_size); false: up to the application's largest batch"`
@@ -29,20 +28,37 @@ func DefaultOptions() Options {
 	return Options{P: -0.5, LambdaN: 1.1, Clip: 3000, MaxNodes: 10_000_000, DoublingCap: true, WorkloadBatch: true}
 }
 
-// Validate checks the options.
+// Bounds of the options (see their docs): beyond them the policy is not
+// meaningful (|p| > 10 or lambda_n at most 1 with p < 0 leave no
+// allocation worth making, and a run starved to the time limit) or the
+// values lose precision against each other.
+const (
+	minAbsP    = 0.01
+	maxAbsP    = 10
+	maxLambdaN = 1e6
+	maxClip    = 1e6
+	maxPenalty = 1e6
+	maxNodes   = 1_000_000_000
+)
+
+// Validate checks the options against their bounds.
 func (o *Options) Validate() error {
 	switch {
-	case o.P == 0 || math.IsNaN(o.P) || math.IsInf(o.P, 0):
-		return fmt.Errorf("p must be a finite non-zero number, got %v", o.P)
-	case !(o.LambdaN > 0) || math.IsInf(o.LambdaN, 0):
+	case !(math.Abs(o.P) >= minAbsP && math.Abs(o.P) <= maxAbsP):
+		return fmt.Errorf("p must satisfy %v <= |p| <= %v, got %v", minAbsP, maxAbsP, o.P)
+	case o.P < 0 && !(o.LambdaN > 1 && o.LambdaN <= maxLambdaN):
+		// A job's powered goodput on its slowest configuration is 1, and
+		// allocating is worth lambda_n minus it: at most 1, nothing is.
+		return fmt.Errorf("lambda_n must be in (1, %g] with p < 0 (at most 1, no allocation is worth making), got %v", float64(maxLambdaN), o.LambdaN)
+	case !(o.LambdaN > 0 && o.LambdaN <= maxLambdaN):
 		// 0 would value leaving a job without GPUs as much as running it.
-		return fmt.Errorf("lambda_n must be a positive number, got %v", o.LambdaN)
-	case !(o.Clip > 0) || math.IsInf(o.Clip, 0):
-		return fmt.Errorf("clip must be positive, got %v", o.Clip)
-	case o.RestartPenalty < 0 || math.IsNaN(o.RestartPenalty) || math.IsInf(o.RestartPenalty, 0):
-		return errors.New("restart_penalty_s must be a non-negative number of seconds")
-	case o.MaxNodes < 0:
-		return fmt.Errorf("max_search_nodes must be 0 (no limit) or positive, got %d", o.MaxNodes)
+		return fmt.Errorf("lambda_n must be in (0, %g], got %v", float64(maxLambdaN), o.LambdaN)
+	case !(o.Clip >= 1 && o.Clip <= maxClip):
+		return fmt.Errorf("clip must be in [1, %g], got %v", float64(maxClip), o.Clip)
+	case !(o.RestartPenalty >= 0 && o.RestartPenalty <= maxPenalty):
+		return fmt.Errorf("restart_penalty_s must be in [0, %g] seconds, got %v", float64(maxPenalty), o.RestartPenalty)
+	case o.MaxNodes < 0 || o.MaxNodes > maxNodes:
+		return fmt.Errorf("max_search_nodes must be in [0, %d] (0: no limit), got %d", maxNodes, o.MaxNodes)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package tiresias
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/polluxsim/polluxsim/policies"
 )
@@ -14,16 +13,20 @@ const Name = "tiresias"
 type Options struct {
 	// DemoteGPUHours is the attained service (executed time × requested
 	// GPUs) at which a job moves from the high- to the low-priority queue.
-	DemoteGPUHours float64 `option:"demote_gpu_hours" doc:"attained service, in GPU-hours, at which a job moves to the low-priority queue"`
+	DemoteGPUHours float64 `option:"demote_gpu_hours" doc:"attained service, in GPU-hours, at which a job moves to the low-priority queue, in (0, 1e9]"`
 }
 
 // DefaultOptions are the paper's settings: demotion at 16 GPU-hours.
 func DefaultOptions() Options { return Options{DemoteGPUHours: DefaultThreshold / 3600} }
 
-// Validate checks the options.
+// maxDemoteGPUHours bounds demote_gpu_hours: beyond it no job is ever
+// demoted, and the seconds it is converted to stay finite.
+const maxDemoteGPUHours = 1e9
+
+// Validate checks the options against their bounds.
 func (o *Options) Validate() error {
-	if !(o.DemoteGPUHours > 0) || math.IsInf(o.DemoteGPUHours, 0) {
-		return fmt.Errorf("demote_gpu_hours must be positive, got %v", o.DemoteGPUHours)
+	if !(o.DemoteGPUHours > 0 && o.DemoteGPUHours <= maxDemoteGPUHours) {
+		return fmt.Errorf("demote_gpu_hours must be positive and at most %g, got %v", float64(maxDemoteGPUHours), o.DemoteGPUHours)
 	}
 	return nil
 }
