@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 )
@@ -107,11 +109,62 @@ func (r *LogReport) String() string {
 // logJob is one record of cluster_job_log. Only the fields we use are
 // decoded; others are skipped.
 type logJob struct {
-	JobID     string       `json:"jobid"`
-	VC        string       `json:"vc"`
-	Status    string       `json:"status"`
-	Submitted logTime      `json:"submitted_time"`
-	Attempts  []logAttempt `json:"attempts"`
+	JobID     string      `json:"jobid"`
+	VC        string      `json:"vc"`
+	Status    string      `json:"status"`
+	Submitted logTime     `json:"submitted_time"`
+	Attempts  logAttempts `json:"attempts"`
+}
+
+// logAttempts is a job's attempts as the reduction uses them: the first,
+// the last and their number. It is decoded one attempt at a time, so a
+// job with millions of attempts holds two (2 million took 1.57 GB).
+type logAttempts struct {
+	first, last logAttempt
+	n           int
+}
+
+func (a *logAttempts) UnmarshalJSON(b []byte) error {
+	*a = logAttempts{}
+	if bytes.Equal(b, []byte("null")) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return &json.UnmarshalTypeError{Value: jsonKind(b), Type: reflect.TypeFor[[]logAttempt](), Field: "attempts"}
+	}
+	for dec.More() {
+		var at logAttempt
+		if err := dec.Decode(&at); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				te.Field = "attempts." + te.Field
+			}
+			return err
+		}
+		if a.n == 0 {
+			a.first = at
+		}
+		a.last = at
+		a.n++
+	}
+	return nil
+}
+
+// jsonKind names the kind of JSON value b starts with, as
+// json.UnmarshalTypeError's Value does.
+func jsonKind(b []byte) string {
+	switch b = bytes.TrimSpace(b); {
+	case len(b) == 0:
+		return "nothing"
+	case b[0] == '"':
+		return "string"
+	case b[0] == '{':
+		return "object"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	}
+	return "number"
 }
 
 type logAttempt struct {
@@ -164,10 +217,10 @@ func (j *logJob) reduce() (PhillyJob, DropReason) {
 	if !j.Submitted.present {
 		return PhillyJob{}, DropNoSubmitTime
 	}
-	if len(j.Attempts) == 0 {
+	if j.Attempts.n == 0 {
 		return PhillyJob{}, DropNoAttempts
 	}
-	first, last := &j.Attempts[0], &j.Attempts[len(j.Attempts)-1]
+	first, last := &j.Attempts.first, &j.Attempts.last
 	if !first.Start.present {
 		return PhillyJob{}, DropNoStartTime
 	}
@@ -286,16 +339,33 @@ func (s *logStream) next(emit func(PhillyJob) error) error {
 	}
 	row.Line = line
 	s.rep.Kept++
-	s.rep.KeptByStatus[j.Status]++
+	s.rep.KeptByStatus[echo(j.Status)]++
 	if err := emit(row); err != nil {
-		return &InputError{File: s.name, Line: line, Job: j.JobID, Err: err}
+		return &InputError{File: s.name, Line: line, Job: echo(j.JobID), Err: err}
 	}
 	return nil
 }
 
+// maxEcho bounds the bytes of a value of the log that a report or
+// message repeats (a 419 MB job id was echoed whole).
+const maxEcho = 64
+
+// echo is s as a report repeats it: at most maxEcho bytes, cut at a rune
+// boundary and marked "..." when cut.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("... (%d bytes)", len(s))
+}
+
 func (s *logStream) drop(line int, j *logJob, reason DropReason, detail string) {
 	if s.rep.Dropped[reason] == 0 {
-		id := j.JobID
+		id := echo(j.JobID)
 		if id == "" {
 			id = fmt.Sprintf("#%d", s.rep.Jobs)
 		}

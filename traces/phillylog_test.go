@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestDecodePhillyLogFixture(t *testing.T) {
@@ -231,5 +232,49 @@ func TestDecodePhillyLogAbsurdDuration(t *testing.T) {
 	}
 	if !strings.Contains(rep.String(), "log:3: job long: "+string(DropTooLong)) {
 		t.Errorf("report lacks the first too-long job:\n%s", rep)
+	}
+}
+
+// Memory is bounded per record: a record (with the white space before it)
+// over maxRecordBytes is one error naming its line (one of 400 MB took
+// 3.5 GB, 400 MB of leading spaces 1.77 GB); a job's attempts are decoded
+// one at a time, keeping the first and last (2 million took 1.57 GB), with
+// the same row as before; echoed values are cut (a 419 MB job id was
+// printed whole).
+func TestDecodePhillyLogBounds(t *testing.T) {
+	job := `{"jobid":"a","submitted_time":"2017-10-09 07:00:00","attempts":[]}`
+	for name, in := range map[string]string{
+		"long record":    "[\n" + job + ",\n" + `{"jobid":"` + strings.Repeat("x", maxRecordBytes) + `"}]`,
+		"leading spaces": strings.Repeat(" ", maxRecordBytes+1) + "[" + job + "]",
+		"spaces between": "[\n" + job + "," + strings.Repeat(" ", maxRecordBytes+1) + job + "]",
+	} {
+		_, err := DecodePhillyLog(strings.NewReader(in), "log", func(PhillyJob) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "longer than 4 MiB: not a cluster_job_log") || len(err.Error()) > 200 {
+			t.Errorf("%s: %.200v", name, err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`[{"jobid":"many","submitted_time":"2017-10-09 07:00:00","attempts":[`)
+	b.WriteString(`{"start_time":"2017-10-09 07:00:10","end_time":"2017-10-09 07:00:20","detail":[{"ip":"m1","gpus":["gpu0","gpu1"]}]}`)
+	for range 40000 {
+		b.WriteString(`,{"start_time":"2017-10-09 08:00:00","end_time":"2017-10-09 08:00:01","detail":[]}`)
+	}
+	b.WriteString(`,{"start_time":"2017-10-09 09:00:00","end_time":"2017-10-09 09:00:10","detail":[]}]}]`)
+	var rows []PhillyJob
+	if _, err := DecodePhillyLog(strings.NewReader(b.String()), "log", func(j PhillyJob) error { rows = append(rows, j); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].GPUs != 2 || rows[0].Duration != 7200 {
+		t.Errorf("rows %+v, want one of 2 GPUs (the first attempt's) over 7200 s (first start to last end)", rows)
+	}
+	long := strings.Repeat("é", 300000)
+	in := `[{"jobid":"` + long + `","status":"` + long + `","submitted_time":"2017-10-09 07:00:00","attempts":[]},` +
+		`{"jobid":"` + long + `","status":"` + long + `","submitted_time":"2017-10-09 07:00:00","attempts":[{"start_time":"2017-10-09 07:00:10","end_time":"2017-10-09 07:10:10","detail":[{"ip":"m1","gpus":["gpu0"]}]}]}]`
+	rep, err := DecodePhillyLog(strings.NewReader(in), "log", func(PhillyJob) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.String(); len(s) > 1000 || !strings.Contains(s, "... (600000 bytes)") || !utf8.ValidString(s) {
+		t.Errorf("report of %d bytes:\n%.1000s", len(s), s)
 	}
 }

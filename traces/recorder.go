@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -12,6 +13,7 @@ import (
 // the cost of one copy of the input.
 type recorder struct {
 	r     io.Reader
+	limit int    // most bytes held at once (0: maxRecordBytes)
 	buf   []byte // input from offset base on
 	base  int64  // offset of buf[0]
 	lines int    // newlines before base
@@ -19,17 +21,33 @@ type recorder struct {
 	err   error  // the reader's error, once it has one
 }
 
-// fill reads more input into buf.
+// maxRecordBytes bounds the bytes the recorder holds: a job record of
+// cluster_job_log (with the white space before it) is a few KiB, and one
+// of 400 MB took 3.5 GB to decode.
+const maxRecordBytes = 4 << 20
+
+// errRecordTooLong is the recorder's error when the current record would
+// hold more than its limit.
+var errRecordTooLong = fmt.Errorf("a job record (with the white space before it) longer than %d MiB: not a cluster_job_log", maxRecordBytes>>20)
+
+// fill reads more input into buf, up to the limit.
 func (c *recorder) fill() error {
 	if c.err != nil {
 		return c.err
+	}
+	limit := c.limit
+	if limit == 0 {
+		limit = maxRecordBytes
+	}
+	if len(c.buf) >= limit {
+		return errRecordTooLong
 	}
 	if cap(c.buf)-len(c.buf) < 4096 {
 		nb := make([]byte, len(c.buf), 2*cap(c.buf)+65536)
 		copy(nb, c.buf)
 		c.buf = nb
 	}
-	n, err := c.r.Read(c.buf[len(c.buf):cap(c.buf)])
+	n, err := c.r.Read(c.buf[len(c.buf):min(cap(c.buf), limit)])
 	c.buf = c.buf[:len(c.buf)+n]
 	if err != nil {
 		c.err = err
