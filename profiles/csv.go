@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 )
 
 // This file reads the three CSV tables of the reference format. Every
@@ -163,6 +165,10 @@ func (t *tableReader) float(k int) (float64, error) {
 		return 0, t.errAt(k, "empty cell")
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && !flagvalue.PlainDecimal(s) {
+		// strconv reads "1_0" as 10 and "0x1p4" as 16: plain decimal only.
+		return 0, t.errAt(k, "%q is not a plain decimal number", s)
+	}
 	if err != nil {
 		return 0, t.errAt(k, "%q is not a number", s)
 	}
@@ -221,6 +227,13 @@ func (t *tableReader) count(k int) (int, error) {
 	return int(v), nil
 }
 
+// local parses the local_bsz column k: a per-GPU batch size is a whole
+// number of samples (8.5 was silently truncated by the limits).
+func (t *tableReader) local(k int) (float64, error) {
+	v, err := t.count(k)
+	return float64(v), err
+}
+
 // times parses the step_time and sync_time columns (indices ks, ky):
 // step > 0 and 0 ≤ sync ≤ step.
 func (t *tableReader) times(ks, ky int) (step, sync float64, err error) {
@@ -276,7 +289,7 @@ func parsePlacements(file string, data []byte, average bool) ([]PlacementRow, er
 		if row.Placement, err = parsePlacementID(s); err != nil {
 			return nil, t.errAt(0, "%v", err)
 		}
-		if row.Local, err = t.positive(1); err != nil {
+		if row.Local, err = t.local(1); err != nil {
 			return nil, err
 		}
 		if row.Step, row.Sync, err = t.times(2, 3); err != nil {
@@ -366,7 +379,7 @@ func parseScalability(file string, data []byte, average bool) ([]ScalabilityRow,
 		if row.Replicas < row.Nodes {
 			return nil, t.errAt(1, "%d replicas cannot span %d nodes", row.Replicas, row.Nodes)
 		}
-		if row.Local, err = t.positive(2); err != nil {
+		if row.Local, err = t.local(2); err != nil {
 			return nil, err
 		}
 		if row.Step, row.Sync, err = t.times(3, 4); err != nil {

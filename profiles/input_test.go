@@ -59,3 +59,26 @@ func TestLoadSpecialFiles(t *testing.T) {
 		t.Errorf("LoadCompact(/dev/zero): %v", err)
 	}
 }
+
+// An application folder whose name holds a newline (or is not UTF-8) is
+// refused in one line, quoted, instead of splitting every message about it.
+func TestLoadAppNameControl(t *testing.T) {
+	for _, bad := range []string{"to\ny", "to\x01y", "to\xffy"} {
+		dir := t.TempDir()
+		app := filepath.Join(dir, "traces", bad)
+		if err := os.MkdirAll(app, 0o755); err != nil {
+			t.Skip(err)
+		}
+		os.WriteFile(filepath.Join(app, "placements.csv"), []byte(toyPlacements), 0o644)
+		os.WriteFile(filepath.Join(app, "validation-32.csv"), []byte(toyValidation), 0o644)
+		for name, load := range map[string]func() error{
+			"Load":    func() error { _, err := profiles.Load(dir); return err },
+			"LoadApp": func() error { _, err := profiles.LoadApp(app); return err },
+		} {
+			err := load()
+			if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "application folder") {
+				t.Errorf("%s %q: %v", name, bad, err)
+			}
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -93,6 +95,10 @@ func loadFS(t tree) (*Set, error) {
 		if st, err := fs.Stat(t.fsys, rel); err != nil || !st.IsDir() {
 			continue
 		}
+		if err := checkAppName(e.Name()); err != nil {
+			// Named in every message about the application: one line each.
+			return nil, fmt.Errorf("%s: application folder %q: %w", t.name(traces), e.Name(), err)
+		}
 		app, err := loadApp(t, rel, e.Name())
 		if errors.Is(err, errNotApp) {
 			continue
@@ -109,6 +115,18 @@ func loadFS(t tree) (*Set, error) {
 	return set, nil
 }
 
+// checkAppName refuses an application (folder) name that is not valid
+// UTF-8 or holds control characters such as a newline.
+func checkAppName(name string) error {
+	if !utf8.ValidString(name) {
+		return errors.New("the name is not valid UTF-8")
+	}
+	if strings.IndexFunc(name, unicode.IsControl) >= 0 {
+		return errors.New("the name has control characters")
+	}
+	return nil
+}
+
 // LoadApp reads one application folder in the reference format: its name
 // is the folder's name. placements.csv and at least one
 // validation-<B>.csv are required; scalability.csv is optional (without it,
@@ -121,6 +139,9 @@ func loadFS(t tree) (*Set, error) {
 // ReferenceConstants); others train for as many epochs as their shortest
 // validation run has rows.
 func LoadApp(dir string) (*App, error) {
+	if err := checkAppName(filepath.Base(dir)); err != nil {
+		return nil, fmt.Errorf("application folder %q: %w", dir, err)
+	}
 	return loadApp(tree{os.DirFS(dir), dir, &digest.Files{}}, ".", filepath.Base(dir))
 }
 

@@ -106,6 +106,11 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, p policies
 	gpuSec := MinGPUSeconds(cfg, set, w, traits)
 	gpus := cfg.Cluster.TotalGPUs()
 	need := first + gpuSec/float64(gpus)
+	if need > cfg.MaxTime && first > 0 {
+		// Say where the time goes: 1.12 GPU-hours alone cannot need 1e8 s.
+		return fmt.Errorf("workload %s needs at least %.3g GPU-hours, %.3g s on %d GPUs after its first arrival at %.3g s, so it cannot end before %.3g s, beyond the simulation's time limit of %.3g s: use a larger cluster, fewer jobs or earlier arrivals",
+			w.Source, gpuSec/3600, gpuSec/float64(gpus), gpus, first, need, cfg.MaxTime)
+	}
 	if need > cfg.MaxTime {
 		return fmt.Errorf("workload %s needs at least %.3g GPU-hours, so at least %.3g s of simulated time on %d GPUs, beyond the simulation's time limit of %.3g s: use a larger cluster or fewer jobs",
 			w.Source, gpuSec/3600, need, gpus, cfg.MaxTime)

@@ -139,3 +139,16 @@ func TestRoundLimit(t *testing.T) {
 		t.Error("a negative round limit was accepted")
 	}
 }
+
+// A late first arrival is named as the reason a small workload cannot end
+// in time ("needs at least 1.12 GPU-hours, so at least 1e+08 s" read as if
+// the work alone took that long).
+func TestFeasibleLateArrival(t *testing.T) {
+	cfg := smallConfig()
+	cfg.MaxTime = 1e6
+	w := fakeWorkload(traces.Job{Name: "late", Time: 999_990, App: "toy", Replicas: 1, Batch: 32})
+	err := CheckFeasible(cfg, fakeSet(), w, fifo.New())
+	if err == nil || !strings.Contains(err.Error(), "on 8 GPUs after its first arrival at 1e+06 s, so it cannot end before") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 )
 
 // header maps the columns a reader needs to their positions in a CSV
@@ -100,6 +102,10 @@ func (c cell) float() (float64, error) {
 		return 0, c.errorf("empty, expected a number")
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if err == nil && !flagvalue.PlainDecimal(s) {
+		// strconv reads "1_0" as 10 and "0x1p4" as 16: plain decimal only.
+		return 0, c.errorf("%q is not a plain decimal number", s)
+	}
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {

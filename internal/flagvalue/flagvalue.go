@@ -65,7 +65,7 @@ const MaxSeconds = 1e12
 // number of at most MaxSeconds in absolute value.
 func ParseSeconds(text string) (float64, error) {
 	t := strings.TrimSpace(text)
-	if !plainDecimal(t) {
+	if !PlainDecimal(t) {
 		return 0, errors.New("not a duration (use seconds or e.g. 60s, 2m)")
 	}
 	x, err := strconv.ParseFloat(t, 64)
@@ -118,7 +118,7 @@ func (f *FloatValue) Type() string { return "float" }
 // ParseFloat reads a finite decimal number ("-1", "0.5", "1e-3").
 func ParseFloat(text string) (float64, error) {
 	t := strings.TrimSpace(text)
-	if !plainDecimal(t) {
+	if !PlainDecimal(t) {
 		return 0, errors.New("not a number")
 	}
 	x, err := strconv.ParseFloat(t, 64)
@@ -219,9 +219,9 @@ func ParseUint(text string) (uint64, error) {
 	return x, nil
 }
 
-// plainDecimal reports whether t is free of the digit separators and
+// PlainDecimal reports whether t is free of the digit separators and
 // hexadecimal prefixes strconv.ParseFloat accepts (see the package doc).
-func plainDecimal(t string) bool { return !strings.ContainsAny(t, "_xX") }
+func PlainDecimal(t string) bool { return !strings.ContainsAny(t, "_xX") }
 
 func isRangeErr(err error) bool {
 	var ne *strconv.NumError
