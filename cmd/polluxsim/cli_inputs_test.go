@@ -62,3 +62,37 @@ func TestCLISpecialInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestCLIStoredSpecialFiles: the stored results plot, report, merge and
+// regress read back are bounded and regular: a cell that is a link to
+// /dev/zero (3.1-3.5 GB before) is not read (merge names it; plot and
+// report count it missing), and an experiment.json that is a named pipe
+// is refused instead of blocking.
+func TestCLIStoredSpecialFiles(t *testing.T) {
+	polluxsimBinary(t)
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir := t.TempDir()
+	if r := runBinary(t, dir, nil, "sweep", "--experiment", tinySpecPath(t), "--shard", "0/20", "--out", "sw", "--quiet", "--no-timing"); r.code != 0 {
+		t.Fatalf("sweep: %s", r.stderr)
+	}
+	cell := filepath.Join(dir, "sw", "cells", "pollux.w1.json")
+	if err := os.Remove(cell); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", cell); err != nil {
+		t.Skip(err)
+	}
+	oneLineError(t, runBinary(t, dir, nil, "plot", "--in", "sw", "--out", "plots"), "sw has no stored runs of experiment tiny")
+	oneLineError(t, runBinary(t, dir, nil, "report", "--in", "sw", "--out", "r.html"), "sw has no stored runs of experiment tiny")
+	oneLineError(t, runBinary(t, dir, nil, "merge", "--out", "m", "sw"), "sw/cells/pollux.w1.json: not a regular file (a character device)")
+	exp := filepath.Join(dir, "sw", "experiment.json")
+	os.Remove(exp)
+	if err := syscall.Mkfifo(exp, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{{"plot", "--in", "sw", "--out", "plots"}, {"merge", "--out", "m2", "sw"}} {
+		oneLineError(t, runBinary(t, dir, nil, args...), "sw is not a sweep's output folder: not a regular file (a named pipe)")
+	}
+}

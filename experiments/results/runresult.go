@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -248,7 +248,7 @@ func CollapseSpace(b, sep []byte) []byte { return spaceRun.ReplaceAll(b, sep) }
 
 // ReadRunResult reads one stored run.
 func ReadRunResult(path string) (*RunResult, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFileLimit(path, inputfile.MaxStoredSize)
 	if err != nil {
 		return nil, err
 	}

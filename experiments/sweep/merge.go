@@ -40,7 +40,7 @@ func Merge(out string, dirs []string) (*MergeReport, error) {
 	var spec []byte
 	var exp *experiments.Experiment
 	for _, d := range dirs {
-		data, err := os.ReadFile(filepath.Join(d, ExperimentFile))
+		data, err := inputfile.ReadFile(filepath.Join(d, ExperimentFile))
 		if err != nil {
 			return nil, fmt.Errorf("merge: %s is not a sweep's output folder: %w", d, fserr.Cause(err))
 		}
@@ -69,7 +69,7 @@ func Merge(out string, dirs []string) (*MergeReport, error) {
 		id := r.ID()
 		for _, d := range dirs {
 			path := RunPath(d, id)
-			data, err := os.ReadFile(path)
+			data, err := inputfile.ReadFileLimit(path, inputfile.MaxStoredSize)
 			if errors.Is(err, os.ErrNotExist) {
 				continue
 			}

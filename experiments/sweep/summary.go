@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/fserr"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // SweepSummary is the content of a sweep's summary.json: per cell, every
@@ -111,7 +111,7 @@ func (s *SweepSummary) Cell(name string) *CellSummary {
 
 // ReadSweepSummary reads a summary.json.
 func ReadSweepSummary(path string) (*SweepSummary, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFileLimit(path, inputfile.MaxStoredSize)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func ReadSweepSummary(path string) (*SweepSummary, error) {
 // OpenSweep reads a sweep's output folder: its experiment (from
 // experiment.json) and its stored runs.
 func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ExperimentFile))
+	data, err := inputfile.ReadFile(filepath.Join(dir, ExperimentFile))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s is not a sweep's output folder: %w", dir, fserr.Cause(err))
 	}

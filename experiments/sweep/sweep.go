@@ -22,6 +22,7 @@ import (
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -141,7 +142,7 @@ const (
 // experiment.json), which the sweep's files would replace. It creates
 // nothing.
 func CheckSweepOut(dir string, exp *experiments.Experiment) error {
-	data, err := os.ReadFile(filepath.Join(dir, ExperimentFile))
+	data, err := inputfile.ReadFile(filepath.Join(dir, ExperimentFile))
 	if errors.Is(err, os.ErrNotExist) {
 		if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err == nil {
 			return fmt.Errorf("--out %s holds a run's outputs (summary.json), which the sweep's would replace: choose another folder", dir)

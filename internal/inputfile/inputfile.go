@@ -31,13 +31,51 @@ var ErrNotRegular = errors.New("not a regular file")
 // device such as /dev/zero, a folder) with ErrNotRegular before it is
 // opened. Errors are *fs.PathError, as os.ReadFile's.
 func ReadFile(path string) ([]byte, error) {
+	return ReadFileLimit(path, MaxSize)
+}
+
+// MaxStoredSize bounds the stored results polluxsim reads back whole (a
+// sweep's cells, which hold every job's results: a whole-trace run is
+// tens of MiB), with ReadFileLimit.
+const MaxStoredSize = 1 << 30
+
+// ReadFileLimit is ReadFile with another bound than MaxSize.
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return readAll(f, path)
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = tooLarge(limit)
+	}
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, pe
+		}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	return data, nil
 }
+
+// tooLarge is ErrTooLarge, or its like for another bound.
+func tooLarge(limit int64) error {
+	if limit == MaxSize {
+		return ErrTooLarge
+	}
+	return limitError(limit)
+}
+
+// limitError is ErrTooLarge for a bound other than MaxSize.
+type limitError int64
+
+func (e limitError) Error() string {
+	return fmt.Sprintf("larger than %d MiB, more than any such input", int64(e)>>20)
+}
+
+func (e limitError) Is(target error) bool { return target == ErrTooLarge }
 
 // Open opens a regular file for reading (following symbolic links); a
 // named pipe, device, socket or folder fails with ErrNotRegular without
