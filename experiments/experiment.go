@@ -8,12 +8,14 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -232,8 +234,13 @@ func checkName(name string) error {
 // is used in messages.
 func ParseExperiment(data []byte, name string) (*Experiment, error) {
 	var e Experiment
+	data = strictjson.TrimBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("experiment %s: empty file, expected a JSON object", name)
+	}
+	// Keys are exact and unique ("Cells" and a second "cells" passed).
+	if err := strictjson.CheckKeys(data, reflect.TypeOf(&e)); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -402,6 +409,9 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 		if _, ok := probe["options"]; ok {
 			return errors.New(`settings: give policy options as the cell's "options", not in settings`)
+		}
+		if err := strictjson.CheckKeys(raw, reflect.TypeOf(&s)); err != nil {
+			return fmt.Errorf("settings: %w", err)
 		}
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()

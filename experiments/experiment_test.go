@@ -81,12 +81,24 @@ func TestParseExperimentErrors(t *testing.T) {
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "pie"}]}`, `unknown kind "pie"`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s"}]}`, "no series"},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "jct_cdf", "cells": ["z"]}]}`, `unknown cell "z"`},
+		{`{"name": "x", "version": 1, "Cells": [{"name": "a", "policy": "pollux"}]}`, `unknown field "Cells" (keys are case-sensitive: "cells")`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "cells": [{"name": "b", "policy": "fifo"}]}`, `duplicate field "cells"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"nodes": 2, "nodes": 3}}]}`, `settings: duplicate field "nodes"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "settings": {"Nodes": 2}}]}`, `settings: unknown field "Nodes"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "options": {"p": 1, "p": 2}}]}`, `cells[0].options: duplicate field "p"`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s", "series": [{"label": "s", "points": [{"x": 1e308, "cell": "a"}]}]}]}`, `x 1e+308 must be in [-1e+12, 1e+12]`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s", "log_x": true, "series": [{"label": "s", "points": [{"x": 0, "cell": "a"}]}]}]}`, `x 0 must be positive on a log_x axis`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s", "scale": 1e308, "series": [{"label": "s", "points": [{"x": 1, "cell": "a"}]}]}]}`, `scale must be in [0, 1e+12]`},
 		{`not json`, "invalid character"},
 	} {
 		_, err := ParseExperiment([]byte(tc.spec), "test.json")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
 		}
+	}
+	// A UTF-8 byte-order mark (an editor's) is skipped ("invalid character 'ï'").
+	if _, err := ParseExperiment([]byte("\xef\xbb\xbf"+`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "bom.json"); err != nil {
+		t.Errorf("spec with a byte-order mark: %v", err)
 	}
 	if _, _, err := LoadExperiment("fig10"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (known: ci, ci-real, fig7") {
 		t.Errorf("unknown experiment: %v", err)

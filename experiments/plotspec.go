@@ -3,6 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/polluxsim/polluxsim/experiments/results"
 )
@@ -86,6 +87,9 @@ type PlotPoint struct {
 	Cell string  `json:"cell"`
 }
 
+// MaxPlotX bounds the x of a lines plot's points and a plot's scale.
+const MaxPlotX = 1e12
+
 func (p *PlotSpec) check(e *Experiment) error {
 	if err := checkName(p.Name); err != nil {
 		return err
@@ -108,8 +112,8 @@ func (p *PlotSpec) check(e *Experiment) error {
 		if p.Normalize != "" && e.Cell(p.Normalize) == nil {
 			return fmt.Errorf("normalize: unknown cell %q", p.Normalize)
 		}
-		if p.Scale < 0 {
-			return errors.New("scale must be positive")
+		if !(p.Scale >= 0 && p.Scale <= MaxPlotX) {
+			return fmt.Errorf("scale must be in [0, %g], got %v", MaxPlotX, p.Scale)
 		}
 		if p.Reference != "" {
 			if _, ok := e.Sources[p.Reference]; !ok {
@@ -123,6 +127,14 @@ func (p *PlotSpec) check(e *Experiment) error {
 			for _, pt := range s.Points {
 				if e.Cell(pt.Cell) == nil {
 					return fmt.Errorf("series %q: unknown cell %q", s.Label, pt.Cell)
+				}
+				// Beyond the bound a point was skipped when drawn, and a
+				// log axis drew x <= 0 linearly, both silently.
+				if !(math.Abs(pt.X) <= MaxPlotX) {
+					return fmt.Errorf("series %q: point of cell %q: x %v must be in [-%g, %g]", s.Label, pt.Cell, pt.X, MaxPlotX, MaxPlotX)
+				}
+				if p.LogX && !(pt.X > 0) {
+					return fmt.Errorf("series %q: point of cell %q: x %v must be positive on a log_x axis", s.Label, pt.Cell, pt.X)
 				}
 			}
 		}

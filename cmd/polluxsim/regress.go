@@ -88,13 +88,17 @@ func writeChecks(cmd *cobra.Command, checks []sweep.Check) error {
 	fmt.Fprintln(tw, "cell\tmetric\texpected\tgot\tdrift\ttolerance\t")
 	for _, c := range checks {
 		status, got, drift := "ok", fmt.Sprintf("%.6g", c.Got), fmt.Sprintf("%+.2f%%", 100*c.Drift)
+		tol := fmt.Sprintf("±%.2f%%", 100*c.Tolerance)
+		if c.Expected == 0 { // the drift is absolute: no percentage of 0
+			drift, tol = fmt.Sprintf("%+.6g", c.Drift), fmt.Sprintf("±%.6g", c.Tolerance)
+		}
 		switch {
 		case c.Missing:
 			status, got, drift = "MISSING", "-", "-"
 		case !c.OK:
 			status = "DRIFT"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.6g\t%s\t%s\t±%.2f%%\t%s\n", c.Cell, c.Metric, c.Expected, got, drift, 100*c.Tolerance, status)
+		fmt.Fprintf(tw, "%s\t%s\t%.6g\t%s\t%s\t%s\t%s\n", c.Cell, c.Metric, c.Expected, got, drift, tol, status)
 	}
 	return tw.Flush()
 }

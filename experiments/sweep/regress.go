@@ -12,6 +12,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 )
 
 // Baseline holds the expected results of an experiment
@@ -56,9 +57,9 @@ func ReadBaseline(path string) (*Baseline, error) {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	var b Baseline
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
+	if err := strictjson.Decode(data, &b); err != nil {
+		// Also exact, unique keys and nothing after the object (trailing
+		// data and "Tolerance" passed).
 		return nil, fmt.Errorf("baseline %s: %w", path, err)
 	}
 	if b.Experiment == "" || len(b.Cells) == 0 {
@@ -68,7 +69,11 @@ func ReadBaseline(path string) (*Baseline, error) {
 		if !results.KnownMetric(c.metric()) {
 			return nil, fmt.Errorf("baseline %s: cell %s: unknown metric %q", path, c.Cell, c.Metric)
 		}
-		if tol := b.tolerance(c); !(tol >= 0) || math.IsInf(tol, 0) || math.IsNaN(c.Expected) {
+		if !(c.Tolerance >= 0) || !(b.Tolerance >= 0) {
+			// A negative tolerance fell back to the baseline's (±0.5 %).
+			return nil, fmt.Errorf("baseline %s: cell %s: tolerance %v must not be negative (0 or absent: the baseline's %v)", path, c.Cell, c.Tolerance, b.Tolerance)
+		}
+		if tol := b.tolerance(c); !(tol >= 0) || math.IsInf(tol, 0) || math.IsNaN(c.Expected) || math.IsInf(c.Expected, 0) {
 			return nil, fmt.Errorf("baseline %s: cell %s: expected %v and tolerance %v must be finite and the tolerance non-negative", path, c.Cell, c.Expected, tol)
 		}
 	}
@@ -140,6 +145,10 @@ func Failed(checks []Check) []string {
 		switch {
 		case c.Missing:
 			out = append(out, fmt.Sprintf("%s %s: no results", c.Cell, c.Metric))
+		case !c.OK && c.Expected == 0:
+			// The drift is absolute here: "+85834.56%" of nothing said nothing.
+			out = append(out, fmt.Sprintf("%s %s: %.6g, expected 0 (%+.6g absolute, tolerance ±%.6g)",
+				c.Cell, c.Metric, c.Got, c.Drift, c.Tolerance))
 		case !c.OK:
 			out = append(out, fmt.Sprintf("%s %s: %.6g, expected %.6g (%+.2f%%, tolerance ±%.2f%%)",
 				c.Cell, c.Metric, c.Got, c.Expected, 100*c.Drift, 100*c.Tolerance))

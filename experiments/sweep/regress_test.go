@@ -45,6 +45,12 @@ func TestRegress(t *testing.T) {
 		!strings.HasPrefix(failed[1], "b avg_jct_s") || failed[2] != "c avg_jct_s: no results" {
 		t.Errorf("failed: %q", failed)
 	}
+	// Against an expected 0 the drift is absolute, not a percentage.
+	zero := &Baseline{Experiment: "x", Version: 2, Tolerance: 0.05, Cells: []BaselineCell{{Cell: "a", Expected: 0}}}
+	zc, err := Regress(zero, testSummary(), nil)
+	if f := Failed(zc); err != nil || len(f) != 1 || !strings.Contains(f[0], "expected 0 (+1000 absolute, tolerance ±0.05)") {
+		t.Errorf("drift against 0: %q %v", f, err)
+	}
 	// Another experiment, version or profiles is an error, not a pass.
 	b.ProfilesID = "abc"
 	if _, err := Regress(b, testSummary(), []string{"embedded"}); err == nil || !strings.Contains(err.Error(), "profiles abc") {
@@ -90,6 +96,18 @@ func TestBaselineFiles(t *testing.T) {
 	os.WriteFile(p, []byte(`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "expected": 1, "tolerence": 0.1}]}`), 0o644)
 	if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), `unknown field "tolerence"`) {
 		t.Errorf("typo in a baseline: %v", err)
+	}
+	for body, want := range map[string]string{
+		// A negative tolerance became the baseline's ±0.5 %.
+		`{"experiment": "x", "version": 1, "tolerance": 0.005, "cells": [{"cell": "a", "expected": 1, "tolerance": -1}]}`: "cell a: tolerance -1 must not be negative",
+		`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "expected": 1}]} garbage`:                              "unexpected data after the JSON value",
+		`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "expected": 1, "Tolerance": 0.1}]}`:                    `unknown field "Tolerance" (keys are case-sensitive: "tolerance")`,
+		`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "expected": 1, "expected": 2}]}`:                       `duplicate field "expected"`,
+	} {
+		os.WriteFile(p, []byte(body), 0o644)
+		if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
 	}
 	os.WriteFile(p, []byte(`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "metric": "speed", "expected": 1}]}`), 0o644)
 	if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
