@@ -1,9 +1,12 @@
 package figures
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -34,7 +37,13 @@ const CoAdaptationFile = "fig6-coadaptation"
 // batch size and its statistical efficiency. Lines break where a job is
 // pending (no batch, no efficiency).
 func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotReport, error) {
-	jobs, err := outputs.ReadTableColumns(filepath.Join(runDir, sweep.JobsFile), "name", "application", "jct_s", "submit_s", "finish_s", "policy", "workload_source")
+	if _, err := os.Stat(filepath.Join(runDir, sweep.ExperimentFile)); err == nil {
+		return nil, fmt.Errorf("%s is a sweep's folder: fig6 draws one run's tables (polluxsim run --out DIR)", runDir)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, roundsFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no %s: fig6 draws a run's per-round records (run it with --rounds all)", runDir, roundsFile)
+	}
+	jobs, err := outputs.ReadTableColumns(filepath.Join(runDir, sweep.JobsFile), "run_id", "name", "application", "jct_s", "submit_s", "finish_s", "policy", "workload_source")
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +60,16 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 			return nil, fmt.Errorf("--jobs: no job %q in %s", n, filepath.Join(runDir, sweep.JobsFile))
 		}
 	}
-	rounds, err := outputs.ReadTableColumns(filepath.Join(runDir, "rounds.parquet"), "name", "time_s", "duration_s", "gpus", "batch", "efficiency")
+	rounds, err := outputs.ReadTableColumns(filepath.Join(runDir, roundsFile), "run_id", "name", "time_s", "duration_s", "gpus", "batch", "efficiency")
 	if err != nil {
 		return nil, err
 	}
-	cluster, err := outputs.ReadTableColumns(filepath.Join(runDir, sweep.ClusterFile), "time_s", "active_jobs")
+	cluster, err := outputs.ReadTableColumns(filepath.Join(runDir, sweep.ClusterFile), "run_id", "time_s", "active_jobs")
 	if err != nil {
+		return nil, err
+	}
+	// The three tables must be of one run (of two, the panels were empty).
+	if err := sameRun(runDir, map[string]*outputs.TableColumns{sweep.JobsFile: jobs, roundsFile: rounds, sweep.ClusterFile: cluster}); err != nil {
 		return nil, err
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -198,4 +211,29 @@ func stepXY(pts plotter.XYs) plotter.XYs {
 		}
 	}
 	return out
+}
+
+// roundsFile is the table of a run's per-round records.
+const roundsFile = "rounds.parquet"
+
+// sameRun checks that the tables (by file name) of runDir are all of one
+// run: one run_id in each, the same in all.
+func sameRun(runDir string, tables map[string]*outputs.TableColumns) error {
+	names := make([]string, 0, len(tables))
+	for n := range tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	id, from := "", ""
+	for _, n := range names {
+		for _, r := range tables[n].Strs["run_id"] {
+			switch {
+			case id == "":
+				id, from = r, n
+			case r != id:
+				return fmt.Errorf("%s: %s holds run %s and %s run %s: the tables are of different runs (fig6 draws one)", runDir, from, id, n, r)
+			}
+		}
+	}
+	return nil
 }

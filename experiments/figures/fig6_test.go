@@ -77,3 +77,31 @@ func TestPlotCoAdaptation(t *testing.T) {
 		t.Errorf("unknown job: %v", err)
 	}
 }
+
+// Fig 6 refuses tables of two runs (jobs.parquet of one, rounds.parquet of
+// another drew empty panels), a sweep's folder and a run without rounds,
+// each in one line saying so.
+func TestPlotCoAdaptationOneRun(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	exptest.RunWithOptions(t, "pollux", "", a)
+	exptest.RunWithOptions(t, "fifo", "", b)
+	data, err := os.ReadFile(filepath.Join(b, "rounds.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a, "rounds.parquet"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = PlotCoAdaptation(a, t.TempDir(), CoAdaptationOptions{PlotOptions: PlotOptions{Formats: []string{"svg"}}})
+	if err == nil || !strings.Contains(err.Error(), "the tables are of different runs") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("mixed runs: %v", err)
+	}
+	os.Remove(filepath.Join(a, "rounds.parquet"))
+	if _, err := PlotCoAdaptation(a, t.TempDir(), CoAdaptationOptions{}); err == nil || !strings.Contains(err.Error(), "has no rounds.parquet") {
+		t.Errorf("no rounds: %v", err)
+	}
+	os.WriteFile(filepath.Join(b, sweep.ExperimentFile), []byte("{}"), 0o644)
+	if _, err := PlotCoAdaptation(b, t.TempDir(), CoAdaptationOptions{}); err == nil || !strings.Contains(err.Error(), "is a sweep's folder") {
+		t.Errorf("sweep folder: %v", err)
+	}
+}

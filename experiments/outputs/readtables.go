@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 )
 
 // TableColumns holds columns of an output table read back: numbers as
@@ -26,7 +26,7 @@ type TableColumns struct {
 // ReadTableColumns reads the named columns of a Parquet table written by
 // polluxsim. A missing column is an error naming the file.
 func ReadTableColumns(path string, names ...string) (*TableColumns, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path) // regular: a named pipe blocked
 	if err != nil {
 		return nil, err
 	}
