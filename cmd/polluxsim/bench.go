@@ -63,6 +63,9 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
   polluxsim bench scale --whole-trace traces/philly.csv --trace-nodes 100 --policies tiresias,pollux`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if quality < 0 { // was ignored, as 0
+				return fmt.Errorf("--quality must be 0 (off) or a positive number of rounds, got %d", quality)
+			}
 			if out != "" {
 				if err := checkOutFile(out, inputFile{"--whole-trace", trace}, inputFile{"--profiles", dir}); err != nil {
 					return err

@@ -96,3 +96,13 @@ func TestCLIStoredSpecialFiles(t *testing.T) {
 		oneLineError(t, runBinary(t, dir, nil, args...), "sw is not a sweep's output folder: not a regular file (a named pipe)")
 	}
 }
+
+// TestCLIFlagBounds: flags outside their bounds outside run were ignored
+// or accepted: bench --quality -1 (as 0), profiles show --gpus-per-node
+// 1025 (1024 elsewhere).
+func TestCLIFlagBounds(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	oneLineError(t, runBinary(t, dir, nil, "bench", "scale", "--sizes", "1x1", "--quality", "-1", "--quiet"), "--quality must be 0 (off) or a positive number of rounds, got -1")
+	oneLineError(t, runBinary(t, dir, nil, "profiles", "show", "cifar10", "--gpus-per-node", "1025"), "--gpus-per-node must be in [1, 1024], got 1025")
+}

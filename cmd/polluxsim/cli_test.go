@@ -220,6 +220,9 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"cluster empty pool", nil, []string{"--cluster", "t4:2x4,,a100:1x8"}, `--cluster pool 2 "": want TYPE:NODESxGPUS[@PRICE]`},
 		{"cluster two prices for a type", nil, []string{"--cluster", "t4:2x4,t4:1x4@2"}, "--cluster: two t4 pools with different prices"},
 		{"cluster file short line", map[string]string{"c.txt": "# pools\nedge t4 6\n"}, []string{"--cluster", "c.txt"}, "c.txt:2: want NAME TYPE NODES GPUS_PER_NODE [PRICE], got 3 fields"},
+		{"cluster price with digit separators", nil, []string{"--cluster", "a100:2x8@1_0"}, `price must be a number of currency units per GPU-hour in [0, 1e+09], got "1_0"`},
+		{"cluster file duplicate pool name", map[string]string{"c.txt": "edge t4 2 4\nedge a100 1 8\n"}, []string{"--cluster", "c.txt"}, `c.txt:2: pool name "edge" is also line 1's`},
+		{"min nodes 0", nil, []string{"--autoscaler", "goodput", "--min-nodes", "0"}, "--min-nodes must be at least 1, got 0"},
 		{"cluster with nodes", nil, []string{"--cluster", "t4:4x4", "--nodes", "4"}, "--cluster replaces --nodes and --gpus-per-node"},
 		{"unknown config", nil, []string{"--config", "tunned"}, `--config must be tuned or realistic, got "tunned"`},
 

@@ -16,11 +16,13 @@ import (
 // elasticFlags are the run command's elastic-cluster and closed-loop
 // flags; they fill the run's spec.
 type elasticFlags struct {
-	opts []string
+	opts  []string
+	flags *pflag.FlagSet
 }
 
 func (ef *elasticFlags) register(f *pflag.FlagSet, rf *runFlags) {
 	e := &rf.spec.ElasticSpec
+	ef.flags = f
 	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(autoscalers.Names(), ", ")+" (`polluxsim autoscalers` lists their options); --nodes is the initial size")
 	f.StringArrayVar(&ef.opts, "autoscaler-opt", nil, "autoscaler option key=value (repeatable)")
 	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster (default 1)")
@@ -33,6 +35,16 @@ func (ef *elasticFlags) register(f *pflag.FlagSet, rf *runFlags) {
 // resolve makes the autoscaler's options canonical with --autoscaler-opt
 // on top of its defaults.
 func (ef *elasticFlags) resolve(rf *runFlags) error {
+	// 0 is the specs' "default" for both; given on the command line it
+	// was silently that default.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"min-nodes", rf.spec.MinNodes}, {"max-nodes", rf.spec.MaxNodes}} {
+		if ef.flags != nil && ef.flags.Changed(f.name) && f.v < 1 {
+			return fmt.Errorf("--%s must be at least 1, got %d", f.name, f.v)
+		}
+	}
 	var layers []any
 	if len(ef.opts) > 0 {
 		layers = append(layers, ef.opts)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 )
@@ -112,8 +113,8 @@ at a few GPU counts, batch sizes and points of training.`,
 			if err != nil {
 				return err
 			}
-			if perNode < 1 {
-				return fmt.Errorf("--gpus-per-node must be at least 1, not %d", perNode)
+			if perNode < 1 || perNode > runspec.MaxGPUsPerNode {
+				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", runspec.MaxGPUsPerNode, perNode)
 			}
 			return writeProfile(cmd.OutOrStdout(), set, app, perNode)
 		},

@@ -21,7 +21,15 @@ func TestBatchWarningsBothSides(t *testing.T) {
 		{Name: "edge-high", App: "cifar10", Replicas: 1, Batch: hi, Line: 4},
 		{Name: "high", App: "cifar10", Replicas: 1, Batch: hi + 1, Line: 5},
 	}}
+	w.Jobs = append(w.Jobs,
+		// In range in total, not per GPU: ncf at 128 on 64 GPUs.
+		traces.Job{Name: "thin", App: "cifar10", Replicas: 64, Batch: lo * 32, Line: 6},
+		traces.Job{Name: "edge-thin", App: "cifar10", Replicas: 4, Batch: lo * 4, Line: 7})
 	got := BatchWarnings(w, set)
+	if len(got) != 3 || !strings.Contains(got[2], `w.csv:6: job "thin"`) || !strings.Contains(got[2], "per GPU, below cifar10's smallest per-GPU batch") {
+		t.Errorf("warnings %q, want line 6 for its per-GPU batch", got)
+	}
+	got = got[:2]
 	if len(got) != 2 || !strings.HasPrefix(got[0], `w.csv:2: job "low"`) || !strings.HasPrefix(got[1], `w.csv:5: job "high"`) {
 		t.Errorf("warnings %q, want lines 2 and 5 only", got)
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
@@ -54,7 +55,7 @@ func parsePool(s string) (policies.Pool, error) {
 		return p, err
 	}
 	if priced {
-		if p.Price, err = strconv.ParseFloat(price, 64); err != nil || !(p.Price >= 0) || p.Price > MaxPrice {
+		if p.Price, err = flagvalue.ParseFloat(price); err != nil || !(p.Price >= 0) || p.Price > MaxPrice { // plain decimal: 1_0 was 10
 			return p, fmt.Errorf("price must be a number of currency units per GPU-hour in [0, %g], got %q", MaxPrice, price)
 		}
 	}
@@ -96,6 +97,7 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 		return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", path, fserr.Cause(err))
 	}
 	var pools []policies.Pool
+	names := map[string]int{} // pool name -> its line
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 1
 	for ; sc.Scan(); line++ {
@@ -115,6 +117,10 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 		if err != nil {
 			return policies.Cluster{}, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
+		if first, dup := names[f[0]]; dup {
+			return policies.Cluster{}, fmt.Errorf("%s:%d: pool name %q is also line %d's: names must be unique", path, line, f[0], first)
+		}
+		names[f[0]] = line
 		p.Name = f[0]
 		pools = append(pools, p)
 	}

@@ -44,8 +44,9 @@ func GenerateWorkload(src traces.Source, set *profiles.Set, n int, seed uint64, 
 const FarBatchFactor = 10
 
 // BatchWarnings flags the jobs of w whose batch_size is far outside the
-// range its application's profile covers: below the smallest per-GPU
-// batch (Limits.MinLocal) or above FarBatchFactor × the largest total
+// range its application's profile covers: a per-GPU batch (batch_size
+// over num_replicas) below the smallest per-GPU batch (Limits.MinLocal) or
+// a batch above FarBatchFactor × the largest total
 // batch (Limits.MaxBatch). Such a job still runs, on extrapolated step
 // times and statistics (under fixed-batch policies, for as long as such a
 // batch takes), so this is a warning, naming the job's line and the range.
@@ -57,12 +58,19 @@ func BatchWarnings(w *traces.Workload, set *profiles.Set) []string {
 			continue
 		}
 		lo, hi := app.Limits.MinLocal, app.Limits.MaxBatch
-		if j.Batch >= lo && j.Batch <= FarBatchFactor*hi {
+		gpus := max(j.Replicas, 1)
+		if j.Batch >= lo*gpus && j.Batch <= FarBatchFactor*hi {
 			continue
 		}
-		e := &traces.InputError{File: w.Source, Line: j.Line, Job: j.Name, Column: traces.ColBatch,
-			Err: fmt.Errorf("%d is far outside %s's range %d..%d (smallest per-GPU batch .. largest total batch); its profile is extrapolated",
-				j.Batch, j.App, lo, hi)}
+		err := fmt.Errorf("%d is far outside %s's range %d..%d (smallest per-GPU batch .. largest total batch); its profile is extrapolated",
+			j.Batch, j.App, lo, hi)
+		if j.Batch >= lo && j.Batch < lo*gpus {
+			// The total is in range, the per-GPU batch is not (ncf at 128 on
+			// 64 GPUs, 2 per GPU, ran 117x slower with no warning).
+			err = fmt.Errorf("%d over %d GPUs is %.3g per GPU, below %s's smallest per-GPU batch %d; its profile is extrapolated",
+				j.Batch, gpus, float64(j.Batch)/float64(gpus), j.App, lo)
+		}
+		e := &traces.InputError{File: w.Source, Line: j.Line, Job: j.Name, Column: traces.ColBatch, Err: err}
 		out = append(out, e.Error())
 	}
 	return out
