@@ -41,3 +41,11 @@ func RelativeCost(p Policy) float64 {
 	}
 	return 1
 }
+
+// AppChecker is implemented by policies whose options name applications
+// (Gavel's priority weights): the simulator calls CheckApps with the
+// applications of the run's profiles before it simulates, so that a
+// misspelt name is an error rather than silently weighing nothing.
+type AppChecker interface {
+	CheckApps(known []string) error
+}

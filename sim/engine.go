@@ -69,6 +69,11 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	if err != nil {
 		return nil, err
 	}
+	if ac, ok := p.(policies.AppChecker); ok {
+		if err := ac.CheckApps(set.Names()); err != nil {
+			return nil, err
+		}
+	}
 	e := &engine{ctx: ctx, cfg: cfg, policy: p, traits: p.Traits(), sparse: newSparse(cfg, p)}
 	total := cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {

@@ -243,6 +243,7 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"sia p huge", nil, []string{"--policy", "sia", "--policy-opt", "p=-1e308"}, "p must satisfy 0.01 <= |p| <= 10, got -1e+308"},
 		{"sia clip huge", nil, []string{"--policy", "sia", "--policy-opt", "clip=1e308"}, "clip must be in [1, 1e+06], got 1e+308"},
 		{"gavel round_s huge", nil, []string{"--policy", "gavel-las", "--policy-opt", "round_s=1e308"}, "round_s must be in (0, 1e+06] seconds, got 1e+308"},
+		{"gavel weight of an unknown application", nil, []string{"--policy", "gavel-las", "--policy-opt", "weights=bret=2"}, `policy gavel-las: option weights: unknown application "bret" (known: bert, cifar10,`},
 		{"gavel weight huge", nil, []string{"--policy", "gavel-las", "--policy-opt", "weights=bert=1e308"}, `weights: "bert=1e308": the weight must be a number in (0, 1e+06]`},
 		{"tiresias demotion huge", nil, []string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours=1e308"}, "demote_gpu_hours must be positive and at most 1e+09, got 1e+308"},
 		{"huge node price", nil, []string{"--autoscaler", "goodput", "--node-price", "1e308"}, "--node-price must be in [0, 1e+09], got 1e+308"},

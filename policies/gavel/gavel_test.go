@@ -2,6 +2,7 @@ package gavel
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/models"
@@ -228,5 +229,21 @@ func TestRoundShares(t *testing.T) {
 		if got != want {
 			t.Errorf("share %s: rounds ran by %s, want %s", share, got, want)
 		}
+	}
+}
+
+// CheckApps refuses a weight for an application the run does not have
+// (it weighed nothing, silently) and passes known ones.
+func TestCheckApps(t *testing.T) {
+	opt := DefaultOptions()
+	opt.Weights = "bert=2,bret=3"
+	p := mustNew(t, LAS, opt)
+	known := []string{"bert", "ncf"}
+	if err := p.CheckApps(known); err == nil || !strings.Contains(err.Error(), `unknown application "bret" (known: bert, ncf)`) {
+		t.Errorf("got %v", err)
+	}
+	opt.Weights = "ncf=0.5"
+	if err := mustNew(t, LAS, opt).CheckApps(known); err != nil {
+		t.Errorf("known application refused: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package gavel
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -82,4 +83,24 @@ func parseWeights(s string) (map[string]float64, error) {
 		w[app] = v
 	}
 	return w, nil
+}
+
+// CheckApps implements policies.AppChecker: every application the weights
+// name must be one of known (weights=bret=2 was silently ignored).
+func (p *Policy) CheckApps(known []string) error {
+	ok := make(map[string]bool, len(known))
+	for _, a := range known {
+		ok[a] = true
+	}
+	names := make([]string, 0, len(p.weights))
+	for a := range p.weights {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		if !ok[a] {
+			return fmt.Errorf("policy %s: option weights: unknown application %q (known: %s)", p.name, a, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
