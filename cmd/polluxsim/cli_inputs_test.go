@@ -5,6 +5,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -105,4 +106,30 @@ func TestCLIFlagBounds(t *testing.T) {
 	dir := t.TempDir()
 	oneLineError(t, runBinary(t, dir, nil, "bench", "scale", "--sizes", "1x1", "--quality", "-1", "--quiet"), "--quality must be 0 (off) or a positive number of rounds, got -1")
 	oneLineError(t, runBinary(t, dir, nil, "profiles", "show", "cifar10", "--gpus-per-node", "1025"), "--gpus-per-node must be in [1, 1024], got 1025")
+}
+
+// TestCLIMessages: what the commands say matches what they did: a
+// cluster of pools is named by its pools and GPUs ("1 jobs on 2 x 8 GPUs"
+// for t4:1x4,a100:1x8), report refuses --out - (it wrote a file named
+// "-"), and workload generate's help gives the whole trace's size that
+// docs/scale.md measured (its help said 82,248 jobs over 109 days).
+func TestCLIMessages(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	r := runBinary(t, dir, nil, "run", "--policy", "fifo", "--jobs", "1", "--cluster", "t4:1x4,a100:1x8", "--out", "o")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "policy fifo: 1 jobs on t4:1x4,a100:1x8 (12 GPUs)\n") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	oneLineError(t, runBinary(t, dir, nil, "report", "--in", "o", "--out", "-"), "--out -: report writes an HTML file, not to standard output")
+	if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+		t.Error(`report wrote a file named "-"`)
+	}
+	help := runBinary(t, dir, nil, "workload", "generate", "--help")
+	scale, err := os.ReadFile(filepath.Join("..", "..", "docs", "scale.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(help.stdout, "74,428 jobs over 106 days") || !strings.Contains(string(scale), "74,428 jobs over 106.2 days") {
+		t.Errorf("workload generate --help and docs/scale.md disagree on the whole trace:\n%s", help.stdout)
+	}
 }

@@ -30,6 +30,9 @@ inline SVG.`,
 			if in == "" || out == "" {
 				return errors.New("report needs --in DIR (a sweep's output) and --out FILE")
 			}
+			if out == "-" { // it made a file named "-"
+				return errors.New("--out -: report writes an HTML file, not to standard output: name a file")
+			}
 			if err := checkReportOut(out, in); err != nil {
 				return err
 			}

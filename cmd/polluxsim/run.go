@@ -11,6 +11,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -159,15 +160,25 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	return printElastic(cmd.OutOrStdout(), res.Sim)
 }
 
+// clusterText describes a cluster for people: "16 x 4 GPUs", or its pools
+// and GPU count ("t4:1x4,a100:1x8 (12 GPUs)"; it said "2 x 8 GPUs", the
+// node count by the largest node).
+func clusterText(c policies.Cluster) string {
+	if len(c.Pools) > 1 {
+		return fmt.Sprintf("%s (%d GPUs)", runspec.ClusterString(c), c.TotalGPUs())
+	}
+	return fmt.Sprintf("%d x %d GPUs", c.Nodes, c.GPUsPerNode)
+}
+
 func printSummary(w io.Writer, run *runner.Result) error {
 	res, s, files := run.Sim, run.Sim.Summary, run.Files
-	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %d x %d GPUs
+	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %s
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
   avg finish-time fairness rho %.2f   agent fits %d
   wall %.2f s (policy %.2f s over %d rounds)
 wrote %s
-`, s.Policy, s.Jobs, res.Config.Cluster.Nodes, res.Config.Cluster.GPUsPerNode,
+`, s.Policy, s.Jobs, clusterText(res.Config.Cluster),
 		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
 		s.AvgFairness, s.AgentFits,

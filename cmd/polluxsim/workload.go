@@ -66,7 +66,7 @@ same seed and inputs always give the same file.
 
 With --all (and --philly), every job the filter keeps by duration and GPU time
 becomes a job at its own submission time, counted from the trace's first one:
-the whole trace replayed over its months, e.g. 82,248 jobs over 109 days for
+the whole trace replayed over its months, e.g. 74,428 jobs over 106 days for
 the reference's philly.csv (see docs/scale.md for its load).`,
 		Example: `  polluxsim workload generate --seed 1 --out workload-1.csv
   polluxsim workload generate --jobs 320 --seed 3 --philly traces/philly.csv --out w.csv
