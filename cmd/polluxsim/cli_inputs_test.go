@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/polluxsim/polluxsim/profiles"
 )
 
 // TestCLISpecialInputs: a named pipe (which blocked for ever) or a link
@@ -131,5 +133,55 @@ func TestCLIMessages(t *testing.T) {
 	}
 	if !strings.Contains(help.stdout, "74,428 jobs over 106 days") || !strings.Contains(string(scale), "74,428 jobs over 106.2 days") {
 		t.Errorf("workload generate --help and docs/scale.md disagree on the whole trace:\n%s", help.stdout)
+	}
+}
+
+// TestCLIStoredRunsChecked: a stored cell edited afterwards is "corrupt"
+// for sweep, plot and merge (an edited summary.avg_jct_s was merged into
+// the sweep's mean, and a damaged cell was called "made by another
+// version"); an --out inside an input folder is refused (sweep --profiles
+// pf/x --out pf/x hashed its own outputs and reran for ever; merge --out
+// SHARD/cells wrote into a shard); re-sweeping with other profiles is
+// refused unless --replace-other-profiles says so (it replaced every
+// cell silently).
+func TestCLIStoredRunsChecked(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	spec := tinySpecPath(t)
+	sweepArgs := []string{"sweep", "--experiment", spec, "--shard", "0/20", "--quiet", "--no-timing"}
+	if r := runBinary(t, dir, nil, append(sweepArgs, "--out", "sw")...); r.code != 0 {
+		t.Fatalf("sweep: %s", r.stderr)
+	}
+	cell := filepath.Join(dir, "sw", "cells", "pollux.w1.json")
+	data, err := os.ReadFile(cell)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := strings.Index(string(data), `"avg_jct_s": `)
+	if i < 0 {
+		t.Fatalf("no avg_jct_s in the cell:\n%.500s", data)
+	}
+	j := i + len(`"avg_jct_s": `)
+	edited := string(data[:j]) + "1" + string(data[j:]) // 660.5 becomes 1660.5
+	os.WriteFile(cell, []byte(edited), 0o644)
+	for _, args := range [][]string{append(sweepArgs, "--out", "sw"), {"plot", "--in", "sw", "--out", "plots"}, {"merge", "--out", "m", "sw"}} {
+		oneLineError(t, runBinary(t, dir, nil, args...), "pollux.w1.json: stored run corrupt: its content does not match its checksum")
+	}
+	os.WriteFile(cell, data, 0o644)
+	// Outputs inside inputs.
+	os.MkdirAll(filepath.Join(dir, "pf"), 0o755) // refused before it is read
+	oneLineError(t, runBinary(t, dir, nil, append(sweepArgs, "--profiles", "pf", "--out", "pf/x")...), "--out pf/x is inside --profiles pf, an input")
+	oneLineError(t, runBinary(t, dir, nil, "merge", "--out", "sw/cells", "sw"), "--out sw/cells is inside sw, one of the folders merged")
+	// Other profiles.
+	compact := filepath.Join(dir, "compact.json")
+	if f, err := profiles.DefaultFile(); err != nil || f.WriteFile(compact) != nil {
+		t.Fatalf("writing the embedded profiles: %v", err)
+	}
+	oneLineError(t, runBinary(t, dir, nil, append(sweepArgs, "--out", "sw", "--profiles", compact)...), "--out sw holds 1 runs made with other profiles")
+	if got, _ := os.ReadFile(cell); string(got) != string(data) {
+		t.Error("the refused sweep replaced the stored run")
+	}
+	if r := runBinary(t, dir, nil, append(sweepArgs, "--out", "sw", "--profiles", compact, "--replace-other-profiles")...); r.code != 0 {
+		t.Errorf("--replace-other-profiles: %s", r.stderr)
 	}
 }

@@ -26,6 +26,13 @@ folder has are listed; rerun their shard (it resumes) and merge again.`,
 			if out == "" {
 				return errors.New("--out DIR is required")
 			}
+			for _, d := range dirs {
+				// DIR may be a shard, not a folder inside one (--out SHARD/cells
+				// wrote into the shard's cells).
+				if within(out, d) && resolved(out) != resolved(d) {
+					return fmt.Errorf("--out %s is inside %s, one of the folders merged: write to a folder of its own (or to %s itself)", out, d, d)
+				}
+			}
 			rep, err := sweep.Merge(out, dirs)
 			if err != nil {
 				return err

@@ -32,8 +32,10 @@ type sweepFlags struct {
 	parallel   int
 	noTiming   bool
 	jobRounds  bool
-	quiet      bool
-	list       bool
+	// replaceProfiles redoes stored runs made with other profiles.
+	replaceProfiles bool
+	quiet           bool
+	list            bool
 }
 
 func newSweepCmd() *cobra.Command {
@@ -93,6 +95,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once")
 	f.BoolVar(&sf.noTiming, "no-timing", false, "record no wall-clock times (zeros in summary.json, nulls in the tables) so that reruns give identical files")
 	f.BoolVar(&sf.jobRounds, "job-rounds", false, "also write rounds.parquet, one row per job per scheduling round of every run (large: about 100,000 rows per 160-job run)")
+	f.BoolVar(&sf.replaceProfiles, "replace-other-profiles", false, "redo, and so replace, the stored runs in --out made with other profiles (without it they are an error)")
 	f.BoolVar(&sf.quiet, "quiet", false, "print no progress")
 	f.BoolVar(&sf.list, "list", false, "list the named experiments and exit")
 	return cmd
@@ -140,6 +143,16 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	if err := sweep.CheckSweepOut(sf.out, exp); err != nil {
 		return err
 	}
+	// An output inside an input: --out inside --profiles hashed its own
+	// outputs into the profiles' digest and reran for ever.
+	for _, in := range []inputFile{{"--profiles", sf.profiles}, {"--workloads", sf.workloads}} {
+		if in.path == "" || in.path == sweep.GeneratedWorkloads {
+			continue
+		}
+		if within(sf.out, in.path) {
+			return fmt.Errorf("--out %s is inside %s %s, an input: a sweep's outputs must lie outside its inputs", sf.out, in.flag, in.path)
+		}
+	}
 	if sf.workloads != "" && sf.workloads != sweep.GeneratedWorkloads {
 		if st, err := os.Stat(sf.workloads); err != nil || !st.IsDir() {
 			return fmt.Errorf("--workloads %s: not a folder", sf.workloads)
@@ -154,6 +167,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	opt := sweep.SweepOptions{
 		Profiles: set, ProfilesID: set.Digest, Workloads: sf.workloads, Out: sf.out,
 		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: version.Code(), Spec: spec,
+		ReplaceOtherProfiles: sf.replaceProfiles,
 		Note: func(msg string) {
 			if !sf.quiet {
 				fmt.Fprintln(stderr, msg)

@@ -1,7 +1,10 @@
 package results
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -58,6 +61,26 @@ type RunResult struct {
 	// Elastic is the elastic cluster's state per round (nil on a fixed
 	// cluster), for the Fig 9 plot.
 	Elastic *ElasticSeries `json:"elastic,omitempty"`
+	// Checksum is the SHA-256 of the rest of the record (its compact JSON
+	// with Checksum empty), set by WriteRunResult and checked by
+	// ReadRunResult: a stored cell edited afterwards (a summary's
+	// avg_jct_s merged into a sweep's mean) is corrupt.
+	Checksum string `json:"checksum"`
+}
+
+// ErrCorrupt marks a stored run whose content does not match its checksum.
+var ErrCorrupt = errors.New("corrupt")
+
+// contentSum is the checksum of r's content (see RunResult.Checksum).
+func (r *RunResult) contentSum() (string, error) {
+	c := *r
+	c.Checksum = ""
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // newRunResult condenses a finished simulation.
@@ -225,7 +248,13 @@ func MetricNamesOf(runs []*RunResult) []string {
 // writeRunResult stores a run atomically as indented JSON with its number
 // and name lists on one line each.
 func WriteRunResult(path string, r *RunResult) error {
-	data, err := json.MarshalIndent(r, "", "  ")
+	c := *r
+	sum, err := c.contentSum()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	c.Checksum = sum
+	data, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -258,6 +287,19 @@ func ReadRunResult(path string) (*RunResult, error) {
 	}
 	if r.Run == "" || r.Cell == "" || r.Hash == "" {
 		return nil, fmt.Errorf("%s: not a run result (no run, cell or hash)", path)
+	}
+	sum, err := r.contentSum()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.Checksum != sum {
+		// Not "another version": its content was changed after it was
+		// written (or it predates checksums).
+		why := "its content does not match its checksum: edited after it was written?"
+		if r.Checksum == "" {
+			why = "it has no checksum (written by an older polluxsim, or edited)"
+		}
+		return nil, fmt.Errorf("%s: stored run %w: %s; remove it and sweep again", path, ErrCorrupt, why)
 	}
 	return &r, nil
 }

@@ -17,7 +17,8 @@ import (
 // Experiment.Runs. A run whose file is absent or unreadable as a run (a
 // sweep redoes it), or was made by another version of the experiment or
 // with other settings than the spec's (a stale file), is listed in missing
-// instead.
+// instead. A corrupt one (results.ErrCorrupt: edited after it was written)
+// is an error.
 func LoadRuns(dir string, exp *experiments.Experiment) (runs []*results.RunResult, missing []string, err error) {
 	for _, r := range exp.Runs() {
 		path := RunPath(dir, r.ID())
@@ -29,6 +30,9 @@ func LoadRuns(dir string, exp *experiments.Experiment) (runs []*results.RunResul
 			return nil, nil, err
 		}
 		rr, err := results.ReadRunResult(path)
+		if errors.Is(err, results.ErrCorrupt) {
+			return nil, nil, err // never silently redone or counted missing
+		}
 		if err != nil {
 			missing = append(missing, r.ID())
 			continue

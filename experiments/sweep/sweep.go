@@ -93,6 +93,11 @@ type SweepOptions struct {
 	// (cells/<run>.rounds.parquet) and writes the sweep's rounds.parquet;
 	// off by default, as it is large (about 100,000 rows per 160-job run).
 	JobRounds bool
+	// ReplaceOtherProfiles lets the sweep redo, and so replace, stored runs
+	// made with other profiles than ProfilesID; without it such runs are
+	// an error (re-sweeping with other profiles replaced every cell
+	// silently).
+	ReplaceOtherProfiles bool
 	// Version identifies the code (polluxsim's version; the CLI adds a
 	// digest of its binary), recorded with every run and part of its hash:
 	// runs stored by other code are redone.
@@ -254,12 +259,24 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	}
 	rep := &SweepReport{Runs: len(plan)}
 	var todo []planned
+	other, otherID := 0, ""
 	for _, p := range plan {
-		if r, err := results.ReadRunResult(RunPath(opt.Out, p.run.ID())); err == nil && r.Hash == p.hash && r.JobResults != nil && (!opt.JobRounds || hasRounds(opt.Out, r)) {
+		r, err := results.ReadRunResult(RunPath(opt.Out, p.run.ID()))
+		if errors.Is(err, results.ErrCorrupt) {
+			return nil, err
+		}
+		if err == nil && r.Hash == p.hash && r.JobResults != nil && (!opt.JobRounds || hasRounds(opt.Out, r)) {
 			rep.Skipped++
 			continue
 		}
+		if err == nil && r.ProfilesID != opt.ProfilesID {
+			other, otherID = other+1, r.ProfilesID
+		}
 		todo = append(todo, p)
+	}
+	if other > 0 && !opt.ReplaceOtherProfiles {
+		return nil, fmt.Errorf("--out %s holds %d runs made with other profiles (%s, these are %s): sweeping would replace them; sweep into another folder, or replace them with --replace-other-profiles",
+			opt.Out, other, otherID, opt.ProfilesID)
 	}
 	// Expensive runs first, so that the last ones to finish are short.
 	cost := make(map[string]float64, len(todo)) // one policy built per run, not per comparison
