@@ -120,6 +120,11 @@ type Summary struct {
 	// PolicyStats are what the policy reports about its own rounds
 	// (policies.StatsReporter), if anything.
 	PolicyStats map[string]float64 `json:"policy_stats,omitempty"`
+	// NoFairness and NoFairnessEqualShare say that no job has a ρ (or an
+	// equal-share ρ): the three figures of each are then null in JSON, not
+	// 0 (see NullFairness).
+	NoFairness           bool `json:"-"`
+	NoFairnessEqualShare bool `json:"-"`
 }
 
 // Result is everything a simulation produces.
@@ -174,8 +179,13 @@ func (r *Result) finish(jobs []*job, wall float64) {
 		}
 		r.Jobs = append(r.Jobs, jr)
 		jcts = append(jcts, jr.JCT)
-		rhos = append(rhos, jr.Fairness)
-		shareRhos = append(shareRhos, jr.FairnessEqualShare)
+		// A job without a ρ (null in the tables) is not counted as 0.
+		if jr.ExclusiveJCT > 0 {
+			rhos = append(rhos, jr.Fairness)
+		}
+		if jr.EqualShareJCT > 0 {
+			shareRhos = append(shareRhos, jr.FairnessEqualShare)
+		}
 		gpuSec += j.attained
 		queue += jr.Queueing
 		s.Restarts += jr.Restarts
@@ -202,7 +212,8 @@ func (r *Result) finish(jobs []*job, wall float64) {
 			unfair++
 		}
 	}
-	s.FracUnfair = float64(unfair) / float64(len(rhos))
+	s.FracUnfair = fraction(unfair, len(rhos))
+	s.NoFairness = len(rhos) == 0
 	s.AvgFairnessEqualShare = mean(shareRhos)
 	s.P99FairnessEqualShare = Percentile(shareRhos, 99)
 	unfair = 0
@@ -211,7 +222,8 @@ func (r *Result) finish(jobs []*job, wall float64) {
 			unfair++
 		}
 	}
-	s.FracUnfairEqualShare = float64(unfair) / float64(len(shareRhos))
+	s.FracUnfairEqualShare = fraction(unfair, len(shareRhos))
+	s.NoFairnessEqualShare = len(shareRhos) == 0
 	s.Rounds = len(r.RoundStats)
 	walls := make([]float64, len(r.RoundStats))
 	for i, rs := range r.RoundStats {
@@ -248,6 +260,14 @@ func (r *Result) activeSums() []int64 {
 		sums[i+1] = sums[i] + int64(rs.Active)
 	}
 	return sums
+}
+
+// fraction is n/of, 0 of none.
+func fraction(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
 
 func mean(v []float64) float64 {

@@ -12,6 +12,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -170,18 +171,27 @@ func clusterText(c policies.Cluster) string {
 	return fmt.Sprintf("%d x %d GPUs", c.Nodes, c.GPUsPerNode)
 }
 
+// rhoText is the average ρ for people, "-" when no job has one (it
+// printed 0.00).
+func rhoText(s sim.Summary) string {
+	if s.NoFairness {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", s.AvgFairness)
+}
+
 func printSummary(w io.Writer, run *runner.Result) error {
 	res, s, files := run.Sim, run.Sim.Summary, run.Files
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %s
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
-  avg finish-time fairness rho %.2f   agent fits %d
+  avg finish-time fairness rho %s   agent fits %d
   wall %.2f s (policy %.2f s over %d rounds)
 wrote %s
 `, s.Policy, s.Jobs, clusterText(res.Config.Cluster),
 		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
-		s.AvgFairness, s.AgentFits,
+		rhoText(s), s.AgentFits,
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
 		strings.Join(files, ", "))
 	return err

@@ -208,7 +208,15 @@ func (f *RunFolder) stage(res *sim.Result, spec runspec.RunSpec, meta RunMeta, o
 	if err := f.hook("summary.json"); err != nil {
 		return err
 	}
-	return writeJSON(b, filepath.Join(f.dir, "summary.json"), NewRunSummary(res, spec, meta, opt))
+	// With no job's ρ, its figures are null, not 0 (see NullFairness).
+	path := filepath.Join(f.dir, "summary.json")
+	s := NewRunSummary(res, spec, meta, opt)
+	data, err := jsonBytes(path, s)
+	if err != nil {
+		return err
+	}
+	data = s.Summary.NullFairness(data)
+	return b.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
 func (f *RunFolder) hook(name string) error {

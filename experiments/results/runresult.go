@@ -91,8 +91,12 @@ func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
 	}
 	count := map[string]int{}
 	for _, j := range res.Jobs {
-		r.MaxRho = math.Max(r.MaxRho, j.Fairness)
-		r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
+		if j.ExclusiveJCT > 0 { // a job without a ρ has none, not 0
+			r.MaxRho = math.Max(r.MaxRho, j.Fairness)
+		}
+		if j.EqualShareJCT > 0 {
+			r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
+		}
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
 	}
@@ -115,34 +119,42 @@ type MetricDecl struct {
 	// count metrics are whole numbers (BIGINT columns); timing ones are
 	// wall-clock measurements (null when not measured).
 	Count, Timing bool
+	// Null, if set, says the run has no value (no job has a ρ): null in
+	// the tables, left out of means.
+	Null func(r *RunResult) bool
 }
+
+// noRho and noShareRho say that no job of the run has a ρ (an equal-share
+// ρ): its ρ figures are null, not 0.
+func noRho(r *RunResult) bool      { return r.Summary.NoFairness }
+func noShareRho(r *RunResult) bool { return r.Summary.NoFairnessEqualShare }
 
 // runMetrics are the metrics of every run, in table order; per-application
 // average JCTs follow as avg_jct_s_<application>.
 var RunMetrics = []MetricDecl{
-	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }, false, false},
-	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }, false, false},
-	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }, false, false},
-	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }, false, false},
-	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }, false, false},
-	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }, false, false},
-	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }, true, false},
-	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }, false, false},
-	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }, false, false},
-	{"avg_fairness_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }, false, false},
-	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false},
-	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false},
-	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false},
-	{"avg_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }, false, false},
-	{"p99_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }, false, false},
-	{"max_fairness_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }, false, false},
-	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }, false, false},
-	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false},
-	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false},
-	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true},
-	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }, false, true},
-	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }, false, true},
-	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }, false, true},
+	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }, false, false, nil},
+	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }, false, false, nil},
+	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }, false, false, nil},
+	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }, false, false, nil},
+	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }, false, false, nil},
+	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }, false, false, nil},
+	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }, true, false, nil},
+	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }, false, false, nil},
+	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }, false, false, nil},
+	{"avg_fairness_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }, false, false, noRho},
+	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false, noRho},
+	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false, noRho},
+	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false, noRho},
+	{"avg_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }, false, false, noShareRho},
+	{"p99_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }, false, false, noShareRho},
+	{"max_fairness_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }, false, false, noShareRho},
+	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }, false, false, noShareRho},
+	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false, nil},
+	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false, nil},
+	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true, nil},
+	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }, false, true, nil},
+	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }, false, true, nil},
+	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }, false, true, nil},
 }
 
 // appMetricPrefix starts the name of a per-application average JCT.
@@ -203,6 +215,9 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 	}
 	for _, m := range RunMetrics {
 		if m.Name == name {
+			if m.Null != nil && m.Null(r) {
+				return 0, false
+			}
 			return m.Get(r), true
 		}
 	}
@@ -261,7 +276,7 @@ func WriteRunResult(path string, r *RunResult) error {
 	data = scalarList.ReplaceAllFunc(data, func(m []byte) []byte {
 		return spaceRun.ReplaceAll(m, nil)
 	})
-	return atomicfile.WriteBytes(path, append(data, '\n'))
+	return atomicfile.WriteBytes(path, append(c.Summary.NullFairness(data), '\n'))
 }
 
 var (
@@ -288,6 +303,7 @@ func ReadRunResult(path string) (*RunResult, error) {
 	if r.Run == "" || r.Cell == "" || r.Hash == "" {
 		return nil, fmt.Errorf("%s: not a run result (no run, cell or hash)", path)
 	}
+	r.Summary.SetNoFairness(r.JobResults) // not stored: null figures read as 0
 	sum, err := r.contentSum()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -127,6 +127,8 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 			cols = append(cols, outputs.I64Col(m.Name, func(i int) int64 { return int64(m.Get(r[i])) }))
 		case m.Timing:
 			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return m.Get(r[i]), !r[i].NoTiming }))
+		case m.Null != nil:
+			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return m.Get(r[i]), !m.Null(r[i]) }))
 		default:
 			cols = append(cols, outputs.F64Col(m.Name, func(i int) float64 { return m.Get(r[i]) }))
 		}
