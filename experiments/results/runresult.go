@@ -308,14 +308,15 @@ func ReadRunResult(path string) (*RunResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if r.Checksum != sum {
+	switch {
+	case r.Checksum == "":
+		// Written before cells had checksums: by another version, whose
+		// runs a sweep redoes anyway.
+		return nil, fmt.Errorf("%s: a stored run without a checksum (written by an older polluxsim)", path)
+	case r.Checksum != sum:
 		// Not "another version": its content was changed after it was
-		// written (or it predates checksums).
-		why := "its content does not match its checksum: edited after it was written?"
-		if r.Checksum == "" {
-			why = "it has no checksum (written by an older polluxsim, or edited)"
-		}
-		return nil, fmt.Errorf("%s: stored run %w: %s; remove it and sweep again", path, ErrCorrupt, why)
+		// written.
+		return nil, fmt.Errorf("%s: stored run %w: its content does not match its checksum (edited after it was written?); remove it and sweep again", path, ErrCorrupt)
 	}
 	return &r, nil
 }
