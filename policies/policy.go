@@ -67,6 +67,14 @@ type Oracle interface {
 	// RemainingIterations is the exact number of optimizer steps the job
 	// still needs at total batch size batch from its current progress.
 	RemainingIterations(batch int) float64
+	// TypeIterTime is the true time of one optimizer step at total batch
+	// size batch on placement (GPUs per node) of GPU type t, also a type
+	// other than the one the job runs on: what a heterogeneity-aware
+	// scheduler with measured throughputs (Gavel) is given. The batch is
+	// split into per-GPU batches and accumulation steps as the engine runs
+	// a job of fixed batch there (Limits.Split with t's limits). ok is
+	// false when the job's application has no tables for t.
+	TypeIterTime(t string, placement []int, batch int) (seconds float64, ok bool)
 }
 
 // Job is the observable state of one active (submitted, unfinished) job.
@@ -95,7 +103,8 @@ type Job struct {
 	// Grad holds the job's current gradient statistics (its PGNS).
 	Grad  models.GradStats
 	Epoch int
-	// Oracle is non-nil only for policies whose Traits ask for it.
+	// Oracle is non-nil only for policies whose Traits ask for it
+	// (NeedsOracle).
 	Oracle Oracle
 	// Types, on a cluster of several GPU types, are the types the job may
 	// run on (its application has measured tables there); empty means
@@ -130,8 +139,9 @@ type Traits struct {
 	// AdaptiveBatch: jobs tune their own batch size for goodput (Pollux).
 	// Otherwise they run at the user's requested batch size.
 	AdaptiveBatch bool
-	// Oracle: the policy receives the jobs' ground truth (Job.Oracle).
-	Oracle bool
+	// NeedsOracle: the policy receives the jobs' ground truth
+	// (Job.Oracle).
+	NeedsOracle bool
 	// UserGPUs: jobs run only on exactly the GPUs the user requested.
 	UserGPUs bool
 }

@@ -384,7 +384,7 @@ func (e *engine) tick() error {
 func (e *engine) schedule(active []*job) error {
 	views := e.viewBuffer(len(active))
 	for i, j := range active {
-		j.view(&views[i], e.now, e.traits.Oracle)
+		j.view(&views[i], e.now, e.traits.NeedsOracle)
 	}
 	start := time.Now()
 	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)

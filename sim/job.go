@@ -86,7 +86,7 @@ type job struct {
 	eff float64
 
 	agent agent
-	// oracle is the truth oracle policies see this round (Traits.Oracle).
+	// oracle is the truth oracle policies see this round (Traits.NeedsOracle).
 	oracle jobOracle
 	// lastRec is the state of the job's last round record (RoundsChanges).
 	lastRec recKey
@@ -277,7 +277,7 @@ type jobOracle struct {
 	progress float64
 }
 
-var _ policies.TypeOracle = (*jobOracle)(nil)
+var _ policies.Oracle = (*jobOracle)(nil)
 
 // Epochs implements policies.Oracle.
 func (o jobOracle) Epochs() int { return o.app.Epochs }
@@ -293,7 +293,7 @@ func (o jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 	return t
 }
 
-// TypeIterTime implements policies.TypeOracle.
+// TypeIterTime implements policies.Oracle.
 func (o jobOracle) TypeIterTime(t string, placement []int, batch int) (float64, bool) {
 	a := o.base.ForType(t)
 	if a == nil {

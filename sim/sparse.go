@@ -104,12 +104,12 @@ func byIdx(j *job, idx int) int { return cmp.Compare(j.idx, idx) }
 func (e *engine) decide() error {
 	sp := e.sparse
 	for _, j := range sp.holding {
-		j.view(&j.pv, e.now, e.traits.Oracle)
+		j.view(&j.pv, e.now, e.traits.NeedsOracle)
 	}
 	slices.SortFunc(sp.added, func(a, b *job) int { return cmp.Compare(a.idx, b.idx) })
 	sp.tracked = sp.tracked[:0]
 	for _, j := range sp.added {
-		j.view(&j.pv, e.now, e.traits.Oracle)
+		j.view(&j.pv, e.now, e.traits.NeedsOracle)
 		sp.tracked = append(sp.tracked, policies.Tracked{Key: int64(j.idx), Job: &j.pv})
 	}
 	start := time.Now()
@@ -151,7 +151,7 @@ func (e *engine) decide() error {
 		}
 		if changed {
 			sp.hold(j, old)
-			j.view(&j.pv, e.now, e.traits.Oracle)
+			j.view(&j.pv, e.now, e.traits.NeedsOracle)
 			touched = append(touched, j)
 		}
 	}

@@ -150,7 +150,7 @@ func play(sc Scenario, p policies.Policy) (recs []record, vs []*Violation) {
 		}
 		jobs := make([]policies.Job, len(active))
 		for i, st := range active {
-			jobs[i] = st.view(now, traits.Oracle)
+			jobs[i] = st.view(now, traits.NeedsOracle)
 		}
 		before := deepCopy(jobs)
 		dec, panicked := schedule(p, now, sc.Cluster, jobs)

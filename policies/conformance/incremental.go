@@ -34,10 +34,10 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 			default:
 				active = append(active, i)
 				if st.spec.Arrive == r || r == 0 {
-					views[i] = st.view(now, traits.Oracle)
+					views[i] = st.view(now, traits.NeedsOracle)
 					round.Added = append(round.Added, policies.Tracked{Key: int64(i), Job: &views[i]})
 				} else if st.alloc != nil {
-					views[i] = st.view(now, traits.Oracle) // a job holding GPUs is kept up to date
+					views[i] = st.view(now, traits.NeedsOracle) // a job holding GPUs is kept up to date
 				}
 			}
 		}
@@ -71,7 +71,7 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 			held := states[i].alloc
 			states[i].apply(a, sc.Interval)
 			if !policies.Equal(held, states[i].alloc) {
-				views[i] = states[i].view(now, traits.Oracle) // a change is shown at once
+				views[i] = states[i].view(now, traits.NeedsOracle) // a change is shown at once
 			}
 		}
 	}

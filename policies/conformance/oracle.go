@@ -57,9 +57,7 @@ func (o Oracle) IterTime(placement []int, local float64, accum int) float64 {
 	return profiles.IterTime(step, sync, accum)
 }
 
-var _ policies.TypeOracle = Oracle{}
-
-// TypeIterTime implements policies.TypeOracle: the step model with its
+// TypeIterTime implements policies.Oracle: the step model with its
 // compute part sped up by the type's speed (typeSpeed), the batch split
 // evenly over the GPUs without accumulation. Which types a job may use is
 // its Types list, not the oracle's business.

@@ -69,7 +69,7 @@ func (p *Policy) Name() string { return p.name }
 // Traits implements policies.Policy: jobs run at the GPUs and batch size
 // their users asked for; the oracle gives Gavel its measured throughputs
 // per GPU type (and gavel-ftf the remaining work).
-func (*Policy) Traits() policies.Traits { return policies.Traits{Oracle: true, UserGPUs: true} }
+func (*Policy) Traits() policies.Traits { return policies.Traits{NeedsOracle: true, UserGPUs: true} }
 
 // Rounds is the number of rounds begun so far.
 func (p *Policy) Rounds() int { return p.rounds }
@@ -127,28 +127,18 @@ func typeInfo(c policies.Cluster) (types []string, caps []float64, perNode []int
 
 // JobThroughput is job j's throughput, optimizer steps per second at its
 // requested GPUs packed onto nodes of perNode GPUs and its requested batch,
-// on GPU type t: from the oracle's TypeIterTime when it has one, else from
-// IterTime on the job's own type (every offered type alike). 0 when the job
-// cannot run on t.
+// on GPU type t, from the oracle's TypeIterTime. 0 when the job cannot run
+// on t.
 func JobThroughput(j *policies.Job, t string, perNode int) float64 {
 	n := j.Request.GPUs
 	if n <= 0 || !j.Offers(t) || j.Oracle == nil {
 		return 0
 	}
-	place := models.PackedPlacement(n, perNode)
-	if o, ok := j.Oracle.(policies.TypeOracle); ok {
-		s, ok := o.TypeIterTime(t, place, j.Request.Batch)
-		if !ok || !(s > 0) {
-			return 0
-		}
-		return 1 / s
-	}
-	m, s, _ := j.Limits.Split(n, float64(j.Request.Batch))
-	it := j.Oracle.IterTime(place, float64(max(m, 1)), s)
-	if !(it > 0) {
+	s, ok := j.Oracle.TypeIterTime(t, models.PackedPlacement(n, perNode), j.Request.Batch)
+	if !ok || !(s > 0) {
 		return 0
 	}
-	return 1 / it
+	return 1 / s
 }
 
 // solve returns X[i][k], the time fraction of job i on type k.

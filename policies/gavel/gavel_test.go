@@ -16,7 +16,7 @@ type typeOracle struct {
 	rem     float64
 }
 
-var _ policies.TypeOracle = typeOracle{}
+var _ policies.Oracle = typeOracle{}
 
 func (typeOracle) Epochs() int                       { return 1 }
 func (o typeOracle) Iterations(int, int) float64     { return o.rem }

@@ -37,7 +37,7 @@ func New() *Policy { return &Policy{} }
 func (*Policy) Name() string { return Name }
 
 // Traits implements policies.Policy: fixed user batch sizes, oracle access.
-func (*Policy) Traits() policies.Traits { return policies.Traits{Oracle: true} }
+func (*Policy) Traits() policies.Traits { return policies.Traits{NeedsOracle: true} }
 
 // maxGPUs is the most GPUs a job may use: its batch split into the smallest
 // per-GPU batches, and any application cap.

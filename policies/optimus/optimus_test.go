@@ -24,6 +24,9 @@ func (fakeOracle) IterTime(placement []int, local float64, accum int) float64 {
 func (fakeOracle) RemainingIterations(int) float64 {
 	panic("optimus must use the reference's count, not the exact one")
 }
+func (fakeOracle) TypeIterTime(string, []int, int) (float64, bool) {
+	panic("optimus runs on the job's own type (IterTime)")
+}
 
 // The reference's count is one epoch short: in epoch e it is the
 // iterations by the end of the last epoch minus those by the end of e.
@@ -83,6 +86,9 @@ func (o linearOracle) IterTime(_ []int, local float64, accum int) float64 {
 }
 func (linearOracle) RemainingIterations(int) float64 {
 	panic("optimus must use the reference's count, not the exact one")
+}
+func (linearOracle) TypeIterTime(string, []int, int) (float64, bool) {
+	panic("optimus runs on the job's own type (IterTime)")
 }
 
 func job(name string, rem float64, maxGPUs int, alloc []int) policies.Job {

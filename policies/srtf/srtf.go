@@ -41,7 +41,7 @@ func (*Policy) Name() string { return Name }
 
 // Traits implements policies.Policy: fixed user GPUs and batch sizes, and
 // the oracle for remaining work.
-func (*Policy) Traits() policies.Traits { return policies.Traits{Oracle: true, UserGPUs: true} }
+func (*Policy) Traits() policies.Traits { return policies.Traits{NeedsOracle: true, UserGPUs: true} }
 
 // RemainingGPUTime is the GPU-seconds job j still needs at its requested
 // GPUs (packed onto nodes of perNode GPUs) and batch size.

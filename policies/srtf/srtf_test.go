@@ -20,6 +20,9 @@ func (o linearOracle) Iterations(int, int) float64     { return o.iters }
 func (linearOracle) IterTime(_ []int, _ float64, accum int) float64 {
 	return 1 + float64(accum)
 }
+func (linearOracle) TypeIterTime(string, []int, int) (float64, bool) {
+	panic("srtf runs on the job's own type (IterTime)")
+}
 
 func job(name string, submit float64, gpus int, iters float64, alloc []int) policies.Job {
 	return policies.Job{

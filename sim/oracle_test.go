@@ -8,7 +8,7 @@ import (
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
-// The engine's TypeOracle gives, on the job's own type, the step time the
+// The engine's oracle (TypeIterTime) gives, on the job's own type, the step time the
 // engine runs a fixed-batch job at (Limits.Split, then the true tables),
 // and refuses types the application has no tables for.
 func TestTypeIterTime(t *testing.T) {
