@@ -59,25 +59,18 @@ func (a *BandScaler) Target(s State) int {
 }
 
 func init() {
-	Register(Registration{
-		Name:     GoodputName,
-		Doc:      "Pollux paper: scale up when goodput per node exceeds u x ideal, to where it is l x ideal",
-		Defaults: func() any { return &Rule{U: 2.0 / 3, L: 0.5} },
-		New:      func(o any) (Autoscaler, error) { return NewGoodput(*o.(*Rule)), nil },
-	})
-	Register(Registration{
-		Name:     ThroughputName,
-		Doc:      "Or et al. 2020: the same rule on throughput, statistical efficiency ignored",
-		Defaults: func() any { return &Rule{U: 2.0 / 3, L: 0.5} },
-		New:      func(o any) (Autoscaler, error) { return NewThroughput(*o.(*Rule)), nil },
-	})
-	Register(Registration{
-		Name:     BandName,
-		Doc:      "Pollux artifact's cluster-level form: keep utility averaged over a window within [low, high]",
-		Defaults: func() any { return &Band{Low: 0.35, High: 0.65, Window: 15} },
-		New: func(o any) (Autoscaler, error) {
-			b := *o.(*Band)
-			return &BandScaler{Band: b}, nil
-		},
-	})
+	rule := func() Rule { return Rule{U: 2.0 / 3, L: 0.5} }
+	Register(Typed(Registration{
+		Name: GoodputName,
+		Doc:  "Pollux paper: scale up when goodput per node exceeds u x ideal, to where it is l x ideal",
+	}, rule, func(r Rule) (Autoscaler, error) { return NewGoodput(r), nil }))
+	Register(Typed(Registration{
+		Name: ThroughputName,
+		Doc:  "Or et al. 2020: the same rule on throughput, statistical efficiency ignored",
+	}, rule, func(r Rule) (Autoscaler, error) { return NewThroughput(r), nil }))
+	Register(Typed(Registration{
+		Name: BandName,
+		Doc:  "Pollux artifact's cluster-level form: keep utility averaged over a window within [low, high]",
+	}, func() Band { return Band{Low: 0.35, High: 0.65, Window: 15} },
+		func(b Band) (Autoscaler, error) { return &BandScaler{Band: b}, nil }))
 }

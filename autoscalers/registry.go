@@ -19,6 +19,25 @@ type Registration struct {
 	New      func(opts any) (Autoscaler, error)
 }
 
+// Typed completes r (its name and doc) with the options and constructor of
+// an autoscaler whose options are a struct of type O, as policies.Typed
+// does for a policy: defaults returns them with their defaults, build makes
+// the autoscaler from the decoded and validated options.
+func Typed[O any](r Registration, defaults func() O, build func(opts O) (Autoscaler, error)) Registration {
+	r.Defaults = func() any {
+		o := defaults()
+		return &o
+	}
+	r.New = func(v any) (Autoscaler, error) {
+		o, ok := v.(*O)
+		if !ok {
+			return nil, fmt.Errorf("autoscaler %s: options of type %T, want %T", r.Name, v, o)
+		}
+		return build(*o)
+	}
+	return r
+}
+
 var registry = reg.New[Registration]("autoscaler")
 
 // options is the registration as the policies' options machinery sees it.

@@ -65,16 +65,6 @@ type OptionDoc struct {
 	Doc     string // one line
 }
 
-// Describe lists a policy's options with their defaults, in declaration
-// order.
-func Describe(name string) ([]OptionDoc, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	return DescribeOptions(r)
-}
-
 // DescribeOptions is Describe for a registration that need not be in the
 // policy registry (another registry reusing the options machinery).
 func DescribeOptions(r Registration) ([]OptionDoc, error) {
@@ -92,20 +82,6 @@ func DescribeOptions(r Registration) ([]OptionDoc, error) {
 		docs[i] = OptionDoc{Key: f.key, Type: typeName(f.kind), Default: fmt.Sprint(rv.Field(f.index).Interface()), Doc: f.doc}
 	}
 	return docs, nil
-}
-
-// Resolve returns the effective option set of a policy: base (empty for the
-// defaults), then each layer in turn. A layer is either a JSON object
-// (json.RawMessage, as in spec files) or a list of "key=value" strings
-// ([]string, as from --policy-opt). Unknown keys, ill-typed values and
-// values the policy's Validate rejects are errors naming the policy and,
-// for unknown keys, its valid options.
-func Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return "", err
-	}
-	return ResolveOptions(r, base, layers...)
 }
 
 // ResolveOptions is Resolve for a registration that need not be in the

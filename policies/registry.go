@@ -5,10 +5,11 @@ import (
 	reg "github.com/polluxsim/polluxsim/internal/registry"
 )
 
-// Registration describes one policy to the registry. Policy packages call
+// Registration describes one policy to a registry. Policy packages call
 // Register from an init function, so importing a package makes its policy
 // available by name (to the CLI, sweeps and the conformance suite) without
-// any other file naming it.
+// any other file naming it. Typed fills Defaults and New from a typed
+// options struct and constructor, so that no factory converts an any.
 type Registration struct {
 	// Name is how users select the policy (e.g. "tiresias"): lower-case
 	// letters, digits and '-'.
@@ -24,6 +25,7 @@ type Registration struct {
 	Defaults func() any
 	// New builds a policy from decoded, validated options (a pointer of
 	// Defaults' type, or nil without options) and the run's environment.
+	// Typed writes Defaults and New of a policy with options.
 	New func(opts any, env Env) (Policy, error)
 	// Kind names what is registered in messages (default "policy"); other
 	// registries that reuse the options machinery (DecodeOptions,
@@ -52,16 +54,112 @@ type Env struct {
 	Workers int
 }
 
-var registry = reg.New[Registration]("policy")
-
-// Register adds a policy to the registry. It panics when the registration
-// is malformed or the name is taken: both are programming errors found at
-// start-up.
-func Register(r Registration) {
-	if err := checkRegistration(r); err != nil {
-		panic("policies.Register: " + err.Error())
+// Typed completes r (its name, doc and other fields) with the options and
+// constructor of a policy whose options are a struct of type O: defaults
+// returns them with the policy's defaults, build makes the policy from the
+// decoded and validated options. O's exported fields tagged
+// `option:"key"` are the options; a Validate() error method on *O is
+// called after every decoding. A policy without options sets r.New itself
+// and leaves Defaults nil.
+func Typed[O any](r Registration, defaults func() O, build func(opts O, env Env) (Policy, error)) Registration {
+	r.Defaults = func() any {
+		o := defaults()
+		return &o
 	}
-	if err := registry.Add(r.Name, r); err != nil {
+	r.New = func(v any, env Env) (Policy, error) {
+		o, ok := v.(*O)
+		if !ok {
+			return nil, fmt.Errorf("%s: options of type %T, want %T", r.label(), v, o)
+		}
+		return build(*o, env)
+	}
+	return r
+}
+
+// Registry is a set of policy registrations by name. The package-level
+// functions (Register, Lookup, Names, Build, Resolve, Describe) use
+// Default(), the registry of every policy registered at init, which the
+// CLI and sweeps read; a test or a program wanting policies of its own
+// without adding them there builds a registry with NewRegistry.
+type Registry struct {
+	m *reg.Registry[Registration]
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{m: reg.New[Registration]("policy")} }
+
+// defaultRegistry holds the policies registered by packages' init.
+var defaultRegistry = NewRegistry()
+
+// Default is the registry that Register adds to and the package-level
+// functions read: every policy registered by an imported package.
+func Default() *Registry { return defaultRegistry }
+
+// Register adds a policy to the registry; a malformed registration or a
+// name already taken is an error.
+func (g *Registry) Register(r Registration) error {
+	if err := checkRegistration(r); err != nil {
+		return err
+	}
+	return g.m.Add(r.Name, r)
+}
+
+// Lookup returns the registration of a policy.
+func (g *Registry) Lookup(name string) (Registration, bool) { return g.m.Lookup(name) }
+
+// Names lists the registered policies in alphabetical order.
+func (g *Registry) Names() []string { return g.m.Names() }
+
+// get returns a registration or an error listing the known policies.
+func (g *Registry) get(name string) (Registration, error) { return g.m.Get(name) }
+
+// Build creates a policy from its name, an option set (see Resolve; the
+// empty set means the defaults) and the run's environment.
+func (g *Registry) Build(name string, opts OptionSet, env Env) (Policy, error) {
+	r, err := g.get(name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := decode(r, opts)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.New(v, env)
+	if err != nil {
+		return nil, fmt.Errorf("policy %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// Resolve returns the effective option set of a policy: base (empty for
+// the defaults), then each layer in turn. A layer is either a JSON object
+// (json.RawMessage, as in spec files) or a list of "key=value" strings
+// ([]string, as from --policy-opt). Unknown keys, ill-typed values and
+// values the policy's Validate rejects are errors naming the policy and,
+// for unknown keys, its valid options.
+func (g *Registry) Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
+	r, err := g.get(name)
+	if err != nil {
+		return "", err
+	}
+	return ResolveOptions(r, base, layers...)
+}
+
+// Describe lists a policy's options with their defaults, in declaration
+// order.
+func (g *Registry) Describe(name string) ([]OptionDoc, error) {
+	r, err := g.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return DescribeOptions(r)
+}
+
+// Register adds a policy to the default registry. It panics when the
+// registration is malformed or the name is taken: both are programming
+// errors found at start-up.
+func Register(r Registration) {
+	if err := defaultRegistry.Register(r); err != nil {
 		panic("policies.Register: " + err.Error())
 	}
 }
@@ -81,29 +179,23 @@ func checkRegistration(r Registration) error {
 	return nil
 }
 
-// Lookup returns the registration of a policy.
-func Lookup(name string) (Registration, bool) { return registry.Lookup(name) }
+// Lookup returns the registration of a policy in the default registry.
+func Lookup(name string) (Registration, bool) { return defaultRegistry.Lookup(name) }
 
-// Names lists the registered policies in alphabetical order.
-func Names() []string { return registry.Names() }
+// Names lists the policies of the default registry in alphabetical order.
+func Names() []string { return defaultRegistry.Names() }
 
-// lookup returns a registration or an error listing the known policies.
-func lookup(name string) (Registration, error) { return registry.Get(name) }
-
-// Build creates a policy from its name, an option set (see Resolve; the
-// empty set means the defaults) and the run's environment.
+// Build creates a policy of the default registry (see Registry.Build).
 func Build(name string, opts OptionSet, env Env) (Policy, error) {
-	r, err := lookup(name)
-	if err != nil {
-		return nil, err
-	}
-	v, err := decode(r, opts)
-	if err != nil {
-		return nil, err
-	}
-	p, err := r.New(v, env)
-	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", name, err)
-	}
-	return p, nil
+	return defaultRegistry.Build(name, opts, env)
 }
+
+// Resolve returns the effective option set of a policy of the default
+// registry (see Registry.Resolve).
+func Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
+	return defaultRegistry.Resolve(name, base, layers...)
+}
+
+// Describe lists the options of a policy of the default registry (see
+// Registry.Describe).
+func Describe(name string) ([]OptionDoc, error) { return defaultRegistry.Describe(name) }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -35,27 +34,24 @@ func (*testPolicy) Schedule(float64, policies.Cluster, []policies.Job) policies.
 	return policies.Decision{}
 }
 
-var registerOnce sync.Once
-
-func register(t *testing.T) {
+// newRegistry returns a registry of its own holding the test policy, so
+// that the default registry only ever holds the policies of imported
+// packages.
+func newRegistry(t *testing.T) *policies.Registry {
 	t.Helper()
-	registerOnce.Do(func() {
-		policies.Register(policies.Registration{
-			Name: "registry-test",
-			Doc:  "test",
-			Defaults: func() any {
-				return &testOptions{Rate: 0.5, Count: 3, Mode: "a"}
-			},
-			New: func(v any, _ policies.Env) (policies.Policy, error) {
-				return &testPolicy{opt: *v.(*testOptions)}, nil
-			},
-		})
-	})
+	r := policies.NewRegistry()
+	err := r.Register(policies.Typed(policies.Registration{Name: "registry-test", Doc: "test"},
+		func() testOptions { return testOptions{Rate: 0.5, Count: 3, Mode: "a"} },
+		func(o testOptions, _ policies.Env) (policies.Policy, error) { return &testPolicy{opt: o}, nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestResolveDefaultsAndCanonicalOrder(t *testing.T) {
-	register(t)
-	got, err := policies.Resolve("registry-test", "")
+	r := newRegistry(t)
+	got, err := r.Resolve("registry-test", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +63,12 @@ func TestResolveDefaultsAndCanonicalOrder(t *testing.T) {
 // Layers apply in order: a later layer wins, and the result does not
 // depend on the order of keys within a layer.
 func TestResolveLayers(t *testing.T) {
-	register(t)
-	a, err := policies.Resolve("registry-test", "", json.RawMessage(`{"mode":"b","count":7}`), []string{"count=9", "on=true", "seed=18446744073709551615"})
+	r := newRegistry(t)
+	a, err := r.Resolve("registry-test", "", json.RawMessage(`{"mode":"b","count":7}`), []string{"count=9", "on=true", "seed=18446744073709551615"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := policies.Resolve("registry-test", "", []string{"seed=18446744073709551615", "on=true", "count=9", "mode=b"})
+	b, err := r.Resolve("registry-test", "", []string{"seed=18446744073709551615", "on=true", "count=9", "mode=b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,10 +76,10 @@ func TestResolveLayers(t *testing.T) {
 		t.Errorf("layers gave %s and %s", a, b)
 	}
 	// An effective set resolves to itself and builds the same options.
-	if again, err := policies.Resolve("registry-test", a); err != nil || again != a {
+	if again, err := r.Resolve("registry-test", a); err != nil || again != a {
 		t.Errorf("re-resolving %s gave %s, %v", a, again, err)
 	}
-	p, err := policies.Build("registry-test", a, policies.Env{})
+	p, err := r.Build("registry-test", a, policies.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +89,7 @@ func TestResolveLayers(t *testing.T) {
 }
 
 func TestResolveErrors(t *testing.T) {
-	register(t)
+	r := newRegistry(t)
 	for _, tc := range []struct {
 		layer any
 		want  string
@@ -112,12 +108,12 @@ func TestResolveErrors(t *testing.T) {
 		{json.RawMessage(`[1]`), `options must be a JSON object`},
 		{json.RawMessage(`{"rate": 1e999}`), `option rate`},
 	} {
-		_, err := policies.Resolve("registry-test", "", tc.layer)
+		_, err := r.Resolve("registry-test", "", tc.layer)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want %q", tc.layer, err, tc.want)
 		}
 	}
-	if _, err := policies.Resolve("nosuch", ""); err == nil || !strings.Contains(err.Error(), `unknown policy "nosuch" (known: `) {
+	if _, err := r.Resolve("nosuch", ""); err == nil || !strings.Contains(err.Error(), `unknown policy "nosuch" (known: `) {
 		t.Errorf("unknown policy: %v", err)
 	}
 }
@@ -125,8 +121,8 @@ func TestResolveErrors(t *testing.T) {
 // A set survives a JSON round trip (as in stored run records) unchanged,
 // whatever the indentation it was written with.
 func TestOptionSetJSONRoundTrip(t *testing.T) {
-	register(t)
-	set, _ := policies.Resolve("registry-test", "", []string{"mode=x y"})
+	r := newRegistry(t)
+	set, _ := r.Resolve("registry-test", "", []string{"mode=x y"})
 	data, err := json.MarshalIndent(struct {
 		Options policies.OptionSet `json:"options"`
 	}{set}, "", "  ")
@@ -145,8 +141,8 @@ func TestOptionSetJSONRoundTrip(t *testing.T) {
 }
 
 func TestDescribe(t *testing.T) {
-	register(t)
-	docs, err := policies.Describe("registry-test")
+	r := newRegistry(t)
+	docs, err := r.Describe("registry-test")
 	if err != nil || len(docs) != 5 {
 		t.Fatalf("%v, %v", docs, err)
 	}
@@ -156,23 +152,58 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestRegisterRejectsMalformed(t *testing.T) {
-	mustPanic := func(name string, r policies.Registration) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Errorf("%s: no panic", name)
-			}
-		}()
-		policies.Register(r)
-	}
+	r := newRegistry(t)
 	newFn := func(any, policies.Env) (policies.Policy, error) { return &testPolicy{}, nil }
-	mustPanic("bad name", policies.Registration{Name: "Bad Name", New: newFn})
-	mustPanic("no New", policies.Registration{Name: "no-new"})
-	mustPanic("not a pointer", policies.Registration{Name: "not-ptr", New: newFn, Defaults: func() any { return testOptions{} }})
 	type noDoc struct {
 		X int `option:"x"`
 	}
-	mustPanic("no doc", policies.Registration{Name: "no-doc", New: newFn, Defaults: func() any { return &noDoc{} }})
-	register(t)
-	mustPanic("duplicate", policies.Registration{Name: "registry-test", New: newFn})
+	for _, tc := range []struct {
+		name string
+		reg  policies.Registration
+		want string
+	}{
+		{"bad name", policies.Registration{Name: "Bad Name", New: newFn}, "must be lower-case"},
+		{"no New", policies.Registration{Name: "no-new"}, "has no New"},
+		{"not a pointer", policies.Registration{Name: "not-ptr", New: newFn, Defaults: func() any { return testOptions{} }}, "not-ptr"},
+		{"no doc", policies.Registration{Name: "no-doc", New: newFn, Defaults: func() any { return &noDoc{} }}, "no-doc"},
+		{"duplicate", policies.Registration{Name: "registry-test", New: newFn}, "registered twice"},
+	} {
+		if err := r.Register(tc.reg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if got := r.Names(); len(got) != 1 || got[0] != "registry-test" {
+		t.Errorf("registry holds %v after the refusals", got)
+	}
+	// The package-level Register panics on the same mistakes (they are
+	// programming errors found at start-up) and adds nothing.
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("policies.Register of a bad name: no panic")
+			}
+		}()
+		policies.Register(policies.Registration{Name: "Bad Name", New: newFn})
+	}()
+	if _, ok := policies.Lookup("Bad Name"); ok {
+		t.Error("a refused registration is in the default registry")
+	}
+}
+
+// Registries are independent: what one holds, another and the default
+// registry do not.
+func TestRegistriesIndependent(t *testing.T) {
+	a, b := newRegistry(t), policies.NewRegistry()
+	if _, ok := b.Lookup("registry-test"); ok || len(b.Names()) != 0 {
+		t.Errorf("a new registry holds %v", b.Names())
+	}
+	if _, ok := policies.Lookup("registry-test"); ok {
+		t.Error("the default registry holds a test policy")
+	}
+	if _, err := b.Build("registry-test", "", policies.Env{}); err == nil || !strings.Contains(err.Error(), `unknown policy "registry-test"`) {
+		t.Errorf("building from the empty registry: %v", err)
+	}
+	if _, err := a.Build("registry-test", "", policies.Env{}); err != nil {
+		t.Error(err)
+	}
 }

@@ -85,16 +85,12 @@ func (p *SmallestFirst) Schedule(_ float64, c policies.Cluster, jobs []policies.
 }
 
 func init() {
-	policies.Register(policies.Registration{
+	policies.Register(policies.Typed(policies.Registration{
 		Name: "smallest-first",
 		Doc:  "example: fewest requested GPUs first, no preemption, optional aging",
-		Defaults: func() any {
-			return &Options{AgingHours: 4}
-		},
-		New: func(v any, _ policies.Env) (policies.Policy, error) {
-			return &SmallestFirst{opt: *v.(*Options)}, nil
-		},
-	})
+	}, func() Options { return Options{AgingHours: 4} }, func(o Options, _ policies.Env) (policies.Policy, error) {
+		return &SmallestFirst{opt: o}, nil
+	}))
 }
 
 // run simulates the same generated workload under each policy (name and

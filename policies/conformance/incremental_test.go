@@ -26,7 +26,7 @@ func TestIncrementalOnRandomScenarios(t *testing.T) {
 		}
 	}
 	tested := 0
-	for _, name := range shipped {
+	for _, name := range policies.Names() {
 		newPolicy := func(env policies.Env) (policies.Policy, error) {
 			set, err := policies.Resolve(name, "")
 			if err != nil {

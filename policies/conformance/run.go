@@ -7,12 +7,19 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// Run checks the registered policy name, with options opts ("key=value",
-// as given to --policy-opt; none for the defaults), against every
-// scenario, one subtest each, reporting each violation as a test error.
+// Run checks the policy name of the default registry (policies.Default),
+// with options opts ("key=value", as given to --policy-opt; none for the
+// defaults), against every scenario, one subtest each, reporting each
+// violation as a test error.
 func Run(t *testing.T, name string, opts ...string) {
 	t.Helper()
-	newPolicy, err := registered(name, opts)
+	RunRegistered(t, policies.Default(), name, opts...)
+}
+
+// RunRegistered is Run for a policy of registry reg.
+func RunRegistered(t *testing.T, reg *policies.Registry, name string, opts ...string) {
+	t.Helper()
+	newPolicy, err := registered(reg, name, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +39,16 @@ func RunFactory(t *testing.T, newPolicy Factory) {
 	}
 }
 
-// CheckPolicy checks the registered policy name, with options opts,
-// against every scenario and returns the violations found; the error is
-// for a policy that cannot be built at all.
+// CheckPolicy checks the policy name of the default registry, with options
+// opts, against every scenario and returns the violations found; the error
+// is for a policy that cannot be built at all.
 func CheckPolicy(name string, opts ...string) ([]*Violation, error) {
-	newPolicy, err := registered(name, opts)
+	return CheckRegistered(policies.Default(), name, opts...)
+}
+
+// CheckRegistered is CheckPolicy for a policy of registry reg.
+func CheckRegistered(reg *policies.Registry, name string, opts ...string) ([]*Violation, error) {
+	newPolicy, err := registered(reg, name, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -47,14 +59,14 @@ func CheckPolicy(name string, opts ...string) ([]*Violation, error) {
 	return out, nil
 }
 
-// registered returns a factory for a registered policy with options, after
+// registered returns a factory for a policy of reg with options, after
 // checking that it builds and names itself as registered.
-func registered(name string, opts []string) (Factory, error) {
-	set, err := policies.Resolve(name, "", opts)
+func registered(reg *policies.Registry, name string, opts []string) (Factory, error) {
+	set, err := reg.Resolve(name, "", opts)
 	if err != nil {
 		return nil, err
 	}
-	newPolicy := func(env policies.Env) (policies.Policy, error) { return policies.Build(name, set, env) }
+	newPolicy := func(env policies.Env) (policies.Policy, error) { return reg.Build(name, set, env) }
 	p, err := newPolicy(policies.Env{Seed: Seed})
 	if err != nil {
 		return nil, err

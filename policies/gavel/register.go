@@ -16,16 +16,7 @@ func init() {
 		{Throughput, "Gavel (OSDI'20) maximum sum of throughputs (steps per second, as Gavel's code; normalise=true: normalised per job) over GPU types; rounds; requested GPUs and batch"},
 	} {
 		name := r.name
-		policies.Register(policies.Registration{
-			Name: name,
-			Doc:  r.doc,
-			Defaults: func() any {
-				o := DefaultOptions()
-				return &o
-			},
-			New: func(v any, _ policies.Env) (policies.Policy, error) {
-				return New(name, *v.(*Options))
-			},
-		})
+		policies.Register(policies.Typed(policies.Registration{Name: name, Doc: r.doc}, DefaultOptions,
+			func(o Options, _ policies.Env) (policies.Policy, error) { return New(name, o) }))
 	}
 }

@@ -24,19 +24,13 @@ var (
 )
 
 func init() {
-	policies.Register(policies.Registration{
+	policies.Register(policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Pollux (OSDI'21): goodput-optimised co-adaptive allocation and batch sizes, genetic search on a power mean of speedups",
-		Defaults: func() any {
-			o := DefaultOptions()
-			return &o
-		},
-		New: func(v any, env policies.Env) (policies.Policy, error) {
-			o := *v.(*Options)
-			o.Seed, o.RestartDelay, o.Workers = env.Seed, env.RestartDelay, env.Workers
-			return New(o), nil
-		},
-	})
+	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
+		o.Seed, o.RestartDelay, o.Workers = env.Seed, env.RestartDelay, env.Workers
+		return New(o), nil
+	}))
 }
 
 // Validate checks the user-settable options.

@@ -66,15 +66,10 @@ func (o *Options) Validate() error {
 var _ policies.Policy = (*Policy)(nil)
 
 func init() {
-	policies.Register(policies.Registration{
+	policies.Register(policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Sia (SOSP'23): heterogeneity-aware goodput-optimised; an exact integer program over (GPU type, nodes, GPUs) per job each round",
-		Defaults: func() any {
-			o := DefaultOptions()
-			return &o
-		},
-		New: func(v any, env policies.Env) (policies.Policy, error) {
-			return New(*v.(*Options), env), nil
-		},
-	})
+	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
+		return New(o, env), nil
+	}))
 }

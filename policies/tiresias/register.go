@@ -34,15 +34,10 @@ func (o *Options) Validate() error {
 var _ policies.Policy = (*Policy)(nil)
 
 func init() {
-	policies.Register(policies.Registration{
+	policies.Register(policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Tiresias (NSDI'19): two-queue least-attained-service at the requested GPUs and batch, preemptive",
-		Defaults: func() any {
-			o := DefaultOptions()
-			return &o
-		},
-		New: func(v any, _ policies.Env) (policies.Policy, error) {
-			return New(v.(*Options).DemoteGPUHours * 3600), nil
-		},
-	})
+	}, DefaultOptions, func(o Options, _ policies.Env) (policies.Policy, error) {
+		return New(o.DemoteGPUHours * 3600), nil
+	}))
 }
