@@ -33,7 +33,7 @@ func (a *RuleScaler) Name() string { return a.name }
 
 // Target implements Autoscaler.
 func (a *RuleScaler) Target(s State) int {
-	c := JobsCurve(s.Jobs, s.Cluster.GPUsPerNode, a.ThroughputOnly)
+	c := JobsCurve(s.Jobs, s.Cluster.MaxNodeGPUs(), a.ThroughputOnly)
 	t := a.Rule.Target(c, s.Cluster.Nodes, s.MinNodes, s.MaxNodes)
 	if t >= s.Cluster.Nodes && t < s.Current() {
 		// Nodes already on order reach the target once ready.
@@ -50,7 +50,7 @@ func (a *BandScaler) Name() string { return BandName }
 
 // Target implements Autoscaler.
 func (a *BandScaler) Target(s State) int {
-	c := JobsCurve(s.Jobs, s.Cluster.GPUsPerNode, false)
+	c := JobsCurve(s.Jobs, s.Cluster.MaxNodeGPUs(), false)
 	t := a.Band.Target(c, s.Cluster.Nodes, s.MinNodes, s.MaxNodes)
 	if t >= s.Cluster.Nodes && t < s.Current() {
 		return s.Current()

@@ -21,7 +21,8 @@ type Pool struct {
 
 // NewCluster returns a cluster of the given pools, nodes numbered pool by
 // pool in order. Nodes is the total node count and GPUsPerNode the largest
-// node's GPU count; the per-node figures are NodeGPUs and NodeType.
+// node's GPU count (MaxNodeGPUs); the per-node figures are NodeGPUs and
+// NodeType.
 func NewCluster(pools ...Pool) Cluster {
 	c := Cluster{Pools: append([]Pool(nil), pools...)}
 	for _, p := range pools {
@@ -32,8 +33,7 @@ func NewCluster(pools ...Pool) Cluster {
 }
 
 // Heterogeneous reports whether the cluster's nodes differ in GPU type or
-// GPUs per node, i.e. whether policies must look at NodeGPUs and NodeType
-// rather than GPUsPerNode.
+// GPUs per node.
 func (c Cluster) Heterogeneous() bool {
 	for _, p := range c.Pools {
 		if p.Type != c.Pools[0].Type || p.GPUsPerNode != c.Pools[0].GPUsPerNode {
@@ -61,6 +61,21 @@ func (c Cluster) NodeGPUs(n int) int {
 		return c.Pools[i].GPUsPerNode
 	}
 	return c.GPUsPerNode
+}
+
+// MaxNodeGPUs is the most GPUs of any node: every node's GPUs on a cluster
+// without pools, the largest node's with them. Policies that pack a job's
+// GPUs onto nodes without looking at the nodes themselves (Optimus, SRTF)
+// pack onto nodes of this size; what node n holds is NodeGPUs(n).
+func (c Cluster) MaxNodeGPUs() int {
+	if len(c.Pools) == 0 {
+		return c.GPUsPerNode
+	}
+	k := 0
+	for _, p := range c.Pools {
+		k = max(k, p.GPUsPerNode)
+	}
+	return k
 }
 
 // NodeType is the GPU type of node n (DefaultType without pools).

@@ -18,6 +18,11 @@ func TestClusterOfPools(t *testing.T) {
 	if c.NodeGPUs(1) != 4 || c.NodeGPUs(2) != 8 || c.NodeType(1) != "t4" || c.NodeType(2) != "a100" {
 		t.Errorf("per-node figures wrong")
 	}
+	// The largest node, whichever pool it is in: the a100 pool first too.
+	rev := policies.NewCluster(policies.Pool{Type: "a100", Nodes: 1, GPUsPerNode: 8}, policies.Pool{Type: "t4", Nodes: 2, GPUsPerNode: 4})
+	if c.MaxNodeGPUs() != 8 || rev.MaxNodeGPUs() != 8 || rev.NodeGPUs(0) != 8 || rev.NodeGPUs(2) != 4 {
+		t.Errorf("largest node %d and %d, want 8", c.MaxNodeGPUs(), rev.MaxNodeGPUs())
+	}
 	if got := c.Types(); !reflect.DeepEqual(got, []string{"a100", "t4"}) {
 		t.Errorf("types %v", got)
 	}
@@ -31,7 +36,7 @@ func TestClusterOfPools(t *testing.T) {
 		t.Errorf("FreeGPUs %v", got)
 	}
 	homog := policies.Cluster{Nodes: 4, GPUsPerNode: 4}
-	if homog.Heterogeneous() || homog.NodeType(3) != policies.DefaultType || homog.NodeGPUs(3) != 4 || homog.TypeGPUs("t4") != 16 {
+	if homog.Heterogeneous() || homog.NodeType(3) != policies.DefaultType || homog.NodeGPUs(3) != 4 || homog.MaxNodeGPUs() != 4 || homog.TypeGPUs("t4") != 16 {
 		t.Errorf("a cluster without pools is 4 x 4 %s", policies.DefaultType)
 	}
 }

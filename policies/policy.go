@@ -20,11 +20,17 @@ import (
 
 // Cluster describes the GPUs a policy may allocate: Nodes identical nodes of
 // GPUsPerNode GPUs each (of DefaultType) when Pools is empty; otherwise the
-// nodes of Pools in order (see NewCluster), Nodes their total and
-// GPUsPerNode the largest node's GPUs. Per-node figures: NodeGPUs and
-// NodeType.
+// nodes of Pools in order (see NewCluster), Nodes their total.
+//
+// Policies ask per node: NodeGPUs(n) and NodeType(n) are node n's GPUs and
+// GPU type, MaxNodeGPUs the largest node's GPUs, TotalGPUs and TypeGPUs
+// the sums. GPUsPerNode is how a cluster without pools is written down
+// (Cluster{Nodes: 16, GPUsPerNode: 4}); with pools it is the largest
+// node's GPUs, which policy code reads as MaxNodeGPUs.
 type Cluster struct {
-	Nodes       int
+	Nodes int
+	// GPUsPerNode is every node's GPUs without pools, the largest node's
+	// with them (NewCluster sets it).
 	GPUsPerNode int
 	// Pools, when set, are the cluster's node pools (see cluster.go).
 	Pools []Pool

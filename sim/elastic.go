@@ -194,6 +194,6 @@ func (e *engine) finishElastic() {
 	s.Cost = s.NodeHours * e.elastic.cfg.NodePrice
 	if s.NodeHours > 0 {
 		// Of the GPUs billed, not of the initial cluster.
-		s.Utilisation = s.GPUHours / (s.NodeHours * float64(e.cfg.Cluster.GPUsPerNode))
+		s.Utilisation = s.GPUHours / (s.NodeHours * float64(e.cfg.Cluster.MaxNodeGPUs()))
 	}
 }

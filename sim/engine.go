@@ -78,7 +78,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	total := cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
 		e.elastic = &elasticState{cfg: cfg.Elastic}
-		total = cfg.Elastic.MaxNodes * cfg.Cluster.GPUsPerNode
+		total = cfg.Elastic.MaxNodes * cfg.Cluster.MaxNodeGPUs()
 	}
 	if cfg.typed() {
 		total = math.MaxInt // checkTypes bounds requests per type

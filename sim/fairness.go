@@ -57,7 +57,7 @@ func isolatedMaxGPUs(app *profiles.App, spec traces.Job, adaptive bool) int {
 // that maximises its true goodput (adaptive) or at its requested batch.
 func isolatedJCT(app *profiles.App, spec traces.Job, cfg Config, k int, adaptive bool) float64 {
 	lim := app.Limits
-	placement := models.PackedPlacement(k, cfg.Cluster.GPUsPerNode)
+	placement := models.PackedPlacement(k, cfg.Cluster.MaxNodeGPUs())
 	truth := app.Truth
 	m0 := float64(lim.InitBatch)
 

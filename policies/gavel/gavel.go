@@ -146,7 +146,7 @@ func (p *Policy) solve(c policies.Cluster, jobs []policies.Job, types []string, 
 	key := ""
 	if p.name != FTF {
 		var b strings.Builder
-		fmt.Fprint(&b, c.Nodes, c.Pools, c.GPUsPerNode)
+		fmt.Fprint(&b, c.Nodes, c.Pools, c.MaxNodeGPUs())
 		for i := range jobs {
 			b.WriteString("|" + jobs[i].Name)
 		}

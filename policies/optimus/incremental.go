@@ -102,7 +102,7 @@ func (p *Policy) Decide(now float64, c policies.Cluster, r policies.Round) []pol
 // whose placement failed would fail again, with no more free GPUs.
 func (s *inc) unchanged(c policies.Cluster, prefix []policies.Tracked) bool {
 	if len(s.last) != len(prefix) || len(s.held) > len(prefix) || c.Heterogeneous() ||
-		c.Nodes != s.lastC.Nodes || c.GPUsPerNode != s.lastC.GPUsPerNode || len(c.Pools) > 0 || len(s.lastC.Pools) > 0 {
+		c.Nodes != s.lastC.Nodes || c.MaxNodeGPUs() != s.lastC.MaxNodeGPUs() || len(c.Pools) > 0 || len(s.lastC.Pools) > 0 {
 		return false
 	}
 	for i, t := range prefix {

@@ -87,6 +87,7 @@ func RemainingIterations(j *policies.Job) float64 {
 // keep their own allocation slice in the decision.
 func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	left := c.TotalGPUs()
+	perNode := c.MaxNodeGPUs() // jobs are packed onto nodes this large
 	count := make([]int, len(jobs))
 	p.cache.begin(c)
 	defer p.cache.end(len(jobs))
@@ -106,9 +107,9 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		if count[i] == 1 {
 			ents[i] = p.cache.get(c, j)
 			remaining[i] = RemainingIterations(j)
-			step[i] = ents[i].step(j, 1, c.GPUsPerNode)
+			step[i] = ents[i].step(j, 1, perNode)
 		}
-		next := ents[i].step(j, count[i]+1, c.GPUsPerNode)
+		next := ents[i].step(j, count[i]+1, perNode)
 		if g := (step[i] - next) * remaining[i]; g > 0 {
 			gains.push(gain{g: g, i: i, next: next})
 		}

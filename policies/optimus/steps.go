@@ -44,8 +44,8 @@ func (s *stepCache) get(c policies.Cluster, j *policies.Job) *jobSteps {
 		return nil
 	}
 	e := s.jobs[j.Name]
-	if e == nil || e.app != j.App || e.batch != j.Request.Batch || e.limits != j.Limits || e.perNode != c.GPUsPerNode {
-		e = &jobSteps{app: j.App, batch: j.Request.Batch, limits: j.Limits, perNode: c.GPUsPerNode}
+	if e == nil || e.app != j.App || e.batch != j.Request.Batch || e.limits != j.Limits || e.perNode != c.MaxNodeGPUs() {
+		e = &jobSteps{app: j.App, batch: j.Request.Batch, limits: j.Limits, perNode: c.MaxNodeGPUs()}
 		s.jobs[j.Name] = e
 	}
 	e.seen = s.round

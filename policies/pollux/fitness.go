@@ -104,7 +104,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 	J, N := len(jobs), c.Nodes
 	total := c.TotalGPUs()
 	pr := &problem{
-		nJobs: J, nNodes: N, capacity: c.GPUsPerNode,
+		nJobs: J, nNodes: N, capacity: c.MaxNodeGPUs(),
 		weight:   float64(N) / float64(total),
 		pm:       models.NewPowerMean(opt.P, epsSpeedup),
 		avoid:    !opt.NoInterferenceAvoidance,

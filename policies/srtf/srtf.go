@@ -56,7 +56,7 @@ func (*Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) poli
 	rem := make([]float64, len(jobs))
 	for i := range jobs {
 		order[i] = i
-		rem[i] = RemainingGPUTime(&jobs[i], c.GPUsPerNode)
+		rem[i] = RemainingGPUTime(&jobs[i], c.MaxNodeGPUs())
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		if d := cmp.Compare(rem[a], rem[b]); d != 0 {
