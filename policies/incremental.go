@@ -12,18 +12,23 @@ import (
 // On an overloaded cluster thousands of jobs wait; under Schedule each of
 // them is presented, and answered, every round.
 //
-// Decide must make exactly the decisions Schedule would on the same rounds:
-// started from a fresh instance with the same options, fed the same jobs,
-// the allocations after each round are the same. The conformance suite
-// checks this (RuleIncremental), and the simulator's tests compare whole
-// runs of both kinds. An instance is driven either by Schedule or by
-// Decide, never both.
+// "Incremental" is the one word for this throughout: the interface, its
+// method ScheduleIncremental, its input IncrementalRound, the simulator's
+// test sim.Incremental of whether a run is decided this way, and the
+// conformance rule RuleIncremental.
+//
+// ScheduleIncremental must make exactly the decisions Schedule would on
+// the same rounds: started from a fresh instance with the same options,
+// fed the same jobs, the allocations after each round are the same. The
+// conformance suite checks this (RuleIncremental), and the simulator's
+// tests compare whole runs of both kinds. An instance is driven either by
+// Schedule or by ScheduleIncremental, never both.
 //
 // The caller keeps one view (a Job) per tracked job, from the round it is
 // added until the round it is removed, and updates it in place:
 //
 //   - a job holding GPUs has its view brought up to date before every
-//     Decide (all fields);
+//     ScheduleIncremental (all fields);
 //   - a job without GPUs has the view it had when it was added or lost its
 //     GPUs. Nothing a waiting job has changes while it waits except its Age,
 //     which is then stale: a policy wanting it computes now − Submit.
@@ -31,15 +36,17 @@ import (
 // A policy may keep the pointers; it must not modify the views.
 type Incremental interface {
 	Policy
-	// Decide decides one round at time now. r tells which jobs became
-	// active and which finished since the previous call; the result lists
-	// the jobs whose allocation changes, each at most once, with its new
-	// allocation (nil: no GPUs). A job not listed keeps what it holds.
-	Decide(now float64, cluster Cluster, r Round) []Change
+	// ScheduleIncremental decides one round at time now. r tells which
+	// jobs became active and which finished since the previous call; the
+	// result lists the jobs whose allocation changes, each at most once,
+	// with its new allocation (nil: no GPUs). A job not listed keeps what
+	// it holds.
+	ScheduleIncremental(now float64, cluster Cluster, r IncrementalRound) []Change
 }
 
-// Round is what changed since an incremental policy's previous round.
-type Round struct {
+// IncrementalRound is what changed since an incremental policy's previous
+// round.
+type IncrementalRound struct {
 	// Added are the jobs that became active, in increasing Key.
 	Added []Tracked
 	// Removed are the keys of tracked jobs that finished.
@@ -75,7 +82,7 @@ type JobOrder struct {
 const maxGaps = 64
 
 // Apply removes the round's finished jobs and adds its new ones.
-func (o *JobOrder) Apply(r Round) {
+func (o *JobOrder) Apply(r IncrementalRound) {
 	for _, k := range r.Removed {
 		if i, ok := o.index(k); ok && o.jobs[i].Job != nil {
 			o.jobs[i].Job = nil

@@ -14,7 +14,7 @@ func TestJobOrderFollowsItsRounds(t *testing.T) {
 	want := map[int64]*Job{}
 	pool := rng.Perm(20000) // keys arrive out of order
 	for round := 0; round < 2000; round++ {
-		var r Round
+		var r IncrementalRound
 		for k := range want {
 			if rng.IntN(4) == 0 {
 				r.Removed = append(r.Removed, k)

@@ -3,43 +3,30 @@ package policies
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
-// extension points in the Kubernetes scheduler framework.
+// extension points in the Kubernetes scheduler framework. There are two:
+// StatsReporter (below) and Incremental (incremental.go).
 
-// FitnessReporter is implemented by policies that search for an allocation
-// each round and can report the objective value they reached (used to
-// compare search budgets on the same rounds).
-type FitnessReporter interface {
-	// LastFitness is the objective value of the allocation chosen in the
-	// last round.
-	LastFitness() float64
-}
-
-// StatsReporter is implemented by policies that count something about
-// their own rounds worth reporting with a run (e.g. rounds an exact solver
-// stopped short of proving optimality). The simulator copies the stats
-// into the run's summary (summary.json "policy_stats") when it ends.
+// StatsReporter is implemented by policies that report figures about their
+// own rounds: the objective value their search reached, counters worth
+// keeping with a run, or both.
 type StatsReporter interface {
-	// PolicyStats returns named counters or figures; keys are
-	// snake_case.
-	PolicyStats() map[string]float64
+	// PolicyStats returns what the policy reports after its latest round.
+	PolicyStats() Stats
 }
 
-// Coster is implemented by policies whose rounds cost much more than a
-// scan of the job list.
-type Coster interface {
-	// RelativeCost estimates the cost of one round per active job relative
-	// to a list policy (1), for ordering work: sweeps start expensive runs
-	// first.
-	RelativeCost() float64
-}
-
-// RelativeCost returns p's relative cost per job and round (1 unless p is a
-// Coster).
-func RelativeCost(p Policy) float64 {
-	if c, ok := p.(Coster); ok {
-		return c.RelativeCost()
-	}
-	return 1
+// Stats is what a policy reports about its own rounds (StatsReporter).
+type Stats struct {
+	// HasFitness says that the policy searches for an allocation each
+	// round and Fitness is the objective value of the one chosen in the
+	// latest round (Pollux). Comparisons of search budgets on the same
+	// rounds (bench scale --quality) need it.
+	HasFitness bool
+	Fitness    float64
+	// Counters are named counters or figures over the run so far,
+	// snake_case keys (e.g. rounds an exact solver stopped short of
+	// proving optimality). The simulator copies them into the run's
+	// summary (summary.json "policy_stats") when the run ends.
+	Counters map[string]float64
 }
 
 // AppChecker is implemented by policies whose options name applications

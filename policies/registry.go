@@ -3,6 +3,7 @@ package policies
 import (
 	"fmt"
 	reg "github.com/polluxsim/polluxsim/internal/registry"
+	"math"
 )
 
 // Registration describes one policy to a registry. Policy packages call
@@ -27,10 +28,22 @@ type Registration struct {
 	// Defaults' type, or nil without options) and the run's environment.
 	// Typed writes Defaults and New of a policy with options.
 	New func(opts any, env Env) (Policy, error)
+	// Cost is a hint of what one round costs per active job relative to a
+	// policy that scans its job list (1; 0 means 1), for ordering work:
+	// sweeps start expensive runs first. Pollux's is 100.
+	Cost float64
 	// Kind names what is registered in messages (default "policy"); other
 	// registries that reuse the options machinery (DecodeOptions,
 	// ResolveOptions, DescribeOptions) set it, e.g. "autoscaler".
 	Kind string
+}
+
+// RelativeCost is the registration's Cost, 1 when it is not set.
+func (r Registration) RelativeCost() float64 {
+	if r.Cost > 0 {
+		return r.Cost
+	}
+	return 1
 }
 
 // label names the registration in messages, e.g. "policy pollux".
@@ -170,6 +183,9 @@ func checkRegistration(r Registration) error {
 	}
 	if r.New == nil {
 		return fmt.Errorf("policy %q has no New", r.Name)
+	}
+	if !(r.Cost >= 0) || math.IsInf(r.Cost, 0) {
+		return fmt.Errorf("policy %q: cost must be a non-negative number, got %v", r.Name, r.Cost)
 	}
 	if r.Defaults != nil {
 		if _, err := optionFields(r.Defaults()); err != nil {

@@ -167,6 +167,7 @@ func TestRegisterRejectsMalformed(t *testing.T) {
 		{"not a pointer", policies.Registration{Name: "not-ptr", New: newFn, Defaults: func() any { return testOptions{} }}, "not-ptr"},
 		{"no doc", policies.Registration{Name: "no-doc", New: newFn, Defaults: func() any { return &noDoc{} }}, "no-doc"},
 		{"duplicate", policies.Registration{Name: "registry-test", New: newFn}, "registered twice"},
+		{"negative cost", policies.Registration{Name: "neg-cost", New: newFn, Cost: -1}, "cost must be a non-negative number"},
 	} {
 		if err := r.Register(tc.reg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
@@ -205,5 +206,15 @@ func TestRegistriesIndependent(t *testing.T) {
 	}
 	if _, err := a.Build("registry-test", "", policies.Env{}); err != nil {
 		t.Error(err)
+	}
+}
+
+// A registration's cost hint is 1 unless it says otherwise.
+func TestRelativeCost(t *testing.T) {
+	if c := (policies.Registration{}).RelativeCost(); c != 1 {
+		t.Errorf("unset cost %v, want 1", c)
+	}
+	if c := (policies.Registration{Cost: 100}).RelativeCost(); c != 100 {
+		t.Errorf("cost 100 gives %v", c)
 	}
 }

@@ -35,7 +35,7 @@ type Config struct {
 	// MaxJobRounds stops a simulation whose work, active jobs summed over
 	// scheduling rounds, passes it (default 10^9, minutes to hours of
 	// wall time); CheckFeasible refuses workloads that would, up front. A
-	// run decided incrementally (Sparse) counts only the jobs its rounds
+	// run decided incrementally (Incremental) counts only the jobs its rounds
 	// visit: those holding GPUs and those that arrived.
 	MaxJobRounds int64
 	// MaxRounds stops a simulation that passes this many scheduling rounds
@@ -75,7 +75,7 @@ type Config struct {
 	// running several simulations at once gives each a share.
 	FitWorkers int
 	// FullRounds presents every active job to the policy every round even
-	// when the policy could decide from what changed (see Sparse): slower
+	// when the policy could decide from what changed (see Incremental): slower
 	// on an overloaded cluster, with the same results.
 	FullRounds bool
 	// PolicyOptions describes the policy's options in messages (the run's

@@ -38,7 +38,7 @@
 // stops a run that passes any of them.
 //
 // Incremental rounds. When the policy implements policies.Incremental and
-// the run qualifies (Sparse), each round visits only the jobs holding GPUs
+// the run qualifies (Incremental), each round visits only the jobs holding GPUs
 // and those that arrived, finished or changed: the policy is told what
 // changed and returns the allocations that change. The results are those
 // of full rounds. Such a run's work limit counts the jobs its rounds visit,

@@ -40,9 +40,9 @@ type engine struct {
 	// views is the policy's input, reused from round to round (a policy
 	// keeps nothing of its input past the call).
 	views []policies.Job
-	// sparse is the book of a run decided incrementally (nil: every
-	// active job is presented to the policy every round; see Sparse).
-	sparse *sparse
+	// incremental is the book of a run decided incrementally (nil: every
+	// active job is presented to the policy every round; see Incremental).
+	incremental *incremental
 	// idle is the current stretch of rounds in which no job held a GPU
 	// while one that fits waited (see checkStall).
 	idle idleStretch
@@ -74,7 +74,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 			return nil, err
 		}
 	}
-	e := &engine{ctx: ctx, cfg: cfg, policy: p, traits: p.Traits(), sparse: newSparse(cfg, p)}
+	e := &engine{ctx: ctx, cfg: cfg, policy: p, traits: p.Traits(), incremental: newIncremental(cfg, p)}
 	total := cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
 		e.elastic = &elasticState{cfg: cfg.Elastic}
@@ -152,7 +152,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
 	if sr, ok := e.policy.(policies.StatsReporter); ok {
-		e.res.Summary.PolicyStats = sr.PolicyStats()
+		e.res.Summary.PolicyStats = sr.PolicyStats().Counters
 	}
 	e.finishElastic()
 	if err := e.res.checkFinite(); err != nil {
@@ -327,9 +327,9 @@ func (e *engine) tick() error {
 	// in decide, those that arrived or changed): the others wait, making no
 	// progress, with nothing to refit or re-tune.
 	active, visit := e.active, e.active
-	if e.sparse != nil {
-		visit = e.sparse.holding
-		e.jobRounds += int64(len(e.sparse.added))
+	if e.incremental != nil {
+		visit = e.incremental.holding
+		e.jobRounds += int64(len(e.incremental.added))
 	}
 	if err := e.resolveFits(visit); err != nil {
 		return err
@@ -337,7 +337,7 @@ func (e *engine) tick() error {
 	e.jobRounds += int64(len(visit))
 	if e.jobRounds > e.cfg.MaxJobRounds {
 		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?%s)",
-			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), sparseHint(e.cfg, e.policy, "; "))
+			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), incrementalHint(e.cfg, e.policy, "; "))
 	}
 	for _, j := range visit {
 		j.advanceTo(e.now)
@@ -361,7 +361,7 @@ func (e *engine) tick() error {
 	}
 	if len(active) > 0 {
 		var err error
-		if e.sparse != nil {
+		if e.incremental != nil {
 			err = e.decide()
 		} else {
 			err = e.schedule(active)
@@ -482,8 +482,8 @@ func (e *engine) activate(j *job) {
 	e.active = append(e.active, nil)
 	copy(e.active[i+1:], e.active[i:])
 	e.active[i] = j
-	if e.sparse != nil {
-		e.sparse.activate(j)
+	if e.incremental != nil {
+		e.incremental.activate(j)
 	}
 }
 
@@ -494,8 +494,8 @@ func (e *engine) deactivate(j *job) {
 	if i < len(e.active) && e.active[i] == j {
 		e.active = append(e.active[:i], e.active[i+1:]...)
 	}
-	if e.sparse != nil {
-		e.sparse.deactivate(j)
+	if e.incremental != nil {
+		e.incremental.deactivate(j)
 	}
 }
 

@@ -119,12 +119,12 @@ func CheckFeasible(cfg Config, set *profiles.Set, w *traces.Workload, p policies
 		return fmt.Errorf("workload %s runs at least %.3g s of simulated time, %.3g scheduling rounds of %v s, beyond the engine's round limit of %d: use a longer round interval",
 			w.Source, math.Max(need, last), rounds, cfg.Interval, cfg.MaxRounds)
 	}
-	if Sparse(cfg, p) {
+	if Incremental(cfg, p) {
 		return nil
 	}
 	if jr := MinJobRounds(cfg, set, w, traits); jr > float64(cfg.MaxJobRounds) {
 		return fmt.Errorf("workload %s on %d GPUs is so overloaded (%.3g GPU-hours of work) that simulating it takes at least %.3g job-rounds (active jobs summed over rounds), beyond the engine's work limit of %.3g: use a larger cluster or fewer jobs%s",
-			w.Source, gpus, gpuSec/3600, jr, float64(cfg.MaxJobRounds), sparseHint(cfg, p, ", or "))
+			w.Source, gpus, gpuSec/3600, jr, float64(cfg.MaxJobRounds), incrementalHint(cfg, p, ", or "))
 	}
 	return nil
 }

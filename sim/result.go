@@ -117,8 +117,8 @@ type Summary struct {
 	AvgFairnessEqualShare float64 `json:"avg_fairness_rho_equal_share"`
 	P99FairnessEqualShare float64 `json:"p99_fairness_rho_equal_share"`
 	FracUnfairEqualShare  float64 `json:"frac_rho_equal_share_above_1"`
-	// PolicyStats are what the policy reports about its own rounds
-	// (policies.StatsReporter), if anything.
+	// PolicyStats are the counters the policy reports about its own
+	// rounds (policies.StatsReporter, Stats.Counters), if any.
 	PolicyStats map[string]float64 `json:"policy_stats,omitempty"`
 	// NoFairness and NoFairnessEqualShare say that no job has a ρ (or an
 	// equal-share ρ): the three figures of each are then null in JSON, not

@@ -18,7 +18,7 @@ import (
 // jobs: P jobs (cifar10 and ncf, on their requested 1 or 2 GPUs) all
 // submitted at once to 16 × 4 GPUs, run for 200 rounds (stopped by the
 // time limit), with every job presented to the policy every round
-// (full, Config.FullRounds) and decided incrementally (sparse, see Sparse).
+// (full, Config.FullRounds) and decided incrementally (incremental, see Incremental).
 // It reports the cost per round and per job-round (P × rounds, about the
 // active jobs summed over rounds), the figure that bounds a long
 // overloaded run's time. Run with
@@ -44,7 +44,7 @@ func BenchmarkRoundManyPending(b *testing.B) {
 		}
 		for _, name := range []string{"tiresias", "optimus", "fifo", "pollux"} {
 			for _, full := range []bool{true, false} {
-				mode := map[bool]string{true: "full", false: "sparse"}[full]
+				mode := map[bool]string{true: "full", false: "incremental"}[full]
 				b.Run(fmt.Sprintf("%s/%s/pending=%d", name, mode, pending), func(b *testing.B) {
 					cfg := DefaultConfig()
 					cfg.Rounds = RoundsNone

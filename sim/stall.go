@@ -51,8 +51,8 @@ func (e *engine) checkStall() error {
 
 // holdingAny reports whether some job holds GPUs (running or restarting).
 func (e *engine) holdingAny() bool {
-	if e.sparse != nil {
-		return len(e.sparse.holding) > 0
+	if e.incremental != nil {
+		return len(e.incremental.holding) > 0
 	}
 	for _, j := range e.active {
 		if j.gpus > 0 {

@@ -223,7 +223,7 @@ func longSearchQuality(spec runspec.RunSpec, set *profiles.Set, w *traces.Worklo
 	}
 	if p, err := runspec.NewPolicy(spec); err != nil {
 		return nil, err
-	} else if _, ok := p.(policies.FitnessReporter); !ok {
+	} else if r, ok := p.(policies.StatsReporter); !ok || !r.PolicyStats().HasFitness {
 		return nil, nil
 	}
 	long := SearchSetting{Name: "long", Generations: 10 * int(g), NoCap: true}

@@ -52,15 +52,16 @@ type RoundQuality struct {
 	Seconds []float64 // wall time of each search
 }
 
-// searcher is a policy that reports the fitness its search reached.
+// searcher is a policy that reports the fitness its search reached
+// (policies.Stats.HasFitness).
 type searcher interface {
 	policies.Policy
-	policies.FitnessReporter
+	policies.StatsReporter
 }
 
 // SearchQuality runs a simulation with spec (its own search settings) and,
 // every sample-th round, also runs each shadow search on the same round's
-// jobs. The policy must report its fitness (policies.FitnessReporter) and
+// jobs. The policy must report its fitness (policies.Stats.Fitness) and
 // have the options a SearchSetting sets. Each shadow keeps its own state
 // from round to round, as it would in a run of its own, but never decides
 // anything: the simulation follows the main search. The fitness values of a
@@ -95,7 +96,7 @@ func newSearcher(spec runspec.RunSpec) (searcher, error) {
 		return nil, err
 	}
 	s, ok := p.(searcher)
-	if !ok {
+	if !ok || !s.PolicyStats().HasFitness {
 		return nil, fmt.Errorf("search quality needs a policy that reports its search fitness; %s does not", spec.Policy)
 	}
 	return s, nil
@@ -116,7 +117,7 @@ func (s *shadowPolicy) Traits() policies.Traits { return s.main.Traits() }
 func (s *shadowPolicy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	t0 := time.Now()
 	d := s.main.Schedule(now, c, jobs)
-	rq := RoundQuality{Time: now, Jobs: len(jobs), Fitness: []float64{s.main.LastFitness()}, Seconds: []float64{time.Since(t0).Seconds()}}
+	rq := RoundQuality{Time: now, Jobs: len(jobs), Fitness: []float64{s.main.PolicyStats().Fitness}, Seconds: []float64{time.Since(t0).Seconds()}}
 	s.n++
 	if (s.n-1)%s.sample != 0 {
 		return d
@@ -124,7 +125,7 @@ func (s *shadowPolicy) Schedule(now float64, c policies.Cluster, jobs []policies
 	for _, sh := range s.shadows {
 		t := time.Now()
 		sh.Schedule(now, c, jobs)
-		rq.Fitness = append(rq.Fitness, sh.LastFitness())
+		rq.Fitness = append(rq.Fitness, sh.PolicyStats().Fitness)
 		rq.Seconds = append(rq.Seconds, time.Since(t).Seconds())
 	}
 	s.rounds = append(s.rounds, rq)

@@ -18,7 +18,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runner"
-	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
@@ -306,8 +305,8 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 // runCost is a rough relative cost of a run, for ordering.
 func runCost(r experiments.Run) float64 {
 	c := float64(r.Cell.Jobs()) * 60 / r.Cell.Spec().Interval
-	if p, err := runspec.NewPolicy(r.Cell.Spec()); err == nil {
-		c *= policies.RelativeCost(p)
+	if reg, ok := policies.Lookup(r.Cell.Spec().Policy); ok {
+		c *= reg.RelativeCost()
 	}
 	return c
 }

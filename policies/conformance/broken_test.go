@@ -133,15 +133,16 @@ func (f *fickle) Traits() policies.Traits {
 	return policies.Traits{UserGPUs: f.calls == 1}
 }
 
-// forgetful is FIFO whose Decide starts jobs in its first round only.
+// forgetful is FIFO whose ScheduleIncremental starts jobs in its first round
+// only.
 type forgetful struct {
 	*fifo.Policy
 	rounds int
 }
 
-func (f *forgetful) Decide(now float64, c policies.Cluster, r policies.Round) []policies.Change {
+func (f *forgetful) ScheduleIncremental(now float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
 	f.rounds++
-	ch := f.Policy.Decide(now, c, r)
+	ch := f.Policy.ScheduleIncremental(now, c, r)
 	if f.rounds > 1 {
 		return nil
 	}

@@ -25,7 +25,7 @@ const (
 	RulePanic       Rule = "panic"       // Schedule returns
 	RuleTraits      Rule = "traits"      // Traits do not change
 	RuleBuild       Rule = "build"       // the factory builds the policy
-	RuleIncremental Rule = "incremental" // Decide makes Schedule's decisions (policies.Incremental)
+	RuleIncremental Rule = "incremental" // ScheduleIncremental makes Schedule's decisions (policies.Incremental)
 )
 
 // Violation is one broken rule, found in one round of one scenario.

@@ -15,10 +15,10 @@
 //   - Schedule does not modify its input (RuleMutation), does not panic
 //     (RulePanic), handles rounds without jobs, and Traits do not change
 //     (RuleTraits);
-//   - a policy that implements policies.Incremental makes, through Decide,
-//     the decisions it makes through Schedule on the same rounds
-//     (RuleIncremental), with waiting jobs' views left as they were when
-//     they last changed.
+//   - a policy that implements policies.Incremental makes, through
+//     ScheduleIncremental, the decisions it makes through Schedule on the
+//     same rounds (RuleIncremental), with waiting jobs' views left as they
+//     were when they last changed.
 //
 // Policies whose Traits ask for an oracle get a simple deterministic one.
 //

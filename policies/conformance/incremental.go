@@ -7,11 +7,11 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// checkIncremental plays sc through Decide on a fresh instance of a policy
-// that implements policies.Incremental and returns the first round whose
-// allocations differ from full's (the rounds played through Schedule), or
-// where Decide broke its contract (a change for a job not active or listed
-// twice, a panic).
+// checkIncremental plays sc through ScheduleIncremental on a fresh instance of
+// a policy that implements policies.Incremental and returns the first round
+// whose allocations differ from full's (the rounds played through Schedule), or
+// where ScheduleIncremental broke its contract (a change for a job not active
+// or listed twice, a panic).
 func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Violation {
 	name := p.Name()
 	traits := p.Traits()
@@ -22,7 +22,7 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 		fail := func(rule Rule, format string, args ...any) *Violation {
 			return &Violation{Policy: name, Scenario: sc.Name, Round: r, Time: now, Rule: rule, Detail: fmt.Sprintf(format, args...)}
 		}
-		var round policies.Round
+		var round policies.IncrementalRound
 		var active []int
 		for i, st := range states {
 			switch {
@@ -43,16 +43,16 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 		}
 		changes, panicked := decide(p, now, sc.Cluster, round)
 		if panicked != nil {
-			return fail(RulePanic, "Decide panicked with %d jobs: %v", len(active), panicked)
+			return fail(RulePanic, "ScheduleIncremental panicked with %d jobs: %v", len(active), panicked)
 		}
 		alloc := map[int][]int{}
 		for _, ch := range changes {
 			i := int(ch.Key)
 			if !slices.Contains(active, i) {
-				return fail(RuleIncremental, "Decide changed the allocation of key %d, not an active job", ch.Key)
+				return fail(RuleIncremental, "ScheduleIncremental changed the allocation of key %d, not an active job", ch.Key)
 			}
 			if _, twice := alloc[i]; twice {
-				return fail(RuleIncremental, "Decide changed the allocation of job %s twice", sc.Jobs[i].Name)
+				return fail(RuleIncremental, "ScheduleIncremental changed the allocation of job %s twice", sc.Jobs[i].Name)
 			}
 			alloc[i] = slices.Clone(ch.Alloc)
 		}
@@ -66,7 +66,7 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 				if k < len(full[r].alloc) {
 					want = fmt.Sprint(full[r].alloc[k])
 				}
-				return fail(RuleIncremental, "after Decide job %s holds %v, Schedule gave it %v", sc.Jobs[i].Name, a, want)
+				return fail(RuleIncremental, "after ScheduleIncremental job %s holds %v, Schedule gave it %v", sc.Jobs[i].Name, a, want)
 			}
 			held := states[i].alloc
 			states[i].apply(a, sc.Interval)
@@ -78,8 +78,8 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 	return nil
 }
 
-// decide calls p.Decide, turning a panic into a value.
-func decide(p policies.Incremental, now float64, c policies.Cluster, r policies.Round) (ch []policies.Change, panicked any) {
+// decide calls p.ScheduleIncremental, turning a panic into a value.
+func decide(p policies.Incremental, now float64, c policies.Cluster, r policies.IncrementalRound) (ch []policies.Change, panicked any) {
 	defer func() { panicked = recover() }()
-	return p.Decide(now, c, r), nil
+	return p.ScheduleIncremental(now, c, r), nil
 }

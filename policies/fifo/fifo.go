@@ -6,8 +6,8 @@ package fifo
 
 import "github.com/polluxsim/polluxsim/policies"
 
-// Policy is a FIFO scheduler. It keeps no state between Schedule calls;
-// driven by Decide, it keeps the jobs in order and those holding GPUs.
+// Policy is a FIFO scheduler. It keeps no state between Schedule calls; driven
+// by ScheduleIncremental, it keeps the jobs in order and those holding GPUs.
 type Policy struct {
 	order policies.JobOrder
 	held  map[int64]*policies.Job

@@ -6,11 +6,11 @@ import (
 
 var _ policies.Incremental = (*Policy)(nil)
 
-// Decide implements policies.Incremental: Schedule's decision, found by a
-// walk over the jobs in key order that stops at the first waiting job that
-// does not fit, past only the running jobs before it. Running jobs keep
-// their GPUs (FIFO never preempts), so the changes are the jobs started.
-func (p *Policy) Decide(_ float64, c policies.Cluster, r policies.Round) []policies.Change {
+// ScheduleIncremental implements policies.Incremental: Schedule's decision,
+// found by a walk over the jobs in key order that stops at the first waiting
+// job that does not fit, past only the running jobs before it. Running jobs
+// keep their GPUs (FIFO never preempts), so the changes are the jobs started.
+func (p *Policy) ScheduleIncremental(_ float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
 	p.order.Apply(r)
 	if p.held == nil {
 		p.held = map[int64]*policies.Job{}

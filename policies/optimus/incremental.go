@@ -9,9 +9,9 @@ import (
 
 var _ policies.Incremental = (*Policy)(nil)
 
-// inc is the policy's state when driven by Decide: the tracked jobs in key
-// order, the keys holding GPUs after the last decision, and what that
-// decision was made from.
+// inc is the policy's state when driven by ScheduleIncremental: the tracked
+// jobs in key order, the keys holding GPUs after the last decision, and what
+// that decision was made from.
 type inc struct {
 	order  policies.JobOrder
 	held   []int64
@@ -28,13 +28,13 @@ type decided struct {
 	epoch, gpus int
 }
 
-// Decide implements policies.Incremental. Schedule gives a first GPU to
-// the jobs in input order while GPUs last and the rest only to jobs that
-// have one, so its decision for the first TotalGPUs jobs does not depend
-// on the others, which get none: Decide runs Schedule on that prefix and
-// takes the GPUs of any job behind it that held some (possible only when
-// a job arrives out of key order).
-func (p *Policy) Decide(now float64, c policies.Cluster, r policies.Round) []policies.Change {
+// ScheduleIncremental implements policies.Incremental. Schedule gives a first
+// GPU to the jobs in input order while GPUs last and the rest only to jobs that
+// have one, so its decision for the first TotalGPUs jobs does not depend on the
+// others, which get none: ScheduleIncremental runs Schedule on that prefix and
+// takes the GPUs of any job behind it that held some (possible only when a job
+// arrives out of key order).
+func (p *Policy) ScheduleIncremental(now float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
 	s := &p.inc
 	s.order.Apply(r)
 	for _, t := range r.Added {

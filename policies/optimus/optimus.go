@@ -23,10 +23,10 @@ import (
 
 // Policy is an Optimus+Oracle scheduler. Its decisions depend on the
 // round's input alone; between Schedule calls it keeps only a cache of the
-// jobs' step times (and, driven by Decide, the jobs in order).
+// jobs' step times (and, driven by ScheduleIncremental, the jobs in order).
 type Policy struct {
 	cache stepCache
-	// inc is the state when driven by Decide (incremental.go).
+	// inc is the state when driven by ScheduleIncremental (incremental.go).
 	inc inc
 }
 

@@ -9,8 +9,8 @@ import (
 
 var _ policies.Incremental = (*Policy)(nil)
 
-// inc is the policy's state when driven by Decide: the tracked jobs in key
-// order, how many there are, and those holding GPUs after the last
+// inc is the policy's state when driven by ScheduleIncremental: the tracked
+// jobs in key order, how many there are, and those holding GPUs after the last
 // decision, in key order.
 type inc struct {
 	order   policies.JobOrder
@@ -20,13 +20,13 @@ type inc struct {
 	buf     []policies.Job     // scratch: their views
 }
 
-// Decide implements policies.Incremental. A round of Schedule considers
-// the jobs holding GPUs and the first waiting ones in input order (see
-// Options.WaitingPerGPU); Decide gathers the same jobs from its tracked
-// ones, in key order, and decides on them as Schedule would. Its cost
-// follows the jobs holding GPUs and the window of waiting ones, not the
+// ScheduleIncremental implements policies.Incremental. A round of Schedule
+// considers the jobs holding GPUs and the first waiting ones in input order
+// (see Options.WaitingPerGPU); ScheduleIncremental gathers the same jobs from
+// its tracked ones, in key order, and decides on them as Schedule would. Its
+// cost follows the jobs holding GPUs and the window of waiting ones, not the
 // queue. With WaitingPerGPU 0 every tracked job is considered every round.
-func (p *Policy) Decide(now float64, c policies.Cluster, r policies.Round) []policies.Change {
+func (p *Policy) ScheduleIncremental(now float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
 	s := &p.inc
 	s.order.Apply(r)
 	s.active += len(r.Added) - len(r.Removed)

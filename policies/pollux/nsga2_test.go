@@ -82,10 +82,10 @@ func TestNSGA2SearchFeasibleAndDeterministic(t *testing.T) {
 		copy(dense[k*c.Nodes:], d1.Alloc[i])
 	}
 	st := fromDense(dense, len(jobs), c.Nodes)
-	if !pr.feasible(&st) || math.Abs(pr.fitness(&st)-p1.LastFitness()) > 1e-12 {
+	if !pr.feasible(&st) || math.Abs(pr.fitness(&st)-p1.PolicyStats().Fitness) > 1e-12 {
 		t.Errorf("decision infeasible or fitness mismatch")
 	}
-	if base := pr.fitness(&pr.base); p1.LastFitness() < base {
-		t.Errorf("fitness %v below the current allocation's %v", p1.LastFitness(), base)
+	if base := pr.fitness(&pr.base); p1.PolicyStats().Fitness < base {
+		t.Errorf("fitness %v below the current allocation's %v", p1.PolicyStats().Fitness, base)
 	}
 }

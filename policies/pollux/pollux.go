@@ -151,7 +151,7 @@ type Policy struct {
 	skipped     int
 	pool        []*state // states no population holds, reused from round to round
 	scratch     scratch  // the search's working memory, reused from round to round
-	inc         inc      // when driven by Decide
+	inc         inc      // when driven by ScheduleIncremental
 }
 
 // New returns a Pollux policy.
@@ -175,14 +175,12 @@ func New(opt Options) *Policy {
 // Name implements policies.Policy.
 func (*Policy) Name() string { return Name }
 
-// LastFitness implements policies.FitnessReporter: the fitness of the
-// allocation chosen in the last round (in a round SkipUnchanged skipped,
-// that of the search whose decision it kept).
-func (p *Policy) LastFitness() float64 { return p.lastFitness }
-
-// RelativeCost implements policies.Coster: a Pollux round costs about a
-// hundred times a list policy's per job.
-func (*Policy) RelativeCost() float64 { return 100 }
+// PolicyStats implements policies.StatsReporter: the fitness of the
+// allocation chosen in the latest round (in a round SkipUnchanged skipped,
+// that of the search whose decision it kept); no counters.
+func (p *Policy) PolicyStats() policies.Stats {
+	return policies.Stats{HasFitness: true, Fitness: p.lastFitness}
+}
 
 // Traits implements policies.Policy: jobs adapt their batch sizes.
 func (*Policy) Traits() policies.Traits { return policies.Traits{AdaptiveBatch: true} }

@@ -78,8 +78,8 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 		enumerate(0)
 		pol := New(opt)
 		dec := pol.Schedule(0, c, jobs)
-		if math.Abs(pol.LastFitness()-best) > 1e-9*math.Abs(best) {
-			t.Errorf("%d jobs, p=%v: search fitness %.12g, optimum %.12g", tc.jobs, tc.p, pol.LastFitness(), best)
+		if math.Abs(pol.PolicyStats().Fitness-best) > 1e-9*math.Abs(best) {
+			t.Errorf("%d jobs, p=%v: search fitness %.12g, optimum %.12g", tc.jobs, tc.p, pol.PolicyStats().Fitness, best)
 		}
 		// The decision is the state the fitness was computed for.
 		chosenDense := make([]int, tc.jobs*c.Nodes)
@@ -87,7 +87,7 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 			copy(chosenDense[k*c.Nodes:], dec.Alloc[i])
 		}
 		chosen := fromDense(chosenDense, tc.jobs, c.Nodes)
-		if !pr.feasible(&chosen) || math.Abs(pr.fitness(&chosen)-pol.LastFitness()) > 1e-12 {
+		if !pr.feasible(&chosen) || math.Abs(pr.fitness(&chosen)-pol.PolicyStats().Fitness) > 1e-12 {
 			t.Errorf("decision infeasible or fitness mismatch: %v", dec.Alloc)
 		}
 	}
@@ -130,8 +130,8 @@ func TestDecisionsFeasibleAndDeterministic(t *testing.T) {
 		sorted[k] = jobs[i]
 	}
 	pr := newProblem(c, sorted, len(sorted), opt, nil)
-	if base := pr.fitness(&pr.base); pol.LastFitness() < base {
-		t.Errorf("fitness %v below the current allocation's %v", pol.LastFitness(), base)
+	if base := pr.fitness(&pr.base); pol.PolicyStats().Fitness < base {
+		t.Errorf("fitness %v below the current allocation's %v", pol.PolicyStats().Fitness, base)
 	}
 }
 

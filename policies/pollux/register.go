@@ -18,15 +18,19 @@ const MaxPopulation = 100000
 const MaxGenerations = 100000
 
 var (
-	_ policies.Policy          = (*Policy)(nil)
-	_ policies.FitnessReporter = (*Policy)(nil)
-	_ policies.Coster          = (*Policy)(nil)
+	_ policies.Policy        = (*Policy)(nil)
+	_ policies.StatsReporter = (*Policy)(nil)
 )
+
+// RelativeCost is the registration's cost hint: a Pollux round costs about
+// a hundred times a list policy's per job.
+const RelativeCost = 100
 
 func init() {
 	policies.Register(policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Pollux (OSDI'21): goodput-optimised co-adaptive allocation and batch sizes, genetic search on a power mean of speedups",
+		Cost: RelativeCost,
 	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
 		o.Seed, o.RestartDelay, o.Workers = env.Seed, env.RestartDelay, env.Workers
 		return New(o), nil

@@ -22,7 +22,7 @@ func BenchmarkPolluxRoundScale(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				pol.Schedule(float64(60*(i+1)), c, jobs)
 			}
-			b.ReportMetric(pol.LastFitness(), "fitness")
+			b.ReportMetric(pol.PolicyStats().Fitness, "fitness")
 		})
 	}
 }

@@ -139,8 +139,8 @@ func TestSkipSettledKeepsWhatTheSearchWould(t *testing.T) {
 				t.Errorf("seed %d: job %d: settled %v, searched %v, held %v", seed, i, dec.Alloc[i], searched.Alloc[i], jobs[i].Alloc)
 			}
 		}
-		if math.Abs(p.LastFitness()-q.LastFitness()) > 1e-12*q.LastFitness() {
-			t.Errorf("seed %d: fitness %v settled, %v searched", seed, p.LastFitness(), q.LastFitness())
+		if math.Abs(p.PolicyStats().Fitness-q.PolicyStats().Fitness) > 1e-12*q.PolicyStats().Fitness {
+			t.Errorf("seed %d: fitness %v settled, %v searched", seed, p.PolicyStats().Fitness, q.PolicyStats().Fitness)
 		}
 	}
 }

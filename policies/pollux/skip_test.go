@@ -131,7 +131,7 @@ func TestQuickStallNeedsStall(t *testing.T) {
 		return p
 	}
 	a, b := run(0), run(1)
-	if !reflect.DeepEqual(a.prevPop, b.prevPop) || a.LastFitness() != b.LastFitness() {
+	if !reflect.DeepEqual(a.prevPop, b.prevPop) || a.PolicyStats().Fitness != b.PolicyStats().Fitness {
 		t.Error("quick_stall shortened a search with stall=0")
 	}
 }

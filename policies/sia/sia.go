@@ -67,12 +67,12 @@ type Policy struct {
 
 var _ policies.StatsReporter = (*Policy)(nil)
 
-// PolicyStats implements policies.StatsReporter: the rounds solved without
-// a proof of optimality (the search stopped at max_search_nodes) and the
-// largest bound on their shortfall in objective units; both 0 when every
-// round was solved exactly.
-func (p *Policy) PolicyStats() map[string]float64 {
-	return map[string]float64{"sia_rounds_unproven": float64(p.unproven), "sia_max_gap": p.maxGap}
+// PolicyStats implements policies.StatsReporter: the counters of the rounds
+// solved without a proof of optimality (the search stopped at
+// max_search_nodes) and the largest bound on their shortfall in objective
+// units; both 0 when every round was solved exactly.
+func (p *Policy) PolicyStats() policies.Stats {
+	return policies.Stats{Counters: map[string]float64{"sia_rounds_unproven": float64(p.unproven), "sia_max_gap": p.maxGap}}
 }
 
 // New returns a Sia policy with options opt in environment env.

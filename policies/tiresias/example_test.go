@@ -11,7 +11,7 @@ import (
 // tells the policy which jobs arrived and finished, and applies the changes
 // it returns. Here three 2-GPU jobs arrive on one 4-GPU node; the third
 // waits, and starts once the first finishes.
-func ExamplePolicy_Decide() {
+func ExamplePolicy_ScheduleIncremental() {
 	c := policies.Cluster{Nodes: 1, GPUsPerNode: 4}
 	p := tiresias.New(0)
 	views := make([]policies.Job, 3)
@@ -27,9 +27,9 @@ func ExamplePolicy_Decide() {
 		}
 	}
 	fmt.Println("round 1")
-	apply(p.Decide(60, c, policies.Round{Added: added}))
+	apply(p.ScheduleIncremental(60, c, policies.IncrementalRound{Added: added}))
 	fmt.Println("round 2: job-0 finished")
-	apply(p.Decide(120, c, policies.Round{Removed: []int64{0}}))
+	apply(p.ScheduleIncremental(120, c, policies.IncrementalRound{Removed: []int64{0}}))
 	// Output:
 	// round 1
 	// job-0: [2]

@@ -9,9 +9,9 @@ import (
 
 var _ policies.Incremental = (*Policy)(nil)
 
-// inc is the policy's state when driven by Decide. Each queue is kept as
-// one list per requested GPU count (a bucket), in queue order, so that the
-// round's scan visits only the jobs it runs: the next job in queue order
+// inc is the policy's state when driven by ScheduleIncremental. Each queue is
+// kept as one list per requested GPU count (a bucket), in queue order, so that
+// the round's scan visits only the jobs it runs: the next job in queue order
 // that fits is the earliest head among the buckets whose count still fits
 // (Schedule's scan skips a job that does not fit, and the free GPUs only
 // shrink, so such a job would never fit later in the scan).
@@ -113,10 +113,10 @@ func (q *queue) scan(left int, run []*node) (int, []*node) {
 	return left, run
 }
 
-// Decide implements policies.Incremental: it makes Schedule's decision at a
-// cost of the jobs that run (times the distinct GPU counts) plus those
-// added, removed or demoted.
-func (p *Policy) Decide(now float64, c policies.Cluster, r policies.Round) []policies.Change {
+// ScheduleIncremental implements policies.Incremental: it makes Schedule's
+// decision at a cost of the jobs that run (times the distinct GPU counts) plus
+// those added, removed or demoted.
+func (p *Policy) ScheduleIncremental(now float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
 	s := &p.inc
 	if s.byKey == nil {
 		s.byKey = map[int64]*node{}

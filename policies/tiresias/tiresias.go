@@ -25,7 +25,7 @@ type Policy struct {
 	round          uint64
 	ents           []*entry // this round's entry of each input job
 	spare          []*entry // last round's ents, reused
-	// inc is the state when driven by Decide (incremental.go).
+	// inc is the state when driven by ScheduleIncremental (incremental.go).
 	inc inc
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// Sparse reports whether a run of policy p under cfg decides its rounds
+// Incremental reports whether a run of policy p under cfg decides its rounds
 // incrementally: p implements policies.Incremental, cfg does not ask for
 // full rounds (Config.FullRounds) or a record of every job every round
 // (RoundsAll), and the cluster is fixed and has no node pools (a cluster
@@ -17,25 +17,25 @@ import (
 // visits, each round, only the jobs holding GPUs and those that arrived,
 // finished or changed, so waiting jobs cost nothing until they start; its
 // results are those of full rounds (the tests compare both).
-func Sparse(cfg Config, p policies.Policy) bool {
+func Incremental(cfg Config, p policies.Policy) bool {
 	_, ok := p.(policies.Incremental)
 	return ok && !cfg.FullRounds && cfg.Rounds != RoundsAll && cfg.Elastic == nil && !cfg.typed()
 }
 
-// sparseHint is advice for a run stopped or refused for its work, to follow
-// sep: "" unless the policy would decide incrementally were the run to
+// incrementalHint is advice for a run stopped or refused for its work, to
+// follow sep: "" unless the policy would decide incrementally were the run to
 // record fewer rounds.
-func sparseHint(cfg Config, p policies.Policy, sep string) string {
+func incrementalHint(cfg Config, p policies.Policy, sep string) string {
 	c := cfg
 	c.Rounds = RoundsNone
-	if cfg.Rounds != RoundsAll || !Sparse(c, p) {
+	if cfg.Rounds != RoundsAll || !Incremental(c, p) {
 		return ""
 	}
 	return fmt.Sprintf("%srecord --rounds changes or none, with which %s skips waiting jobs", sep, p.Name())
 }
 
-// sparse is the engine's book of a run decided incrementally.
-type sparse struct {
+// incremental is the engine's book of a run decided incrementally.
+type incremental struct {
 	inc policies.Incremental
 	// holding are the jobs holding GPUs, in workload order.
 	holding []*job
@@ -54,18 +54,18 @@ type sparse struct {
 	list    []*job
 }
 
-func newSparse(cfg Config, p policies.Policy) *sparse {
-	if !Sparse(cfg, p) {
+func newIncremental(cfg Config, p policies.Policy) *incremental {
+	if !Incremental(cfg, p) {
 		return nil
 	}
-	return &sparse{inc: p.(policies.Incremental), used: make([]int, cfg.Cluster.Nodes)}
+	return &incremental{inc: p.(policies.Incremental), used: make([]int, cfg.Cluster.Nodes)}
 }
 
 // activate notes that j became active.
-func (sp *sparse) activate(j *job) { sp.added = append(sp.added, j) }
+func (sp *incremental) activate(j *job) { sp.added = append(sp.added, j) }
 
 // deactivate notes that j finished, while it still holds its GPUs.
-func (sp *sparse) deactivate(j *job) {
+func (sp *incremental) deactivate(j *job) {
 	if i := slices.Index(sp.added, j); i >= 0 {
 		sp.added = slices.Delete(sp.added, i, i+1) // never shown to the policy
 	} else {
@@ -76,11 +76,11 @@ func (sp *sparse) deactivate(j *job) {
 }
 
 // hold updates the book for j, which held old and now holds j.alloc.
-func (sp *sparse) hold(j *job, old []int) { sp.move(j, old, j.alloc, j.gpus > 0) }
+func (sp *incremental) hold(j *job, old []int) { sp.move(j, old, j.alloc, j.gpus > 0) }
 
 // move takes old off the per-node counts and puts cur on, and keeps j in
 // the holding list or out of it.
-func (sp *sparse) move(j *job, old, cur []int, holding bool) {
+func (sp *incremental) move(j *job, old, cur []int, holding bool) {
 	for n, v := range old {
 		sp.used[n] -= v
 	}
@@ -102,7 +102,7 @@ func byIdx(j *job, idx int) int { return cmp.Compare(j.idx, idx) }
 // what changed and returns the allocations that change, which are checked
 // and applied in workload order.
 func (e *engine) decide() error {
-	sp := e.sparse
+	sp := e.incremental
 	for _, j := range sp.holding {
 		j.view(&j.pv, e.now, e.traits.NeedsOracle)
 	}
@@ -113,7 +113,7 @@ func (e *engine) decide() error {
 		sp.tracked = append(sp.tracked, policies.Tracked{Key: int64(j.idx), Job: &j.pv})
 	}
 	start := time.Now()
-	changes := sp.inc.Decide(e.now, e.cfg.Cluster, policies.Round{Added: sp.tracked, Removed: sp.removed})
+	changes := sp.inc.ScheduleIncremental(e.now, e.cfg.Cluster, policies.IncrementalRound{Added: sp.tracked, Removed: sp.removed})
 	wall := time.Since(start).Seconds()
 	clear(sp.tracked)
 	for _, j := range sp.gone {

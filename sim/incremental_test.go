@@ -19,7 +19,7 @@ import (
 // policies.Incremental: on a reference workload, the same overloaded, with
 // the workload's order differing from its arrival order, in a closed loop,
 // and with interference and step mode; with the changes and no records.
-func TestSparseRoundsMatchFullRounds(t *testing.T) {
+func TestIncrementalRoundsMatchFullRounds(t *testing.T) {
 	set := profiles.Default()
 	ref := paperPrefix(t, set, 160)
 	heavy := cloneWorkload(ref)
@@ -56,12 +56,12 @@ func TestSparseRoundsMatchFullRounds(t *testing.T) {
 				cfg := DefaultConfig()
 				v.cfg(&cfg)
 				cfg.Rounds = mode
-				if !Sparse(cfg, build()) {
-					t.Fatalf("%s: %s would not run sparse", v.name, name)
+				if !Incremental(cfg, build()) {
+					t.Fatalf("%s: %s would not run incrementally", v.name, name)
 				}
-				sparse, err := Run(cfg, set, v.w, build())
+				incr, err := Run(cfg, set, v.w, build())
 				if err != nil {
-					t.Fatalf("%s, %s, sparse: %v", v.name, name, err)
+					t.Fatalf("%s, %s, incr: %v", v.name, name, err)
 				}
 				cfg.FullRounds = true
 				full, err := Run(cfg, set, v.w, build())
@@ -69,14 +69,14 @@ func TestSparseRoundsMatchFullRounds(t *testing.T) {
 					t.Fatalf("%s, %s, full: %v", v.name, name, err)
 				}
 				where := v.name + ", " + name + ", rounds " + mode.String()
-				if !reflect.DeepEqual(sparse.Jobs, full.Jobs) {
+				if !reflect.DeepEqual(incr.Jobs, full.Jobs) {
 					t.Errorf("%s: job results differ", where)
 				}
-				if !reflect.DeepEqual(noWallStats(sparse.RoundStats), noWallStats(full.RoundStats)) {
+				if !reflect.DeepEqual(noWallStats(incr.RoundStats), noWallStats(full.RoundStats)) {
 					t.Errorf("%s: round statistics differ", where)
 				}
-				if !reflect.DeepEqual(noWall(sparse.Rounds), noWall(full.Rounds)) {
-					t.Errorf("%s: round records differ (%d and %d)", where, len(sparse.Rounds), len(full.Rounds))
+				if !reflect.DeepEqual(noWall(incr.Rounds), noWall(full.Rounds)) {
+					t.Errorf("%s: round records differ (%d and %d)", where, len(incr.Rounds), len(full.Rounds))
 				}
 				if v.name == "overloaded" && mode == RoundsNone {
 					maxPending := 0
