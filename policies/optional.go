@@ -3,8 +3,8 @@ package policies
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
-// extension points in the Kubernetes scheduler framework. There are two:
-// StatsReporter (below) and Incremental (incremental.go).
+// extension points in the Kubernetes scheduler framework. There are three:
+// StatsReporter and AppChecker (below) and Incremental (incremental.go).
 
 // StatsReporter is implemented by policies that report figures about their
 // own rounds: the objective value their search reached, counters worth

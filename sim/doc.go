@@ -1,7 +1,10 @@
-// Package sim is the discrete-event engine of polluxsim: a cluster of
-// identical GPU nodes, jobs arriving from a workload, a scheduling policy
-// called every interval, and each job progressing by its application's true
-// profile between events.
+// Package sim is the discrete-event engine of polluxsim: a cluster of GPU
+// nodes (Config.Cluster: identical nodes, or node pools of several GPU
+// types and sizes; Config.Elastic: nodes added and removed by an
+// autoscaler), jobs arriving from a workload, a scheduling policy called
+// every interval, and each job progressing by its application's true
+// profile between events. A job holds GPUs of one type at a time; a
+// change of type is a restart.
 //
 // Time. Events carry exact float times: job arrivals, scheduling ticks
 // (every Config.Interval seconds), the end of a restart after a
@@ -38,9 +41,9 @@
 // stops a run that passes any of them.
 //
 // Incremental rounds. When the policy implements policies.Incremental and
-// the run qualifies (Incremental), each round visits only the jobs holding GPUs
-// and those that arrived, finished or changed: the policy is told what
-// changed and returns the allocations that change. The results are those
+// the run qualifies (Incremental), each round visits only the jobs holding
+// GPUs and those that arrived, finished or changed: the policy is told what
+// changed (ScheduleIncremental) and returns the allocations that change. The results are those
 // of full rounds. Such a run's work limit counts the jobs its rounds visit,
 // and CheckFeasible does not apply the work bound to it.
 //

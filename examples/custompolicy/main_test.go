@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/conformance"
 )
 
 // The example program runs a whole simulation with a policy registered
@@ -22,4 +23,11 @@ func TestRunsWholeSimulation(t *testing.T) {
 	if _, err := policies.Resolve("smallest-first", "", []string{"aging_hours=-1"}); err == nil {
 		t.Error("negative aging_hours accepted")
 	}
+}
+
+// A policy registered outside policies/ passes the same conformance suite
+// as the built-in ones, with its defaults and with aging.
+func TestConformance(t *testing.T) {
+	conformance.Run(t, "smallest-first")
+	t.Run("aging", func(t *testing.T) { conformance.Run(t, "smallest-first", "aging_hours=0.01") })
 }

@@ -15,7 +15,7 @@
 // fraction of time a job should spend on each GPU type, the solution of a
 // linear program over the jobs' throughputs per type: optimizer steps per
 // second at the requested GPUs (packed onto nodes of that type) and batch,
-// taken from the ground truth through the oracle (policies.Oracle.TypeIterTime), as
+// taken from the ground truth through the oracle (its TypeIterTime), as
 // Gavel uses throughputs measured offline. A job's isolated throughput, the
 // normaliser of gavel-las and gavel-ftf, is its throughput on an equal
 // share of the cluster: the GPUs water-filled over the jobs (a job asking
