@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -32,6 +33,9 @@ import (
 // Its workload is the experiment's workload set with the cell's overrides:
 // jobs = round(load × jobs at 1.0 load) unless the cell gives a job count.
 type Experiment struct {
+	// stored: read from a sweep's folder (ParseStoredExperiment).
+	stored bool
+
 	Name    string `json:"name"`
 	Version int    `json:"version"`
 	// Description says what the experiment measures.
@@ -136,7 +140,10 @@ type Cell struct {
 	jobs   int
 	// fixedJobs: the job count was given, not derived from a load.
 	fixedJobs bool
-	uniform   runspec.Uniform
+	// unresolved: the cell's policy is not registered in this binary (a
+	// stored experiment, see ParseStoredExperiment).
+	unresolved bool
+	uniform    runspec.Uniform
 	// set is the cell's workload set ("" for none) and count its number of
 	// workloads.
 	set   string
@@ -168,6 +175,11 @@ func (c *Cell) Title() string {
 func (c *Cell) Load() float64  { return c.load }
 func (c *Cell) Config() string { return c.config }
 func (c *Cell) Jobs() int      { return c.jobs }
+
+// OptionsResolved reports whether the cell's options were resolved
+// against its policy's registration (false only for a stored experiment
+// whose policy this binary does not know).
+func (c *Cell) OptionsResolved() bool { return !c.unresolved }
 
 // FixedJobs reports whether the job count was given rather than derived
 // from a load; UniformWorkload is the cell's uniform workload (zero when
@@ -233,7 +245,21 @@ func checkName(name string) error {
 // after the object are errors) and resolves and checks every cell. name
 // is used in messages.
 func ParseExperiment(data []byte, name string) (*Experiment, error) {
-	var e Experiment
+	return parseExperiment(data, name, false)
+}
+
+// ParseStoredExperiment reads a sweep's stored experiment.json as
+// ParseExperiment does, except that a cell's policy need not be registered
+// in this binary: such a cell keeps its options as the spec gives them,
+// merged but not resolved against defaults (Cell.OptionsResolved is
+// false), so that report, plot, merge and regress can read a sweep made by
+// a binary with a policy of its own.
+func ParseStoredExperiment(data []byte, name string) (*Experiment, error) {
+	return parseExperiment(data, name, true)
+}
+
+func parseExperiment(data []byte, name string, stored bool) (*Experiment, error) {
+	e := Experiment{stored: stored}
 	data = strictjson.TrimBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("experiment %s: empty file, expected a JSON object", name)
@@ -247,6 +273,7 @@ func ParseExperiment(data []byte, name string) (*Experiment, error) {
 	if err := dec.Decode(&e); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)
 	}
+	e.stored = stored
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("experiment %s: unexpected data after the JSON object", name)
 	}
@@ -391,6 +418,8 @@ func (e *Experiment) resolve() error {
 const ReferenceJobs = 160
 
 func (c *Cell) resolve(e *Experiment) error {
+	_, known := policies.Lookup(c.Policy)
+	unresolved := e.stored && !known
 	s := runspec.DefaultSpec(c.Policy)
 	nodesGiven := false
 	for _, raw := range []json.RawMessage{e.Settings, c.Settings} {
@@ -431,17 +460,29 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 		s.Cluster, s.Nodes, s.GPUsPerNode = runspec.ClusterString(cl), cl.Nodes, cl.GPUsPerNode
 	}
-	for _, raw := range []json.RawMessage{e.Options[c.Policy], c.Options} {
-		if len(raw) > 0 {
-			var err error
-			if s, err = s.WithOptions(raw); err != nil {
-				return err
+	if unresolved {
+		opts, err := mergeOptions(e.Options[c.Policy], c.Options)
+		if err != nil {
+			return err
+		}
+		s.Options = opts
+		if err := s.ValidateSettings(); err != nil {
+			return err
+		}
+	} else {
+		for _, raw := range []json.RawMessage{e.Options[c.Policy], c.Options} {
+			if len(raw) > 0 {
+				var err error
+				if s, err = s.WithOptions(raw); err != nil {
+					return err
+				}
 			}
 		}
+		if err := s.Validate(); err != nil {
+			return err
+		}
 	}
-	if err := s.Validate(); err != nil {
-		return err
-	}
+	c.unresolved = unresolved
 	s, err := s.WithAutoscalerOptions()
 	if err != nil {
 		return err
@@ -512,4 +553,25 @@ func (e *Experiment) GPUs() int {
 		return 0
 	}
 	return e.Cells[0].spec.Nodes * e.Cells[0].spec.GPUsPerNode
+}
+
+// mergeOptions merges option layers (JSON objects, later keys winning)
+// without a policy's registration, as canonical JSON (sorted keys).
+func mergeOptions(layers ...json.RawMessage) (policies.OptionSet, error) {
+	m := map[string]json.RawMessage{}
+	for _, raw := range layers {
+		if len(raw) == 0 {
+			continue
+		}
+		var layer map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &layer); err != nil {
+			return "", fmt.Errorf("options: %w", err)
+		}
+		maps.Copy(m, layer)
+	}
+	b, err := json.Marshal(m) // map keys are sorted
+	if err != nil {
+		return "", err
+	}
+	return policies.OptionSet(b), nil
 }

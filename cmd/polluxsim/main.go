@@ -1,16 +1,13 @@
 // Command polluxsim is a trace-driven, discrete-event simulator of a GPU
-// cluster running deep-learning training jobs under the Pollux,
-// Optimus+Oracle, Tiresias and FIFO schedulers.
+// cluster running deep-learning training jobs under the registered
+// scheduling policies (Pollux, Sia, the Gavel family, Optimus+Oracle,
+// Tiresias, SRTF, FIFO). Its command tree is the library package app.
 package main
 
 import (
-	"fmt"
 	"os"
+
+	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
 )
 
-func main() {
-	if err := newRootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "polluxsim:", err)
-		os.Exit(1)
-	}
-}
+func main() { os.Exit(app.Main()) }

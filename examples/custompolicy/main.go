@@ -1,6 +1,8 @@
-// Command custompolicy shows polluxsim used as a library: it defines a
-// scheduling policy outside the policies/ tree, registers it with one or
-// two options, and simulates a whole workload with it beside FIFO.
+// Command custompolicy shows polluxsim used as a library: package
+// smallestfirst defines a scheduling policy outside the policies/ tree and
+// registers it with one option; this program simulates a whole workload
+// with it beside FIFO. cmd/polluxsim-custom is the whole polluxsim command
+// line with the policy added, in ten lines.
 //
 //	go run ./examples/custompolicy              # 160 jobs, both policies
 //	go run ./examples/custompolicy -jobs 40 -aging-hours 1
@@ -12,86 +14,17 @@
 package main
 
 import (
-	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 
+	_ "github.com/polluxsim/polluxsim/examples/custompolicy/smallestfirst"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
-
-// Options are the policy's options: exported fields tagged `option` and
-// `doc` are what users set with --policy-opt or a spec's "options".
-type Options struct {
-	AgingHours float64 `option:"aging_hours" doc:"a job that has waited this long goes first (0: never)"`
-}
-
-// Validate is called by the registry after every decoding.
-func (o *Options) Validate() error {
-	if o.AgingHours < 0 {
-		return fmt.Errorf("aging_hours must not be negative, got %v", o.AgingHours)
-	}
-	return nil
-}
-
-// SmallestFirst is the policy. It keeps no state between rounds.
-type SmallestFirst struct{ opt Options }
-
-var _ policies.Policy = (*SmallestFirst)(nil)
-
-// Name implements policies.Policy.
-func (*SmallestFirst) Name() string { return "smallest-first" }
-
-// Traits implements policies.Policy: jobs run on exactly the GPUs and
-// batch size their users requested.
-func (*SmallestFirst) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
-
-// Schedule implements policies.Policy: running jobs keep their GPUs; the
-// waiting ones start in priority order while they fit.
-func (p *SmallestFirst) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
-	alloc := make([][]int, len(jobs))
-	var waiting []int
-	for i := range jobs {
-		if policies.Sum(jobs[i].Alloc) > 0 {
-			alloc[i] = slices.Clone(jobs[i].Alloc)
-		} else {
-			waiting = append(waiting, i)
-		}
-	}
-	aged := func(i int) bool { return p.opt.AgingHours > 0 && jobs[i].Age >= 3600*p.opt.AgingHours }
-	slices.SortStableFunc(waiting, func(a, b int) int {
-		if aged(a) != aged(b) {
-			if aged(a) {
-				return -1
-			}
-			return 1
-		}
-		if d := cmp.Compare(jobs[a].Request.GPUs, jobs[b].Request.GPUs); d != 0 {
-			return d
-		}
-		return cmp.Compare(jobs[a].Submit, jobs[b].Submit)
-	})
-	free := policies.FreeGPUs(c, alloc)
-	for _, i := range waiting {
-		alloc[i] = policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i]) // nil if it does not fit
-	}
-	return policies.Decision{Alloc: alloc}
-}
-
-func init() {
-	policies.Register(policies.Typed(policies.Registration{
-		Name: "smallest-first",
-		Doc:  "example: fewest requested GPUs first, no preemption, optional aging",
-	}, func() Options { return Options{AgingHours: 4} }, func(o Options, _ policies.Env) (policies.Policy, error) {
-		return &SmallestFirst{opt: o}, nil
-	}))
-}
 
 // run simulates the same generated workload under each policy (name and
 // key=value options) and prints the average JCTs.

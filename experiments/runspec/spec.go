@@ -92,11 +92,19 @@ const (
 	MaxPrice   = 1e9
 )
 
-// Validate checks a spec's values, naming the offending setting.
+// Validate checks a spec's values, naming the offending setting: the
+// policy and its options (against the registry), then ValidateSettings.
 func (s RunSpec) Validate() error {
 	if _, err := policies.Resolve(s.Policy, s.Options); err != nil {
 		return err
 	}
+	return s.ValidateSettings()
+}
+
+// ValidateSettings checks every value of the spec but the policy and its
+// options (which only the policy's registration can check): what a stored
+// run of a policy this binary does not know can still be checked for.
+func (s RunSpec) ValidateSettings() error {
 	switch {
 	case s.Nodes < 1 || s.Nodes > MaxNodes:
 		return fmt.Errorf("--nodes must be in [1, %d], got %d", MaxNodes, s.Nodes)

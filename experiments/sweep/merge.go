@@ -46,7 +46,7 @@ func Merge(out string, dirs []string) (*MergeReport, error) {
 		}
 		if spec == nil {
 			spec = data
-			if exp, err = experiments.ParseExperiment(data, filepath.Join(d, ExperimentFile)); err != nil {
+			if exp, err = experiments.ParseStoredExperiment(data, filepath.Join(d, ExperimentFile)); err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
 			}
 			continue

@@ -49,8 +49,14 @@ func LoadRuns(dir string, exp *experiments.Experiment) (runs []*results.RunResul
 // runMatches reports whether a stored run is run r of this version of exp.
 func runMatches(rr *results.RunResult, exp *experiments.Experiment, r experiments.Run) bool {
 	c := r.Cell
+	want, got := c.Spec(), rr.Settings
+	if !c.OptionsResolved() {
+		// A policy this binary does not know: its stored settings hold
+		// the options resolved by the binary that ran it.
+		want.Options, got.Options = "", ""
+	}
 	return rr.Experiment == exp.Name && rr.ExperimentVersion == exp.Version && rr.Run == r.ID() &&
-		rr.Cell == c.Name && rr.Workload == r.Workload && rr.Settings == c.Spec() &&
+		rr.Cell == c.Name && rr.Workload == r.Workload && got == want &&
 		rr.Load == c.Load() && rr.Config == c.Config()
 }
 

@@ -129,7 +129,7 @@ func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []str
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s is not a sweep's output folder: %w", dir, fserr.Cause(err))
 	}
-	exp, err := experiments.ParseExperiment(data, filepath.Join(dir, ExperimentFile))
+	exp, err := experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile))
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package app
 
 // Special files where an input file is needed, through the binary.
 

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 // tinySpecPath is the test-only experiment: 20 runs of a few jobs.
 func tinySpecPath(t *testing.T) string {
 	t.Helper()
-	p, err := filepath.Abs(filepath.Join("..", "..", "experiments", "internal", "exptest", "tiny.json"))
+	p, err := filepath.Abs(filepath.Join("..", "..", "..", "experiments", "internal", "exptest", "tiny.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func tinySpecPath(t *testing.T) string {
 }
 
 func baselinePath(name string) string {
-	return filepath.Join("..", "..", "experiments", "baselines", name+".json")
+	return filepath.Join("..", "..", "..", "experiments", "baselines", name+".json")
 }
 
 // TestSweepBadInput: every bad input is one error line before anything is
@@ -90,7 +90,7 @@ func buildBinary(t *testing.T) string {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
 	bin := filepath.Join(t.TempDir(), "polluxsim")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command(goTool, "build", "-o", bin, "..").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

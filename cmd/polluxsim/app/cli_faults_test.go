@@ -1,4 +1,4 @@
-package main
+package app
 
 // Faults beyond malformed run inputs, through the binary: special files at
 // a single-file --out, strict experiment specs, capped warnings, the sweep
@@ -34,7 +34,7 @@ func oneLineError(t *testing.T, r cliResult, want string) {
 // folder at --out and leave it alone; a symbolic link is written through.
 func TestCLISpecialOut(t *testing.T) {
 	polluxsimBinary(t)
-	log, _ := filepath.Abs(filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json"))
+	log, _ := filepath.Abs(filepath.Join("..", "..", "..", "traces", "testdata", "cluster_job_log_small.json"))
 	commands := map[string][]string{
 		"generate":         {"workload", "generate", "--jobs", "5"},
 		"philly":           {"workload", "philly", "--log", log},
@@ -82,7 +82,7 @@ func TestCLISpecialOut(t *testing.T) {
 func TestCLIOutIsAnInput(t *testing.T) {
 	polluxsimBinary(t)
 	dir := t.TempDir()
-	log, _ := filepath.Abs(filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json"))
+	log, _ := filepath.Abs(filepath.Join("..", "..", "..", "traces", "testdata", "cluster_job_log_small.json"))
 	logData, err := os.ReadFile(log)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func runCLI(t *testing.T, args ...string) (string, error) {
 
 func TestWorkloadPhillyCmd(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "philly.csv")
-	log := filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json")
+	log := filepath.Join("..", "..", "..", "traces", "testdata", "cluster_job_log_small.json")
 	printed, err := runCLI(t, "workload", "philly", "--log", log, "--out", out)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, printed)

@@ -1,4 +1,4 @@
-package main
+package app
 
 // Tests through the polluxsim binary: malformed inputs give one line on
 // stderr naming the file and line or the flag, a non-zero exit and no
@@ -54,7 +54,7 @@ func polluxsimBinary(t *testing.T) string {
 			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 		}
 		binPath = filepath.Join(binDir, "polluxsim")
-		out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command(goTool, "build", "-o", binPath, "..").CombinedOutput()
 		if err != nil {
 			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
 		}

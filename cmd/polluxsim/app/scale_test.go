@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 func TestWorkloadGenerateAllCmd(t *testing.T) {
 	dir := t.TempDir()
 	table := filepath.Join(dir, "philly.csv")
-	log := filepath.Join("..", "..", "traces", "testdata", "cluster_job_log_small.json")
+	log := filepath.Join("..", "..", "..", "traces", "testdata", "cluster_job_log_small.json")
 	if out, err := runCLI(t, "workload", "philly", "--log", log, "--out", table); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// build compiles the package at pkg (relative to this folder) into dir.
+func build(t *testing.T, dir, name, pkg string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command(goTool, "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+func runBin(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String()
+}
+
+// TestCustomBinary: the ten-line main of cmd/polluxsim-custom is a whole
+// polluxsim that knows the outside policy: it lists it, runs it, sweeps it
+// beside FIFO, and reports and plots the sweep; the stock polluxsim, which
+// does not know the policy, still reports and plots that sweep from its
+// stored results.
+func TestCustomBinary(t *testing.T) {
+	dir := t.TempDir()
+	custom := build(t, dir, "polluxsim-custom", "./cmd/polluxsim-custom")
+	stock := build(t, dir, "polluxsim", "../../cmd/polluxsim")
+
+	if out := runBin(t, custom, "policies"); !strings.Contains(out, "smallest-first") || !strings.Contains(out, "aging_hours") {
+		t.Errorf("policies does not list smallest-first with its option:\n%s", out)
+	}
+	out := runBin(t, custom, "run", "--policy", "smallest-first", "--policy-opt", "aging_hours=2", "--jobs", "24", "--quiet", "--out", filepath.Join(dir, "run"))
+	if !strings.Contains(out, "policy smallest-first: 24 jobs") {
+		t.Errorf("run printed %q", out)
+	}
+	spec, _ := filepath.Abs(filepath.Join("testdata", "smallest-first.json"))
+	sw := filepath.Join(dir, "sweep")
+	runBin(t, custom, "sweep", "--experiment", spec, "--quiet", "--out", sw)
+	for _, f := range []string{"results.parquet", "summary.json", "experiment.json"} {
+		if _, err := os.Stat(filepath.Join(sw, f)); err != nil {
+			t.Errorf("sweep: %v", err)
+		}
+	}
+	for name, bin := range map[string]string{"custom": custom, "stock": stock} {
+		page := filepath.Join(dir, name+"-report.html")
+		runBin(t, bin, "report", "--in", sw, "--out", page)
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Smallest first / FIFO", "smallest-first", "<svg"} {
+			if !bytes.Contains(html, []byte(want)) {
+				t.Errorf("%s report lacks %q", name, want)
+			}
+		}
+		plots := filepath.Join(dir, name+"-plots")
+		runBin(t, bin, "plot", "--in", sw, "--out", plots)
+		for _, f := range []string{"jct.png", "timeline.png"} {
+			if st, err := os.Stat(filepath.Join(plots, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s plot %s: %v", name, f, err)
+			}
+		}
+	}
+}
