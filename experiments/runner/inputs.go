@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -18,33 +19,14 @@ type Inputs struct {
 	// LoadProfiles).
 	Profiles    *profiles.Set
 	ProfilesRef string
-	// Workload is the workload; when nil, WorkloadRef names it (a workload
-	// CSV, or paper:N / paper-realistic:N, see traces.ReadWorkload), or,
-	// when WorkloadRef is empty too, it is generated as Generate says.
+	// Workload is the workload; when nil, WorkloadRef names it (a
+	// reference any registered workload source resolves: a workload CSV,
+	// paper:N, generate:..., a trace name; see package workloads), or,
+	// when WorkloadRef is empty too, it is generated as Generate says (the
+	// zero Generate is workloads.DefaultGenerate).
 	Workload    *traces.Workload
 	WorkloadRef string
-	Generate    Generate
-}
-
-// Generate describes the generated workload: Jobs jobs (160: the
-// reference's 1.0× load) sampled from the embedded summary of the Philly
-// trace with Seed, in Config's job configurations (traces.ConfigTuned or
-// traces.ConfigRealistic). The zero Generate is DefaultGenerate.
-type Generate struct {
-	Jobs   int
-	Seed   uint64
-	Config string
-}
-
-// DefaultGenerate is the default generated workload: 160 jobs, seed 1,
-// TunedJobs configurations.
-var DefaultGenerate = Generate{Jobs: 160, Seed: 1, Config: traces.ConfigTuned}
-
-func (g Generate) withDefaults() Generate {
-	if g == (Generate{}) {
-		return DefaultGenerate
-	}
-	return g
+	Generate    workloads.Generate
 }
 
 // LoadProfiles loads the profile set ref names: "" is the default, the
@@ -92,20 +74,24 @@ func (in Inputs) workload(set *profiles.Set, spec runspec.RunSpec) (w *traces.Wo
 	if in.Workload != nil {
 		return in.Workload, nil, nil, nil // the caller chose it
 	}
+	env := workloads.Env{Profiles: set, GPUsPerNode: spec.GPUsPerNode}
 	if in.WorkloadRef != "" {
-		w, read, err := traces.ReadWorkload(in.WorkloadRef, traces.ReadOptions{Apps: set.Names()})
+		w, read, err := workloads.Resolve(in.WorkloadRef, env)
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		return w, read, runspec.BatchWarnings(w, set), nil
 	}
-	g := in.Generate.withDefaults()
+	g := in.Generate
+	if g == (workloads.Generate{}) {
+		g = workloads.DefaultGenerate()
+	}
 	if g.Jobs < 1 {
 		return nil, nil, nil, fmt.Errorf("--jobs must be at least 1, got %d", g.Jobs)
 	}
 	if g.Config != traces.ConfigTuned && g.Config != traces.ConfigRealistic {
 		return nil, nil, nil, fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, g.Config)
 	}
-	w, err = runspec.GenerateWorkload(nil, set, g.Jobs, g.Seed, g.Config, spec.GPUsPerNode)
-	return w, nil, nil, err
+	w, read, err = g.Make(env)
+	return w, read, nil, err
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/adaptdl"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -118,7 +119,7 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 			return nil, fmt.Errorf("workloads: set %s is read from --workloads DIR", k.set)
 		}
 		rel := path.Join(k.set, fmt.Sprintf("workload-%d.csv", k.index))
-		w, err := s.read(rel)
+		w, err := s.read(rel, k)
 		if err != nil {
 			return nil, fmt.Errorf("workloads: %w", err)
 		}
@@ -140,7 +141,7 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 		folder := WorkloadFolder(k.config, k.load)
 		if st, err := fs.Stat(s.fsys, folder); err == nil && st.IsDir() {
 			rel := path.Join(folder, fmt.Sprintf("workload-%d.csv", k.index))
-			w, err := s.read(rel)
+			w, err := s.read(rel, k)
 			if err != nil {
 				return nil, fmt.Errorf("workloads: %w", err)
 			}
@@ -157,7 +158,8 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := runspec.GenerateWorkload(src, s.set, k.jobs, uint64(k.index), k.config, k.gpusPerNode)
+	g := workloads.Generate{Jobs: k.jobs, Seed: uint64(k.index), Config: k.config}
+	w, err := g.MakeFrom(src, workloads.Env{Profiles: s.set, GPUsPerNode: k.gpusPerNode})
 	if err != nil {
 		return nil, err
 	}
@@ -201,17 +203,13 @@ func (s *workloadStore) source() (traces.Source, string, error) {
 }
 
 // read reads the workload file rel (slash-separated) of the --workloads
-// folder, or of the embedded reference workloads.
-func (s *workloadStore) read(rel string) (*traces.Workload, error) {
-	opts := traces.ReadOptions{Apps: s.set.Names()}
-	if s.dir != "" {
-		w, _, err := traces.ReadFile(filepath.Join(s.dir, filepath.FromSlash(rel)), opts)
-		return w, err
+// folder, or the embedded reference workload it is (paper:N,
+// paper-realistic:N), through the workload sources.
+func (s *workloadStore) read(rel string, k workloadKey) (*traces.Workload, error) {
+	ref := workloads.CSVSource + ":" + filepath.Join(s.dir, filepath.FromSlash(rel))
+	if s.dir == "" {
+		ref = traces.PaperName(k.config, k.index)
 	}
-	data, err := fs.ReadFile(s.fsys, rel)
-	if err != nil {
-		return nil, err
-	}
-	w, _, err := traces.Parse(bytes.NewReader(data), rel, opts)
+	w, _, err := workloads.Resolve(ref, workloads.Env{Profiles: s.set, GPUsPerNode: k.gpusPerNode})
 	return w, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
@@ -69,7 +70,7 @@ shorthands for Pollux's options.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(runspec.PolicyNames(), ", "))
-	f.StringVar(&rf.workload, "workload", "", "workload CSV, or paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads (default: generated from the embedded Philly summary)")
+	f.StringVar(&rf.workload, "workload", "", "workload: a CSV file, paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads, generate:KEY=VALUE,..., a trace name such as itp:cluster02, or any registered source (`polluxsim workload sources`; default: generated from the embedded Philly summary)")
 	f.StringVar(&rf.profiles, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
 	f.Var(flagvalue.NewInt(&rf.jobs, 160), "jobs", "jobs in the generated workload (160 = 1.0x load)")
@@ -136,7 +137,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	var prog *progress
 	p, err := runner.Prepare(rf.spec, runner.Inputs{
 		ProfilesRef: rf.profiles, WorkloadRef: rf.workload,
-		Generate: runner.Generate{Jobs: rf.jobs, Seed: rf.workloadSeed, Config: rf.config},
+		Generate: workloads.Generate{Jobs: rf.jobs, Seed: rf.workloadSeed, Config: rf.config},
 	}, runner.Options{Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }})
 	if err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -34,10 +35,28 @@ per line, in the format of the reference simulator (petuum/adaptdl).
 
   generate          sample a workload from the Philly trace (or its embedded summary)
   philly            reduce Philly's cluster_job_log to the table generate samples
-  summarize-philly  make the compact summary generate uses without --philly`,
+  summarize-philly  make the compact summary generate uses without --philly
+  sources           the workload sources --workload references resolve through`,
 	}
-	cmd.AddCommand(newWorkloadGenerateCmd(), newWorkloadPhillyCmd(), newWorkloadSummarizeCmd())
+	cmd.AddCommand(newWorkloadGenerateCmd(), newWorkloadPhillyCmd(), newWorkloadSummarizeCmd(), newWorkloadSourcesCmd())
 	return cmd
+}
+
+func newWorkloadSourcesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "sources",
+		Short: "List the workload sources --workload references resolve through",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			for _, s := range workloads.Default().Sources() {
+				if _, err := fmt.Fprintf(w, "%s\n  %s\n  %s\n\n", s.Name, s.Usage, s.Doc); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
 }
 
 func newWorkloadGenerateCmd() *cobra.Command {
@@ -106,30 +125,16 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if maxReplicas < 0 {
 				return fmt.Errorf("--max-replicas must not be negative (0 = no cap), got %d", maxReplicas)
 			}
-			src, err := workloadSource(phillyPath, summaryPath, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
 			set, err := runner.LoadProfiles(profilesDir)
 			if err != nil {
 				return err
 			}
-			gopt := traces.GenerateOptions{
-				Jobs:        jobs,
-				Seed:        seed,
-				Config:      config,
-				Apps:        runspec.AppConfigs(set, gpusPerNode),
-				MaxReplicas: maxReplicas,
-			}
-			var w *traces.Workload
-			if all {
-				w, err = traces.GenerateAll(src.(*traces.PhillyTable), gopt)
-			} else {
-				w, err = traces.Generate(src, gopt)
-			}
+			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath, All: all, MaxReplicas: maxReplicas}
+			w, warnings, err := g.Make(workloads.Env{Profiles: set, GPUsPerNode: gpusPerNode})
 			if err != nil {
 				return err
 			}
+			printWarnings(cmd.ErrOrStderr(), warnings)
 			if out == "-" {
 				return traces.Write(cmd.OutOrStdout(), w)
 			}
@@ -153,24 +158,6 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 	f.StringVar(&out, "out", "", "output workload CSV (- for standard output)")
 	f.BoolVar(&all, "all", false, "every job of the --philly table the filter keeps, each at its own submission time over the whole trace (no sampling, no time-of-day window)")
 	return cmd
-}
-
-// workloadSource opens what generate samples: a reduced Philly table, a
-// summary file, or the embedded summary.
-func workloadSource(phillyPath, summaryPath string, warn io.Writer) (traces.Source, error) {
-	switch {
-	case phillyPath != "":
-		t, warnings, err := traces.ReadPhilly(phillyPath)
-		if err != nil {
-			return nil, err
-		}
-		printWarnings(warn, warnings)
-		return t, nil
-	case summaryPath != "":
-		return traces.ReadSummary(summaryPath)
-	default:
-		return traces.DefaultSummary()
-	}
 }
 
 // formatMix lists a workload's jobs per application, by name.

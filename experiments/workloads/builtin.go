@@ -1,0 +1,235 @@
+package workloads
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+func init() {
+	for _, s := range []Source{
+		{Name: CSVSource, Usage: "csv:FILE, or any FILE", Doc: "a workload CSV (name,time,application,num_replicas,batch_size), the reference simulator's format", Resolve: readCSV},
+		{Name: "paper", Usage: "paper:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N, TunedJobs configurations (embedded)", Resolve: paper("paper")},
+		{Name: "paper-realistic", Usage: "paper-realistic:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N with its users' configurations (embedded)", Resolve: paper("paper-realistic")},
+		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W]][,all=true][,max_replicas=N]",
+			Doc: "the paper's generator: jobs sampled from the embedded Philly summary, a Philly table or any registered trace (see docs/traces.md)", Resolve: generate},
+		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace the filter keeps, at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
+	} {
+		Register(s)
+	}
+}
+
+// GenerateSource is the generator's source name.
+const GenerateSource = "generate"
+
+func readOptions(env Env) traces.ReadOptions {
+	var o traces.ReadOptions
+	if env.Profiles != nil {
+		o.Apps = env.Profiles.Names()
+	}
+	return o
+}
+
+func readCSV(arg string, env Env) (*traces.Workload, []string, error) {
+	return traces.ReadFile(arg, readOptions(env))
+}
+
+func paper(prefix string) func(string, Env) (*traces.Workload, []string, error) {
+	return func(arg string, env Env) (*traces.Workload, []string, error) {
+		return traces.ReadPaper(prefix+":"+arg, readOptions(env))
+	}
+}
+
+// Generate is the generator's description: what a "generate:" reference
+// says, key by key.
+type Generate struct {
+	Jobs        int    // jobs (default 160, the reference's 1.0× load)
+	Seed        uint64 // seed (default 1)
+	Config      string // config: tuned (default) or realistic
+	Philly      string // philly: a reduced Philly table to sample
+	Summary     string // summary: a Philly summary file to sample
+	Trace       string // trace: any registered trace to sample by the paper's method
+	Window      string // window: the trace's window (daily, daily:H1-H2, span:FROM-UNTIL, all)
+	All         bool   // all: every job of the table (philly or trace), no sampling
+	MaxReplicas int    // max_replicas: cap realistic GPU counts (0: none)
+}
+
+// DefaultGenerate is the default generated workload: 160 jobs from the
+// embedded Philly summary, seed 1, TunedJobs configurations.
+func DefaultGenerate() Generate { return Generate{Jobs: 160, Seed: 1, Config: traces.ConfigTuned} }
+
+// MaxGeneratedJobs bounds a generated workload's jobs.
+const MaxGeneratedJobs = 10_000_000
+
+// Ref is the reference of the generator's description g ("generate:..."),
+// with the keys that differ from the defaults.
+func (g Generate) Ref() string {
+	parts := []string{"jobs=" + strconv.Itoa(g.Jobs), "seed=" + strconv.FormatUint(g.Seed, 10), "config=" + g.Config}
+	for _, kv := range [][2]string{{"philly", g.Philly}, {"summary", g.Summary}, {"trace", g.Trace}, {"window", g.Window}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+	}
+	if g.All {
+		parts = append(parts, "all=true")
+	}
+	if g.MaxReplicas != 0 {
+		parts = append(parts, "max_replicas="+strconv.Itoa(g.MaxReplicas))
+	}
+	return GenerateSource + ":" + strings.Join(parts, ",")
+}
+
+// ParseGenerate reads a generator's description (the part after
+// "generate:"): comma-separated key=value pairs, every key at most once.
+func ParseGenerate(arg string) (Generate, error) {
+	g := DefaultGenerate()
+	seen := map[string]bool{}
+	for _, kv := range strings.Split(arg, ",") {
+		if strings.TrimSpace(kv) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return g, fmt.Errorf("generate: %q is not key=value", kv)
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if seen[k] {
+			return g, fmt.Errorf("generate: %s given twice", k)
+		}
+		seen[k] = true
+		var err error
+		switch k {
+		case "jobs":
+			g.Jobs, err = strconv.Atoi(v)
+			if err == nil && (g.Jobs < 1 || g.Jobs > MaxGeneratedJobs) {
+				err = fmt.Errorf("must be in [1, %d]", MaxGeneratedJobs)
+			}
+		case "seed":
+			g.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "config":
+			g.Config = v
+			if v != traces.ConfigTuned && v != traces.ConfigRealistic {
+				err = fmt.Errorf("must be %s or %s", traces.ConfigTuned, traces.ConfigRealistic)
+			}
+		case "philly":
+			g.Philly = v
+		case "summary":
+			g.Summary = v
+		case "trace":
+			g.Trace = v
+		case "window":
+			g.Window = v
+		case "all":
+			g.All, err = strconv.ParseBool(v)
+		case "max_replicas":
+			g.MaxReplicas, err = strconv.Atoi(v)
+			if err == nil && g.MaxReplicas < 0 {
+				err = fmt.Errorf("must not be negative (0: no cap)")
+			}
+		default:
+			return g, fmt.Errorf("generate: unknown key %q (known: jobs, seed, config, philly, summary, trace, window, all, max_replicas)", k)
+		}
+		if err != nil {
+			return g, fmt.Errorf("generate: %s=%s: %w", k, v, err)
+		}
+	}
+	n := 0
+	for _, s := range []string{g.Philly, g.Summary, g.Trace} {
+		if s != "" {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		return g, fmt.Errorf("generate: give one of philly, summary and trace")
+	case g.All && g.Philly == "" && g.Trace == "":
+		return g, fmt.Errorf("generate: all=true needs philly=FILE or trace=NAME: it replays every job of a table")
+	case g.Window != "" && g.Trace == "":
+		return g, fmt.Errorf("generate: window needs trace=NAME")
+	}
+	return g, nil
+}
+
+func generate(arg string, env Env) (*traces.Workload, []string, error) {
+	g, err := ParseGenerate(arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g.Make(env)
+}
+
+// Make makes the generator's workload for env, with the warnings reading
+// its table gave.
+func (g Generate) Make(env Env) (*traces.Workload, []string, error) {
+	gpn := env.GPUsPerNode
+	if gpn < 1 {
+		gpn = 4
+	}
+	if env.Profiles == nil {
+		return nil, nil, fmt.Errorf("generate: no profiles to take the applications' configurations from")
+	}
+	apps := runspec.AppConfigs(env.Profiles, gpn)
+	if g.Trace != "" {
+		opts := traces.TraceSampleOptions{Jobs: g.Jobs, Seed: g.Seed, Config: g.Config, Apps: apps, All: g.All}
+		if g.Window != "" {
+			if err := opts.SetWindow(g.Window); err != nil {
+				return nil, nil, fmt.Errorf("generate: window=%s: %w", g.Window, err)
+			}
+		}
+		w, _, err := traces.SampleTraceByName(g.Trace, opts)
+		return w, nil, err
+	}
+	var warnings []string
+	var src traces.Source
+	switch {
+	case g.Philly != "":
+		t, w, err := traces.ReadPhilly(g.Philly)
+		if err != nil {
+			return nil, nil, err
+		}
+		warnings, src = w, t
+	case g.Summary != "":
+		s, err := traces.ReadSummary(g.Summary)
+		if err != nil {
+			return nil, nil, err
+		}
+		src = s
+	default:
+		s, err := traces.DefaultSummary()
+		if err != nil {
+			return nil, nil, err
+		}
+		src = s
+	}
+	w, err := g.MakeFrom(src, env)
+	return w, warnings, err
+}
+
+// MakeFrom makes the generator's workload from src, a Philly table or
+// summary already read (a sweep reads its table once for all its
+// workloads); g's philly, summary and trace keys are not read.
+func (g Generate) MakeFrom(src traces.Source, env Env) (*traces.Workload, error) {
+	gpn := env.GPUsPerNode
+	if gpn < 1 {
+		gpn = 4
+	}
+	gopt := traces.GenerateOptions{Jobs: g.Jobs, Seed: g.Seed, Config: g.Config, Apps: runspec.AppConfigs(env.Profiles, gpn), MaxReplicas: g.MaxReplicas}
+	if g.All {
+		t, ok := src.(*traces.PhillyTable)
+		if !ok {
+			return nil, fmt.Errorf("generate: all=true replays a Philly table, not a summary")
+		}
+		return traces.GenerateAll(t, gopt)
+	}
+	return traces.Generate(src, gopt)
+}
+
+// replay is a trace replayed whole: every job the default filter keeps (at
+// least 60 s, under 1000 GPU-hours), at its own submission time, seed 1,
+// TunedJobs configurations. generate:trace=NAME,all=true,... says more.
+func replay(ref string, env Env) (*traces.Workload, []string, error) {
+	return Generate{Seed: 1, Config: traces.ConfigTuned, Trace: ref, All: true}.Make(env)
+}

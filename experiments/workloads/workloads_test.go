@@ -1,0 +1,112 @@
+package workloads_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/experiments/runner"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// burst is a workload source defined outside the package: ARG = n jobs of
+// cifar10 all at time 0, one GPU each.
+var burst = workloads.Source{
+	Name: "burst", Usage: "burst:N", Doc: "N one-GPU cifar10 jobs at time 0 (a test source)",
+	Resolve: func(arg string, env workloads.Env) (*traces.Workload, []string, error) {
+		n, err := strconv.Atoi(arg)
+		if err != nil || n < 1 {
+			return nil, nil, fmt.Errorf("burst:%s: want a positive job count", arg)
+		}
+		w := &traces.Workload{Source: "burst:" + arg}
+		for i := range n {
+			w.Jobs = append(w.Jobs, traces.Job{Name: fmt.Sprintf("b-%d", i), App: "cifar10", Replicas: 1, Batch: 128, Line: i + 2})
+		}
+		return w, nil, nil
+	},
+}
+
+func init() { workloads.Register(burst) }
+
+// TestSourceDoorFromOutside: a source registered outside the package is
+// resolved by name through the default registry, by the run pipeline
+// (what `polluxsim run --workload burst:3` does), while a registry of
+// one's own stays separate.
+func TestSourceDoorFromOutside(t *testing.T) {
+	res, err := runner.Run(context.Background(), runspec.DefaultSpec("fifo"), runner.Inputs{WorkloadRef: "burst:3"}, runner.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Workload.Jobs) != 3 || res.Meta.Workload != "burst:3" || res.Sim.Summary.Jobs != 3 {
+		t.Errorf("burst:3 gave %d jobs, source %q", len(res.Workload.Jobs), res.Meta.Workload)
+	}
+	if _, _, err := workloads.Resolve("burst:x", workloads.Env{}); err == nil || !strings.Contains(err.Error(), "burst:x") {
+		t.Errorf("a bad argument: %v", err)
+	}
+	own := workloads.NewRegistry()
+	if err := own.Register(burst); err != nil {
+		t.Fatal(err)
+	}
+	if err := own.Register(burst); err == nil {
+		t.Error("a name registered twice was accepted")
+	}
+	if err := own.Register(workloads.Source{Name: "Bad Name", Resolve: burst.Resolve}); err == nil {
+		t.Error("a malformed name was accepted")
+	}
+	if s, _ := own.Lookup("paper:1"); s.Name == "paper" {
+		t.Error("a registry of one's own holds the default's sources")
+	}
+}
+
+// TestBuiltinSources: each built-in reference resolves to what the
+// function behind it gives, and a generator description round-trips.
+func TestBuiltinSources(t *testing.T) {
+	set := profiles.Default()
+	env := workloads.Env{Profiles: set, GPUsPerNode: 4}
+	paper, _, err := workloads.Resolve("paper:2", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, _, err := traces.ReadPaper("paper:2", traces.ReadOptions{Apps: set.Names()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paper.Jobs) != 160 || fmt.Sprint(paper.Jobs) != fmt.Sprint(direct.Jobs) {
+		t.Errorf("paper:2 through the registry differs from ReadPaper")
+	}
+	gen, _, err := workloads.Resolve("generate:jobs=40,seed=3,config=realistic", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := runspec.GenerateWorkload(nil, set, 40, 3, "realistic", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(gen.Jobs) != fmt.Sprint(want.Jobs) {
+		t.Error("generate: differs from GenerateWorkload with the same settings")
+	}
+	g, err := workloads.ParseGenerate("jobs=40,seed=3,config=realistic")
+	if err != nil || g.Ref() != "generate:jobs=40,seed=3,config=realistic" {
+		t.Errorf("round trip: %+v %v -> %s", g, err, g.Ref())
+	}
+	for arg, msg := range map[string]string{
+		"jobs=0": "must be in", "jobs=1,jobs=2": "given twice", "colour=red": "unknown key", "config=odd": "tuned or realistic",
+		"all=true": "needs philly", "window=daily": "needs trace", "philly=a,trace=b": "one of philly", "seed": "not key=value",
+	} {
+		if _, err := workloads.ParseGenerate(arg); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("generate:%s: err %v, want %q", arg, err, msg)
+		}
+	}
+	rep, _, err := workloads.Resolve("itp:cluster02", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rep.Jobs); n < 1000 || n > 5778 {
+		t.Errorf("itp:cluster02 replayed %d jobs (the trace has 5,778)", n)
+	}
+}
