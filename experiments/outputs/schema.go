@@ -118,8 +118,9 @@ var clusterColumns = []ColumnDoc{
 	{"policy_wall_s", TypeFloat, true, "s", "wall-clock time the policy took; null in idle rounds (no call) and with --no-timing"},
 }
 
-// resultColumns are results.parquet's columns after the run columns.
-var resultColumns = []ColumnDoc{
+// resultSettings are results.parquet's columns after the run columns and
+// before the metrics (metricColumns), which resultVersion follows.
+var resultSettings = []ColumnDoc{
 	{"experiment_version", TypeInt, false, "", "version of the experiment spec"},
 	{"run", TypeString, false, "", "the run's name in the sweep (its file under cells/)"},
 	{"label", TypeString, false, "", "the cell's title"},
@@ -137,30 +138,15 @@ var resultColumns = []ColumnDoc{
 	{"nodes", TypeInt, false, "nodes", "nodes in the cluster"},
 	{"gpus_per_node", TypeInt, false, "GPUs", "GPUs per node"},
 	{"step", TypeBool, false, "", "reference-compatible time stepping"},
-	{"avg_jct_s", TypeFloat, false, "s", "mean JCT"},
-	{"p50_jct_s", TypeFloat, false, "s", "median JCT"},
-	{"p99_jct_s", TypeFloat, false, "s", "99th percentile JCT"},
-	{"max_jct_s", TypeFloat, false, "s", "largest JCT"},
-	{"avg_queueing_s", TypeFloat, false, "s", "mean queueing delay"},
-	{"makespan_s", TypeFloat, false, "s", "last finish"},
-	{"restarts", TypeInt, false, "", "re-allocations of all jobs"},
-	{"gpu_hours", TypeFloat, false, "GPU·h", "GPU time held by jobs"},
-	{"utilisation", TypeFloat, false, "fraction (0–1)", "gpu_hours over the cluster's GPU time from the first submit to the last finish"},
-	{"avg_fairness_rho", TypeFloat, true, "ratio", "mean finish-time fairness ρ over the jobs that have one; null when none has"},
-	{"p99_fairness_rho", TypeFloat, true, "ratio", "99th percentile ρ; null when no job has one"},
-	{"max_fairness_rho", TypeFloat, true, "ratio", "largest ρ; null when no job has one"},
-	{"frac_rho_above_1", TypeFloat, true, "fraction (0–1)", "share of the jobs with a ρ whose ρ > 1; null when none has one"},
-	{"avg_fairness_rho_equal_share", TypeFloat, true, "ratio", "mean equal-share ρ (the paper's definition); null when no job has one"},
-	{"p99_fairness_rho_equal_share", TypeFloat, true, "ratio", "99th percentile equal-share ρ; null when no job has one"},
-	{"max_fairness_rho_equal_share", TypeFloat, true, "ratio", "largest equal-share ρ; null when no job has one"},
-	{"frac_rho_equal_share_above_1", TypeFloat, true, "fraction (0–1)", "share of the jobs with an equal-share ρ whose ρ > 1; null when none has one"},
-	{"rounds", TypeInt, false, "", "scheduling rounds with active jobs"},
-	{"agent_fits", TypeInt, false, "", "θ_sys refits by the jobs' agents"},
-	{"policy_round_p50_s", TypeFloat, true, "s", "median wall time of a policy round; null with --no-timing"},
-	{"policy_round_p99_s", TypeFloat, true, "s", "99th percentile wall time of a policy round; null with --no-timing"},
-	{"policy_total_s", TypeFloat, true, "s", "total wall time in the policy; null with --no-timing"},
-	{"wall_s", TypeFloat, true, "s", "wall time of the simulation; null with --no-timing"},
+}
+
+var resultVersion = []ColumnDoc{
 	{"polluxsim_version", TypeString, false, "", "the polluxsim version that made the run"},
+}
+
+// resultColumns are results.parquet's columns after the run columns.
+func resultColumns() []ColumnDoc {
+	return append(append(append([]ColumnDoc(nil), resultSettings...), metricColumns()...), resultVersion...)
 }
 
 // nodeColumns are nodes.parquet's columns after the run columns.
@@ -189,7 +175,7 @@ var Tables = []TableDoc{
 	{"rounds.parquet", "run, sweep --job-rounds", "one row per active job per scheduling round", withRun(roundColumns)},
 	{"cluster.parquet", "run, sweep", "one row per scheduling round, idle rounds included, from time 0 to the makespan", withRun(clusterColumns)},
 	{"nodes.parquet", "run (elastic clusters only)", "one row per scheduling round of an elastic cluster: its nodes and the bill so far", withRun(nodeColumns)},
-	{"results.parquet", "sweep", "one row per run: settings and metrics", withRun(resultColumns)},
+	{"results.parquet", "sweep", "one row per run: settings and metrics", withRun(resultColumns())},
 	{"apps.parquet", "sweep", "one row per run and application: per-application metrics", withRun(appColumns)},
 }
 

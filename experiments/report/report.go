@@ -25,21 +25,24 @@ func Report(w io.Writer, exp *experiments.Experiment, runs []*results.RunResult,
 	sum := sweep.Summarize(exp, runs, missing)
 	d := reportData{Exp: exp, Sum: sum}
 	d.Provenance = provenance(exp, runs, sum)
-	for _, m := range reportMetrics {
-		t := metricTable{Name: m.name, Title: m.title}
+	for _, m := range outputs.Metrics() {
+		if m.Title == "" {
+			continue // not in the report's tables
+		}
+		t := metricTable{Name: m.Name, Title: m.Title}
 		for _, c := range sum.Cells {
-			st, ok := c.Metrics[m.name]
+			st, ok := c.Metrics[m.Name]
 			if !ok {
 				continue
 			}
-			row := metricRow{Cell: c.Label, N: st.N, Mean: m.format(st.Mean)}
+			row := metricRow{Cell: c.Label, N: st.N, Mean: m.Format(st.Mean)}
 			if st.CI95 != nil {
-				row.CI = "[" + m.format(st.CI95[0]) + ", " + m.format(st.CI95[1]) + "]"
+				row.CI = "[" + m.Format(st.CI95[0]) + ", " + m.Format(st.CI95[1]) + "]"
 			}
 			var refs []string
 			for _, name := range slices.Sorted(maps.Keys(c.Reference)) {
-				if v, ok := c.Reference[name][m.name]; ok {
-					refs = append(refs, name+" "+m.format(v))
+				if v, ok := c.Reference[name][m.Name]; ok {
+					refs = append(refs, name+" "+m.Format(v))
 				}
 			}
 			row.Ref = strings.Join(refs, "; ")
@@ -105,24 +108,6 @@ type reportFigure struct {
 	ID, Name, Caption string
 	SVG               template.HTML
 }
-
-// reportMetrics are the metrics the report tabulates, in order.
-var reportMetrics = []struct {
-	name, title string
-	format      func(float64) string
-}{
-	{"avg_jct_s", "average JCT (hours)", hoursText},
-	{"p99_jct_s", "99th percentile JCT (hours)", hoursText},
-	{"makespan_s", "makespan (hours)", hoursText},
-	{"avg_queueing_s", "average queueing (hours)", hoursText},
-	{"avg_fairness_rho", "average finish-time fairness ρ", plainText},
-	{"max_fairness_rho", "largest finish-time fairness ρ", plainText},
-	{"utilisation", "GPU utilisation (%)", func(v float64) string { return fmt.Sprintf("%.1f", 100*v) }},
-	{"restarts", "restarts", func(v float64) string { return fmt.Sprintf("%.0f", v) }},
-}
-
-func hoursText(s float64) string { return fmt.Sprintf("%.3f", s/3600) }
-func plainText(v float64) string { return fmt.Sprintf("%.3f", v) }
 
 // provenance lists where the numbers come from: versions, inputs,
 // settings, and whether the reference numbers were measured on the same

@@ -1,7 +1,8 @@
 // Package results holds what is kept of a finished run: RunResult (a
 // sweep's stored run, cells/<run>.json: identity, settings, summary, the
 // jobs' and rounds' rows), the metrics every summary, table and baseline
-// draws from (RunMetrics, MetricNames, KnownMetric), elastic-cluster series,
+// draws from (declared once in outputs.Metrics; MetricNames, KnownMetric,
+// RunResult.Metric), elastic-cluster series,
 // and their statistics over workloads (Stat: mean and t-based 95 %
 // confidence interval; paired ratios).
 package results

@@ -6,24 +6,6 @@ import (
 	"github.com/polluxsim/polluxsim/sim"
 )
 
-// elasticMetrics are the metrics of runs on an elastic cluster (zero
-// otherwise). Ratios, tables and plots may name them; they are not among
-// the fixed columns of every table.
-var elasticMetrics = []MetricDecl{
-	{Name: "node_hours", Get: func(r *RunResult) float64 { return r.Summary.NodeHours }},
-	{Name: "cost", Get: func(r *RunResult) float64 { return r.Summary.Cost }},
-}
-
-// elasticMetric returns the elastic metric called name.
-func elasticMetric(name string) (MetricDecl, bool) {
-	for _, m := range elasticMetrics {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return MetricDecl{}, false
-}
-
 // ElasticSeries is an elastic cluster's state after each scheduling
 // round: nodes (ready plus provisioning), and the mean total batch and
 // mean true statistical efficiency of the jobs holding GPUs (0 when none

@@ -41,11 +41,9 @@ type RunResult struct {
 	Profiles         string          `json:"profiles"`
 	ProfilesID       string          `json:"profiles_id"`
 
-	Summary sim.Summary `json:"summary"`
-	MaxRho  float64     `json:"max_rho"`
-	// MaxRhoEqualShare is the largest equal-share ρ
-	// (sim.JobResult.FairnessEqualShare).
-	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
+	// RunStats are the numbers its metrics come from (summary, max_rho,
+	// max_rho_equal_share).
+	outputs.RunStats
 	// AppAvgJCT is the average JCT of each application's jobs.
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
@@ -85,7 +83,7 @@ func (r *RunResult) contentSum() (string, error) {
 
 // newRunResult condenses a finished simulation.
 func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
-	r := &RunResult{Summary: res.Summary, AppAvgJCT: map[string]float64{}}
+	r := &RunResult{RunStats: outputs.RunStats{Summary: res.Summary}, AppAvgJCT: map[string]float64{}}
 	if noTiming {
 		r.Summary.Wall, r.Summary.PolicyRoundP50, r.Summary.PolicyRoundP99, r.Summary.PolicyRoundTotal = 0, 0, 0, 0
 	}
@@ -111,52 +109,6 @@ func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
 	return r
 }
 
-// MetricDecl declares one number of a run that summaries, tables and
-// baselines use.
-type MetricDecl struct {
-	Name string
-	Get  func(r *RunResult) float64
-	// count metrics are whole numbers (BIGINT columns); timing ones are
-	// wall-clock measurements (null when not measured).
-	Count, Timing bool
-	// Null, if set, says the run has no value (no job has a ρ): null in
-	// the tables, left out of means.
-	Null func(r *RunResult) bool
-}
-
-// noRho and noShareRho say that no job of the run has a ρ (an equal-share
-// ρ): its ρ figures are null, not 0.
-func noRho(r *RunResult) bool      { return r.Summary.NoFairness }
-func noShareRho(r *RunResult) bool { return r.Summary.NoFairnessEqualShare }
-
-// runMetrics are the metrics of every run, in table order; per-application
-// average JCTs follow as avg_jct_s_<application>.
-var RunMetrics = []MetricDecl{
-	{"avg_jct_s", func(r *RunResult) float64 { return r.Summary.AvgJCT }, false, false, nil},
-	{"p50_jct_s", func(r *RunResult) float64 { return r.Summary.P50JCT }, false, false, nil},
-	{"p99_jct_s", func(r *RunResult) float64 { return r.Summary.P99JCT }, false, false, nil},
-	{"max_jct_s", func(r *RunResult) float64 { return r.Summary.MaxJCT }, false, false, nil},
-	{"avg_queueing_s", func(r *RunResult) float64 { return r.Summary.AvgQueueing }, false, false, nil},
-	{"makespan_s", func(r *RunResult) float64 { return r.Summary.Makespan }, false, false, nil},
-	{"restarts", func(r *RunResult) float64 { return float64(r.Summary.Restarts) }, true, false, nil},
-	{"gpu_hours", func(r *RunResult) float64 { return r.Summary.GPUHours }, false, false, nil},
-	{"utilisation", func(r *RunResult) float64 { return r.Summary.Utilisation }, false, false, nil},
-	{"avg_fairness_rho", func(r *RunResult) float64 { return r.Summary.AvgFairness }, false, false, noRho},
-	{"p99_fairness_rho", func(r *RunResult) float64 { return r.Summary.P99Fairness }, false, false, noRho},
-	{"max_fairness_rho", func(r *RunResult) float64 { return r.MaxRho }, false, false, noRho},
-	{"frac_rho_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfair }, false, false, noRho},
-	{"avg_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.AvgFairnessEqualShare }, false, false, noShareRho},
-	{"p99_fairness_rho_equal_share", func(r *RunResult) float64 { return r.Summary.P99FairnessEqualShare }, false, false, noShareRho},
-	{"max_fairness_rho_equal_share", func(r *RunResult) float64 { return r.MaxRhoEqualShare }, false, false, noShareRho},
-	{"frac_rho_equal_share_above_1", func(r *RunResult) float64 { return r.Summary.FracUnfairEqualShare }, false, false, noShareRho},
-	{"rounds", func(r *RunResult) float64 { return float64(r.Summary.Rounds) }, true, false, nil},
-	{"agent_fits", func(r *RunResult) float64 { return float64(r.Summary.AgentFits) }, true, false, nil},
-	{"policy_round_p50_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP50 }, false, true, nil},
-	{"policy_round_p99_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundP99 }, false, true, nil},
-	{"policy_total_s", func(r *RunResult) float64 { return r.Summary.PolicyRoundTotal }, false, true, nil},
-	{"wall_s", func(r *RunResult) float64 { return r.Summary.Wall }, false, true, nil},
-}
-
 // appMetricPrefix starts the name of a per-application average JCT.
 const appMetricPrefix = "avg_jct_s_"
 
@@ -167,11 +119,8 @@ const typeMetricPrefix = "gpu_hours_"
 // MetricNames lists the metrics of a run (per-application ones are
 // avg_jct_s_<application>).
 func MetricNames() []string {
-	names := make([]string, 0, len(RunMetrics)+1)
-	for _, m := range RunMetrics {
-		names = append(names, m.Name)
-	}
-	for _, m := range elasticMetrics {
+	var names []string
+	for _, m := range outputs.Metrics() {
 		names = append(names, m.Name)
 	}
 	return append(names, appMetricPrefix+"<application>", typeMetricPrefix+"<GPU type>")
@@ -184,6 +133,8 @@ var metricAliases = map[string]string{
 	"max_rho": "max_fairness_rho",
 }
 
+// KnownMetric reports whether name (or an earlier name of it) is a
+// declared metric, a per-application or a per-type one.
 func KnownMetric(name string) bool {
 	if a, ok := metricAliases[name]; ok {
 		name = a
@@ -191,12 +142,7 @@ func KnownMetric(name string) bool {
 	if app, ok := strings.CutPrefix(name, appMetricPrefix); ok {
 		return app != ""
 	}
-	for _, m := range RunMetrics {
-		if m.Name == name {
-			return true
-		}
-	}
-	if _, ok := elasticMetric(name); ok {
+	if _, ok := outputs.LookupMetric(name); ok {
 		return true
 	}
 	t, ok := strings.CutPrefix(name, typeMetricPrefix)
@@ -213,16 +159,11 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 		v, ok = r.AppAvgJCT[app]
 		return v, ok
 	}
-	for _, m := range RunMetrics {
-		if m.Name == name {
-			if m.Null != nil && m.Null(r) {
-				return 0, false
-			}
-			return m.Get(r), true
+	if m, ok := outputs.LookupMetric(name); ok {
+		if m.Null != nil && m.Null(&r.RunStats) {
+			return 0, false
 		}
-	}
-	if m, ok := elasticMetric(name); ok {
-		return m.Get(r), true
+		return m.Get(&r.RunStats), true
 	}
 	if t, isType := strings.CutPrefix(name, typeMetricPrefix); isType {
 		v, ok = r.Summary.GPUHoursByType[t]
@@ -231,7 +172,8 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 	return 0, false
 }
 
-// metricNamesOf lists the metrics present in runs: the fixed ones, then
+// MetricNamesOf lists the metrics present in runs: the fixed ones (the
+// columns of results.parquet), then
 // one per application seen, then one per GPU type of node pools, sorted.
 func MetricNamesOf(runs []*RunResult) []string {
 	apps, types := map[string]bool{}, map[string]bool{}
@@ -243,9 +185,11 @@ func MetricNamesOf(runs []*RunResult) []string {
 			types[t] = true
 		}
 	}
-	names := make([]string, 0, len(RunMetrics)+len(apps))
-	for _, m := range RunMetrics {
-		names = append(names, m.Name)
+	var names []string
+	for _, m := range outputs.Metrics() {
+		if m.Column {
+			names = append(names, m.Name)
+		}
 	}
 	var as []string
 	for a := range apps {

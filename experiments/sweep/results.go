@@ -127,16 +127,20 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 		outputs.I64Col("gpus_per_node", func(i int) int64 { return int64(r[i].Settings.GPUsPerNode) }),
 		outputs.BoolCol("step", func(i int) bool { return r[i].Settings.Step }),
 	)
-	for _, m := range results.RunMetrics {
+	for _, m := range outputs.Metrics() {
+		if !m.Column {
+			continue
+		}
+		get := func(i int) float64 { return m.Get(&r[i].RunStats) }
 		switch {
 		case m.Count:
-			cols = append(cols, outputs.I64Col(m.Name, func(i int) int64 { return int64(m.Get(r[i])) }))
+			cols = append(cols, outputs.I64Col(m.Name, func(i int) int64 { return int64(get(i)) }))
 		case m.Timing:
-			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return m.Get(r[i]), !r[i].NoTiming }))
+			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return get(i), !r[i].NoTiming }))
 		case m.Null != nil:
-			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return m.Get(r[i]), !m.Null(r[i]) }))
+			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return get(i), !m.Null(&r[i].RunStats) }))
 		default:
-			cols = append(cols, outputs.F64Col(m.Name, func(i int) float64 { return m.Get(r[i]) }))
+			cols = append(cols, outputs.F64Col(m.Name, get))
 		}
 	}
 	cols = append(cols, outputs.StrCol("polluxsim_version", func(i int) string { return r[i].PolluxsimVersion }))

@@ -1,0 +1,117 @@
+package outputs
+
+import (
+	"fmt"
+
+	"github.com/polluxsim/polluxsim/sim"
+)
+
+// RunStats are the numbers of a finished run its metrics are computed
+// from: the engine's summary and the largest finish-time fairness ratios.
+type RunStats struct {
+	Summary sim.Summary `json:"summary"`
+	MaxRho  float64     `json:"max_rho"`
+	// MaxRhoEqualShare is the largest equal-share ρ
+	// (sim.JobResult.FairnessEqualShare).
+	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
+}
+
+// Metric declares one number of a run, once: summaries, ratios, plots and
+// baselines name it; results.parquet has a column for it (unless
+// !Column); the report tabulates it when it has a Title. Adding a metric
+// is adding one Metric to the list of Metrics.
+type Metric struct {
+	Name string
+	// Unit and Doc document its results.parquet column (docs/outputs.md).
+	Unit, Doc string
+	// Count metrics are whole numbers (BIGINT columns); Timing ones are
+	// wall-clock measurements (null when not measured).
+	Count, Timing bool
+	// Null, if set, says the run has no value (no job has a ρ): null in
+	// the tables, left out of means.
+	Null func(s *RunStats) bool
+	// Column: a fixed column of results.parquet; metrics that exist only
+	// for some runs (an elastic cluster's) are not.
+	Column bool
+	// Title and Format, when Title is set, make the metric a row of the
+	// report's table.
+	Title  string
+	Format func(float64) string
+	// Get computes it.
+	Get func(s *RunStats) float64
+}
+
+// Type is the metric's column type.
+func (m Metric) Type() string {
+	if m.Count {
+		return TypeInt
+	}
+	return TypeFloat
+}
+
+// noRho and noShareRho say that no job of the run has a ρ (an equal-share
+// ρ): its ρ figures are null, not 0.
+func noRho(s *RunStats) bool      { return s.Summary.NoFairness }
+func noShareRho(s *RunStats) bool { return s.Summary.NoFairnessEqualShare }
+
+func hours(s float64) string   { return fmt.Sprintf("%.3f", s/3600) }
+func plain(v float64) string   { return fmt.Sprintf("%.3f", v) }
+func percent(v float64) string { return fmt.Sprintf("%.1f", 100*v) }
+func whole(v float64) string   { return fmt.Sprintf("%.0f", v) }
+
+// metrics are every run's metrics, in table order; per-application
+// average JCTs (avg_jct_s_<application>) and GPU-hours per GPU type
+// (gpu_hours_<type>) follow them by name (see results.RunResult.Metric).
+var metrics = []Metric{
+	{Name: "avg_jct_s", Unit: "s", Doc: "mean JCT", Column: true, Title: "average JCT (hours)", Format: hours, Get: func(s *RunStats) float64 { return s.Summary.AvgJCT }},
+	{Name: "p50_jct_s", Unit: "s", Doc: "median JCT", Column: true, Get: func(s *RunStats) float64 { return s.Summary.P50JCT }},
+	{Name: "p99_jct_s", Unit: "s", Doc: "99th percentile JCT", Column: true, Title: "99th percentile JCT (hours)", Format: hours, Get: func(s *RunStats) float64 { return s.Summary.P99JCT }},
+	{Name: "max_jct_s", Unit: "s", Doc: "largest JCT", Column: true, Get: func(s *RunStats) float64 { return s.Summary.MaxJCT }},
+	{Name: "avg_queueing_s", Unit: "s", Doc: "mean queueing delay", Column: true, Title: "average queueing (hours)", Format: hours, Get: func(s *RunStats) float64 { return s.Summary.AvgQueueing }},
+	{Name: "makespan_s", Unit: "s", Doc: "last finish", Column: true, Title: "makespan (hours)", Format: hours, Get: func(s *RunStats) float64 { return s.Summary.Makespan }},
+	{Name: "restarts", Doc: "re-allocations of all jobs", Count: true, Column: true, Title: "restarts", Format: whole, Get: func(s *RunStats) float64 { return float64(s.Summary.Restarts) }},
+	{Name: "gpu_hours", Unit: "GPU·h", Doc: "GPU time held by jobs", Column: true, Get: func(s *RunStats) float64 { return s.Summary.GPUHours }},
+	{Name: "utilisation", Unit: "fraction (0–1)", Doc: "gpu_hours over the cluster's GPU time from the first submit to the last finish", Column: true, Title: "GPU utilisation (%)", Format: percent, Get: func(s *RunStats) float64 { return s.Summary.Utilisation }},
+	{Name: "avg_fairness_rho", Unit: "ratio", Doc: "mean finish-time fairness ρ over the jobs that have one; null when none has", Column: true, Null: noRho, Title: "average finish-time fairness ρ", Format: plain, Get: func(s *RunStats) float64 { return s.Summary.AvgFairness }},
+	{Name: "p99_fairness_rho", Unit: "ratio", Doc: "99th percentile ρ; null when no job has one", Column: true, Null: noRho, Get: func(s *RunStats) float64 { return s.Summary.P99Fairness }},
+	{Name: "max_fairness_rho", Unit: "ratio", Doc: "largest ρ; null when no job has one", Column: true, Null: noRho, Title: "largest finish-time fairness ρ", Format: plain, Get: func(s *RunStats) float64 { return s.MaxRho }},
+	{Name: "frac_rho_above_1", Unit: "fraction (0–1)", Doc: "share of the jobs with a ρ whose ρ > 1; null when none has one", Column: true, Null: noRho, Get: func(s *RunStats) float64 { return s.Summary.FracUnfair }},
+	{Name: "avg_fairness_rho_equal_share", Unit: "ratio", Doc: "mean equal-share ρ (the paper's definition); null when no job has one", Column: true, Null: noShareRho, Get: func(s *RunStats) float64 { return s.Summary.AvgFairnessEqualShare }},
+	{Name: "p99_fairness_rho_equal_share", Unit: "ratio", Doc: "99th percentile equal-share ρ; null when no job has one", Column: true, Null: noShareRho, Get: func(s *RunStats) float64 { return s.Summary.P99FairnessEqualShare }},
+	{Name: "max_fairness_rho_equal_share", Unit: "ratio", Doc: "largest equal-share ρ; null when no job has one", Column: true, Null: noShareRho, Get: func(s *RunStats) float64 { return s.MaxRhoEqualShare }},
+	{Name: "frac_rho_equal_share_above_1", Unit: "fraction (0–1)", Doc: "share of the jobs with an equal-share ρ whose ρ > 1; null when none has one", Column: true, Null: noShareRho, Get: func(s *RunStats) float64 { return s.Summary.FracUnfairEqualShare }},
+	{Name: "rounds", Doc: "scheduling rounds with active jobs", Count: true, Column: true, Get: func(s *RunStats) float64 { return float64(s.Summary.Rounds) }},
+	{Name: "agent_fits", Doc: "θ_sys refits by the jobs' agents", Count: true, Column: true, Get: func(s *RunStats) float64 { return float64(s.Summary.AgentFits) }},
+	{Name: "policy_round_p50_s", Unit: "s", Doc: "median wall time of a policy round; null with --no-timing", Timing: true, Column: true, Get: func(s *RunStats) float64 { return s.Summary.PolicyRoundP50 }},
+	{Name: "policy_round_p99_s", Unit: "s", Doc: "99th percentile wall time of a policy round; null with --no-timing", Timing: true, Column: true, Get: func(s *RunStats) float64 { return s.Summary.PolicyRoundP99 }},
+	{Name: "policy_total_s", Unit: "s", Doc: "total wall time in the policy; null with --no-timing", Timing: true, Column: true, Get: func(s *RunStats) float64 { return s.Summary.PolicyRoundTotal }},
+	{Name: "wall_s", Unit: "s", Doc: "wall time of the simulation; null with --no-timing", Timing: true, Column: true, Get: func(s *RunStats) float64 { return s.Summary.Wall }},
+	// An elastic cluster's (zero on a fixed one); ratios, tables and
+	// plots may name them.
+	{Name: "node_hours", Unit: "node·h", Doc: "node-hours billed", Get: func(s *RunStats) float64 { return s.Summary.NodeHours }},
+	{Name: "cost", Unit: "price units", Doc: "node_hours × the price per node-hour", Get: func(s *RunStats) float64 { return s.Summary.Cost }},
+}
+
+// Metrics returns every declared metric, in table order.
+func Metrics() []Metric { return append([]Metric(nil), metrics...) }
+
+// LookupMetric returns the declared metric called name.
+func LookupMetric(name string) (Metric, bool) {
+	for _, m := range metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// metricColumns documents results.parquet's metric columns.
+func metricColumns() []ColumnDoc {
+	var cols []ColumnDoc
+	for _, m := range metrics {
+		if m.Column {
+			cols = append(cols, ColumnDoc{m.Name, m.Type(), m.Timing || m.Null != nil, m.Unit, m.Doc})
+		}
+	}
+	return cols
+}
