@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
+
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 
 	"github.com/polluxsim/polluxsim/experiments/results"
 )
@@ -99,49 +102,91 @@ func (p *PlotSpec) check(e *Experiment) error {
 			return fmt.Errorf("unknown cell %q", c)
 		}
 	}
-	switch p.Kind {
-	case PlotJCTCDF, PlotRhoCDF:
-	case PlotTimeline, PlotElastic:
-		if n := e.maxCount(); p.Workload < 0 || p.Workload > n {
-			return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, n)
+	check, ok := plotChecks.Lookup(p.Kind)
+	if !ok {
+		return fmt.Errorf("unknown kind %q (want %s)", p.Kind, strings.Join(plotChecks.Names(), ", "))
+	}
+	return check(p, e)
+}
+
+// PlotCheck checks a plot spec of one kind against its experiment, naming
+// the offending field.
+type PlotCheck func(p *PlotSpec, e *Experiment) error
+
+// plotChecks are the plot kinds a spec may list, with their checks: the
+// built-in ones, and those registered with RegisterPlotKind (a figure
+// kind of one's own, see figures.Register).
+var plotChecks = reg.New[PlotCheck]("plot kind")
+
+// RegisterPlotKind adds a plot kind specs may list, with its check (nil:
+// the common checks only: name and cells); it panics on a malformed or
+// taken name (a programming error, found at init). figures.Register calls
+// it with a kind's check.
+func RegisterPlotKind(kind string, check PlotCheck) {
+	if !reg.CheckName(strings.ReplaceAll(kind, "_", "-")) {
+		panic(fmt.Sprintf("plot kind %q: want lower-case letters, digits, '-' and '_'", kind))
+	}
+	if check == nil {
+		check = func(*PlotSpec, *Experiment) error { return nil }
+	}
+	if err := plotChecks.Add(kind, check); err != nil {
+		panic(err)
+	}
+}
+
+// PlotKinds lists the plot kinds specs may list.
+func PlotKinds() []string { return plotChecks.Names() }
+
+func init() {
+	RegisterPlotKind(PlotJCTCDF, nil)
+	RegisterPlotKind(PlotRhoCDF, nil)
+	RegisterPlotKind(PlotTimeline, checkWorkloadPlot)
+	RegisterPlotKind(PlotElastic, checkWorkloadPlot)
+	RegisterPlotKind(PlotLines, checkLines)
+	RegisterPlotKind(PlotBars, (*PlotSpec).checkBars)
+}
+
+// checkWorkloadPlot checks a plot of one workload (timeline, elastic).
+func checkWorkloadPlot(p *PlotSpec, e *Experiment) error {
+	if n := e.maxCount(); p.Workload < 0 || p.Workload > n {
+		return fmt.Errorf("workload %d is not one of 1..%d", p.Workload, n)
+	}
+	return nil
+}
+
+// checkLines checks a lines plot: a known metric, series of known cells.
+func checkLines(p *PlotSpec, e *Experiment) error {
+	if !results.KnownMetric(p.Metric) {
+		return fmt.Errorf("unknown metric %q", p.Metric)
+	}
+	if p.Normalize != "" && e.Cell(p.Normalize) == nil {
+		return fmt.Errorf("normalize: unknown cell %q", p.Normalize)
+	}
+	if !(p.Scale >= 0 && p.Scale <= MaxPlotX) {
+		return fmt.Errorf("scale must be in [0, %g], got %v", MaxPlotX, p.Scale)
+	}
+	if p.Reference != "" {
+		if _, ok := e.Sources[p.Reference]; !ok {
+			return fmt.Errorf("reference source %q is not described in \"sources\"", p.Reference)
 		}
-	case PlotLines:
-		if !results.KnownMetric(p.Metric) {
-			return fmt.Errorf("unknown metric %q", p.Metric)
-		}
-		if p.Normalize != "" && e.Cell(p.Normalize) == nil {
-			return fmt.Errorf("normalize: unknown cell %q", p.Normalize)
-		}
-		if !(p.Scale >= 0 && p.Scale <= MaxPlotX) {
-			return fmt.Errorf("scale must be in [0, %g], got %v", MaxPlotX, p.Scale)
-		}
-		if p.Reference != "" {
-			if _, ok := e.Sources[p.Reference]; !ok {
-				return fmt.Errorf("reference source %q is not described in \"sources\"", p.Reference)
+	}
+	if len(p.Series) == 0 {
+		return errors.New("no series")
+	}
+	for _, s := range p.Series {
+		for _, pt := range s.Points {
+			if e.Cell(pt.Cell) == nil {
+				return fmt.Errorf("series %q: unknown cell %q", s.Label, pt.Cell)
+			}
+			// Beyond the bound a point was skipped when drawn, and a log
+			// axis drew x <= 0 linearly, both silently.
+			if !(math.Abs(pt.X) <= MaxPlotX) {
+				return fmt.Errorf("series %q: point of cell %q: x %v must be in [-%g, %g]", s.Label, pt.Cell, pt.X, MaxPlotX, MaxPlotX)
+			}
+			if p.LogX && !(pt.X > 0) {
+				return fmt.Errorf("series %q: point of cell %q: x %v must be positive on a log_x axis", s.Label, pt.Cell, pt.X)
 			}
 		}
-		if len(p.Series) == 0 {
-			return errors.New("no series")
-		}
-		for _, s := range p.Series {
-			for _, pt := range s.Points {
-				if e.Cell(pt.Cell) == nil {
-					return fmt.Errorf("series %q: unknown cell %q", s.Label, pt.Cell)
-				}
-				// Beyond the bound a point was skipped when drawn, and a
-				// log axis drew x <= 0 linearly, both silently.
-				if !(math.Abs(pt.X) <= MaxPlotX) {
-					return fmt.Errorf("series %q: point of cell %q: x %v must be in [-%g, %g]", s.Label, pt.Cell, pt.X, MaxPlotX, MaxPlotX)
-				}
-				if p.LogX && !(pt.X > 0) {
-					return fmt.Errorf("series %q: point of cell %q: x %v must be positive on a log_x axis", s.Label, pt.Cell, pt.X)
-				}
-			}
-		}
-	case PlotBars:
-		return p.checkBars(e)
-	default:
-		return fmt.Errorf("unknown kind %q (want %s, %s, %s, %s, %s or %s)", p.Kind, PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines, PlotBars, PlotElastic)
 	}
 	return nil
 }

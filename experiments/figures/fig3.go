@@ -79,7 +79,7 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 	}
 	a := newPlot(fmt.Sprintf("%s: throughput model vs. measurements (Fig 3)", app.Name), "GPUs (log scale)", "throughput (samples/s)")
 	b := newPlot("", "per-GPU batch size (samples)", "step time (s)")
-	leg := newLegend()
+	leg := NewLegend()
 	maxK, maxTput := 1, 0.0
 	for i, m := range chosen {
 		// The fewest nodes measured for each GPU count.
@@ -146,7 +146,7 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 	}
 	b.Y.Min = 0
 	b.Y.Max, b.Y.Tick.Marker = niceAxis(maxStep * 1.05)
-	fig := figure{plots: []*plot.Plot{a, b}, legend: leg, w: 8 * vg.Inch, h: 6.4 * vg.Inch,
+	fig := Figure{plots: []*plot.Plot{a, b}, legend: leg, w: 8 * vg.Inch, h: 6.4 * vg.Inch,
 		caption: fmt.Sprintf("profiles: %s; θ_sys fitted (models.Fit) to %d measured step times, RMS log error %.3f; marks: measured, lines: model",
 			source, len(fit.Obs), fit.RMSLogError)}
 	opt, err = opt.resolved(outDir)
@@ -159,7 +159,7 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 
 // addFitLines adds measured marks and a model line in style i, with one
 // legend entry for both.
-func addFitLines(p *plot.Plot, leg *figLegend, i int, meas, model plotter.XYs, label string) error {
+func addFitLines(p *plot.Plot, leg *Legend, i int, meas, model plotter.XYs, label string) error {
 	st := lineStyle(i)
 	l, err := plotter.NewLine(model)
 	if err != nil {

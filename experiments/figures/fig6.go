@@ -82,7 +82,7 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 	gpus := newPlot("", "", "GPUs")
 	batch := newPlot("", "", "batch size (samples)")
 	eff := newPlot("", "time since the start of the trace (hours)", "stat. efficiency (%)")
-	leg := newLegend()
+	leg := NewLegend()
 	var act plotter.XYs
 	for i, t := range cluster.Nums["time_s"] {
 		if t >= lo && t <= hi {
@@ -165,7 +165,7 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 	if len(jobs.Strs["policy"]) > 0 {
 		policy, source = jobs.Strs["policy"][0], jobs.Strs["workload_source"][0]
 	}
-	fig := figure{plots: []*plot.Plot{active, gpus, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch,
+	fig := Figure{plots: []*plot.Plot{active, gpus, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch,
 		caption: fmt.Sprintf("run %s: policy %s; workload: %s; jobs: %s", filepath.Base(filepath.Clean(runDir)), policy, source, strings.Join(names, ", "))}
 	po, err := opt.PlotOptions.resolved(outDir)
 	if err != nil {

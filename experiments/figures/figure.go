@@ -42,28 +42,39 @@ const (
 	columnScale = 0.75
 )
 
-// figure is one or more plots stacked vertically, sharing the x axis, with
+// Figure is one or more plots stacked vertically, sharing the x axis, with
 // one legend below them (outside the data, so it never hides a line) and
-// a caption line naming the inputs.
-type figure struct {
+// a caption line naming the inputs (set by Plot and RenderSVG). A figure
+// kind's Draw makes one with NewFigure.
+type Figure struct {
 	plots   []*plot.Plot
-	legend  *figLegend
+	legend  *Legend
 	caption string
 	w, h    vg.Length
 }
 
-// figLegend collects legend entries; they are laid out in as many columns
-// as fit below the plots.
-type figLegend struct {
+// Legend collects a figure's legend entries; they are laid out in as many
+// columns as fit below the plots.
+type Legend struct {
 	names  []string
 	thumbs [][]plot.Thumbnailer
 }
 
-// newLegend makes an empty figure legend.
-func newLegend() *figLegend { return &figLegend{} }
+// NewLegend makes an empty figure legend.
+func NewLegend() *Legend { return &Legend{} }
+
+// NewFigure makes a figure of plots stacked top to bottom, with legend
+// (nil: none) below them, w × h in size before Plot scales it to the page
+// or column size.
+func NewFigure(plots []*plot.Plot, legend *Legend, w, h vg.Length) Figure {
+	if legend == nil {
+		legend = NewLegend()
+	}
+	return Figure{plots: plots, legend: legend, w: w, h: h}
+}
 
 // Add adds an entry drawn with the given thumbnails.
-func (l *figLegend) Add(name string, thumbs ...plot.Thumbnailer) {
+func (l *Legend) Add(name string, thumbs ...plot.Thumbnailer) {
 	l.names = append(l.names, name)
 	l.thumbs = append(l.thumbs, thumbs)
 }
@@ -79,7 +90,7 @@ func legendStyle() plot.Legend {
 
 // layout splits the entries into columns that fit in width w; it returns
 // one plot.Legend per column and the height they need.
-func (l *figLegend) layout(w vg.Length) ([]plot.Legend, vg.Length) {
+func (l *Legend) layout(w vg.Length) ([]plot.Legend, vg.Length) {
 	if l == nil || len(l.names) == 0 {
 		return nil, 0
 	}
@@ -106,7 +117,7 @@ func (l *figLegend) layout(w vg.Length) ([]plot.Legend, vg.Length) {
 // render draws the figure on a canvas of format ext (png, svg, pdf) in the
 // given size and writes it to w. The plots keep their aspect; the legend
 // and caption are added below them.
-func (f figure) render(w io.Writer, ext string, size FigureSize) error {
+func (f Figure) render(w io.Writer, ext string, size FigureSize) error {
 	lw, scale := f.w, 1.0 // layout width
 	if size == SizeColumn {
 		scale = columnScale
@@ -191,7 +202,7 @@ func (f figure) render(w io.Writer, ext string, size FigureSize) error {
 }
 
 // save writes the figure to path in format ext, atomically.
-func (f figure) save(path, ext string, size FigureSize) error {
+func (f Figure) save(path, ext string, size FigureSize) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return f.render(w, ext, size) })
 }
 

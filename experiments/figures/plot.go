@@ -86,7 +86,7 @@ func (opt PlotOptions) resolved(outDir string) (PlotOptions, error) {
 
 // saveAll writes fig as outDir/name.<format> in each of opt's formats
 // (opt resolved) and lists the files in rep.
-func (f figure) saveAll(rep *PlotReport, outDir, name string, opt PlotOptions) error {
+func (f Figure) saveAll(rep *PlotReport, outDir, name string, opt PlotOptions) error {
 	for _, ext := range opt.Formats {
 		path := filepath.Join(outDir, name+"."+ext)
 		if err := f.save(path, ext, opt.Size); err != nil {
@@ -100,7 +100,7 @@ func (f figure) saveAll(rep *PlotReport, outDir, name string, opt PlotOptions) e
 // namedFigure is one figure of an experiment, or why it cannot be drawn.
 type namedFigure struct {
 	spec experiments.PlotSpec
-	fig  figure
+	fig  Figure
 	err  error
 }
 
@@ -112,21 +112,11 @@ func figures(exp *experiments.Experiment, runs []*results.RunResult) []namedFigu
 	}
 	var out []namedFigure
 	for _, ps := range experiments.PlotsOf(exp) {
-		var fig figure
-		var err error
-		switch ps.Kind {
-		case experiments.PlotJCTCDF:
-			fig, err = jctCDF(exp, ps, byCell)
-		case experiments.PlotRhoCDF:
-			fig, err = rhoCDF(exp, ps, byCell)
-		case experiments.PlotTimeline:
-			fig, err = timeline(exp, ps, byCell)
-		case experiments.PlotLines:
-			fig, err = linesPlot(exp, ps, byCell)
-		case experiments.PlotBars:
-			fig, err = barsPlot(exp, ps, byCell)
-		case experiments.PlotElastic:
-			fig, err = elasticPlot(exp, ps, byCell)
+		var fig Figure
+		k, ok := kinds.Lookup(ps.Kind)
+		err := fmt.Errorf("no figure kind %q is registered in this binary (known: %s)", ps.Kind, strings.Join(kinds.Names(), ", "))
+		if ok {
+			fig, err = k.Draw(exp, ps, byCell)
 		}
 		fig.caption = captionOf(exp, runs, ps)
 		out = append(out, namedFigure{ps, fig, err})
@@ -338,16 +328,16 @@ const (
 )
 
 func cdfFigure(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult, title, xLabel string, logX int,
-	values func(*results.RunResult) []float64) (figure, error) {
+	values func(*results.RunResult) []float64) (Figure, error) {
 	cells := plotCells(exp, ps, byCell)
 	if len(cells) == 0 {
-		return figure{}, fmt.Errorf("no results for its cells")
+		return Figure{}, fmt.Errorf("no results for its cells")
 	}
 	if ps.Title != "" {
 		title = ps.Title
 	}
 	p := newPlot(title, xLabel, "fraction of jobs")
-	leg := newLegend()
+	leg := NewLegend()
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, c := range cells {
 		var v []float64
@@ -371,7 +361,7 @@ func cdfFigure(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[
 		}
 		l, err := plotter.NewLine(xy)
 		if err != nil {
-			return figure{}, err
+			return Figure{}, err
 		}
 		l.LineStyle = lineStyle(i)
 		p.Add(l)
@@ -403,7 +393,7 @@ func cdfFigure(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[
 		p.X.Min = 0
 		p.X.Max, p.X.Tick.Marker = niceAxis(hi)
 	}
-	return figure{plots: []*plot.Plot{p}, legend: leg, w: 8 * vg.Inch, h: 4.2 * vg.Inch}, nil
+	return Figure{plots: []*plot.Plot{p}, legend: leg, w: 8 * vg.Inch, h: 4.2 * vg.Inch}, nil
 }
 
 // niceAxis returns an axis maximum at or above v, a round multiple of a
@@ -453,7 +443,7 @@ func fractionTicks() []plot.Tick {
 	return t
 }
 
-func jctCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (figure, error) {
+func jctCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": job completion time", "job completion time (hours, log scale)", log10Axis,
 		func(r *results.RunResult) []float64 {
 			h := make([]float64, len(r.JobResults))
@@ -464,7 +454,7 @@ func jctCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[str
 		})
 }
 
-func rhoCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (figure, error) {
+func rhoCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": finish-time fairness", "finish-time fairness ρ = JCT / JCT on an exclusive 1/N share (log scale)", log2Axis,
 		func(r *results.RunResult) []float64 {
 			v := make([]float64, 0, len(r.JobResults))
@@ -480,7 +470,7 @@ func rhoCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[str
 // timeline draws GPUs allocated (top) and the average statistical
 // efficiency of the running jobs (bottom) over time on one workload, each
 // averaged over 10-minute windows so that the lines can be told apart.
-func timeline(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (figure, error) {
+func timeline(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	w := ps.Workload
 	if w == 0 {
 		w = 1
@@ -491,7 +481,7 @@ func timeline(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 	}
 	top := newPlot(title, "", "GPUs allocated")
 	bottom := newPlot("", "time since the start of the trace (hours)", "avg. statistical efficiency (%)")
-	leg := newLegend()
+	leg := NewLegend()
 	found := 0
 	maxT, maxGPUs := 0.0, 0
 	for i, c := range plotCells(exp, ps, byCell) {
@@ -512,7 +502,7 @@ func timeline(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 		}
 		l, err := plotter.NewLine(gp)
 		if err != nil {
-			return figure{}, err
+			return Figure{}, err
 		}
 		l.LineStyle = lineStyle(i)
 		top.Add(l)
@@ -521,14 +511,14 @@ func timeline(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 		for _, seg := range efs {
 			l, err := plotter.NewLine(seg)
 			if err != nil {
-				return figure{}, err
+				return Figure{}, err
 			}
 			l.LineStyle = lineStyle(i)
 			bottom.Add(l)
 		}
 	}
 	if found == 0 {
-		return figure{}, fmt.Errorf("no results on workload %d for its cells", w)
+		return Figure{}, fmt.Errorf("no results on workload %d for its cells", w)
 	}
 	xmax, xticks := niceAxis(maxT)
 	for _, p := range []*plot.Plot{top, bottom} {
@@ -546,7 +536,7 @@ func timeline(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 	}
 	bottom.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 25, Label: "25"}, {Value: 50, Label: "50"}, {Value: 75, Label: "75"}, {Value: 100, Label: "100"}})
 	bottom.Y.Min, bottom.Y.Max = 0, 105
-	return figure{plots: []*plot.Plot{top, bottom}, legend: leg, w: 8 * vg.Inch, h: 5.6 * vg.Inch}, nil
+	return Figure{plots: []*plot.Plot{top, bottom}, legend: leg, w: 8 * vg.Inch, h: 5.6 * vg.Inch}, nil
 }
 
 // windowed averages a run's cluster rows over windows of width seconds,
@@ -601,13 +591,13 @@ type errXY struct {
 
 // linesPlot draws a metric against a setting, one line per series, with
 // 95 % confidence intervals, and the reference numbers dashed.
-func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (figure, error) {
+func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	ylabel := ps.YLabel
 	if ylabel == "" {
 		ylabel = ps.Metric
 	}
 	p := newPlot(ps.Title, ps.XLabel, ylabel)
-	leg := newLegend()
+	leg := NewLegend()
 	scale := ps.Scale
 	if scale == 0 {
 		scale = 1
@@ -702,14 +692,14 @@ func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[
 			drawn++
 			l, sc, err := plotter.NewLinePoints(pts)
 			if err != nil {
-				return figure{}, err
+				return Figure{}, err
 			}
 			l.LineStyle = st
 			l.LineStyle.Dashes = nil
 			sc.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 			eb, err := plotter.NewYErrorBars(pts)
 			if err != nil {
-				return figure{}, err
+				return Figure{}, err
 			}
 			eb.LineStyle = draw.LineStyle{Color: st.Color, Width: vg.Points(1.2)}
 			eb.CapWidth = vg.Points(6)
@@ -719,7 +709,7 @@ func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[
 		if len(ref) > 0 {
 			l, sc, err := plotter.NewLinePoints(ref)
 			if err != nil {
-				return figure{}, err
+				return Figure{}, err
 			}
 			l.LineStyle = draw.LineStyle{Color: st.Color, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 			sc.GlyphStyle = draw.GlyphStyle{Color: st.Color, Radius: vg.Points(3), Shape: draw.BoxGlyph{}}
@@ -728,7 +718,7 @@ func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[
 		}
 	}
 	if drawn == 0 {
-		return figure{}, fmt.Errorf("no results for its cells")
+		return Figure{}, fmt.Errorf("no results for its cells")
 	}
 	var ticks []plot.Tick
 	for x := range xs {
@@ -757,5 +747,5 @@ func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[
 		p.Y.Min = 0
 		p.Y.Max, p.Y.Tick.Marker = niceAxis(ymax * 1.02)
 	}
-	return figure{plots: []*plot.Plot{p}, legend: leg, w: 8.4 * vg.Inch, h: 4.4 * vg.Inch}, nil
+	return Figure{plots: []*plot.Plot{p}, legend: leg, w: 8.4 * vg.Inch, h: 4.4 * vg.Inch}, nil
 }

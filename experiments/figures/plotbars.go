@@ -58,13 +58,13 @@ var (
 // barsPlot draws a bars plot: per group, one bar per series at the mean
 // of the cell's metric over its workloads, with the 95 % confidence
 // interval as an error bar.
-func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (figure, error) {
+func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	ylabel := ps.YLabel
 	if ylabel == "" {
 		ylabel = ps.Metric
 	}
 	p := newPlot(ps.Title, ps.XLabel, ylabel)
-	leg := newLegend()
+	leg := NewLegend()
 	scale := ps.Scale
 	if scale == 0 {
 		scale = 1
@@ -103,7 +103,7 @@ func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 		b := &bars{XYs: pts.XYs, Width: width * 0.92, Color: col}
 		eb, err := plotter.NewYErrorBars(pts)
 		if err != nil {
-			return figure{}, err
+			return Figure{}, err
 		}
 		eb.LineStyle = draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
 		eb.CapWidth = vg.Points(4)
@@ -111,7 +111,7 @@ func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 		leg.Add(s.Label, b)
 	}
 	if drawn == 0 {
-		return figure{}, errors.New("no results for its cells")
+		return Figure{}, errors.New("no results for its cells")
 	}
 	ticks := make([]plot.Tick, len(ps.Groups))
 	for g, grp := range ps.Groups {
@@ -122,7 +122,7 @@ func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 	p.Y.Min = 0
 	p.Y.Max, p.Y.Tick.Marker = niceAxis(ymax * 1.02)
 	leg.Add("95 % CI over workloads", &errBarThumb{})
-	return figure{plots: []*plot.Plot{p}, legend: leg, w: 8.4 * vg.Inch, h: 4.4 * vg.Inch}, nil
+	return Figure{plots: []*plot.Plot{p}, legend: leg, w: 8.4 * vg.Inch, h: 4.4 * vg.Inch}, nil
 }
 
 // errBarThumb is the legend swatch of an error bar.

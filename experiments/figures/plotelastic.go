@@ -14,7 +14,7 @@ import (
 
 // elasticPlot draws a PlotElastic figure: three panels sharing the time
 // axis, one line per cell.
-func elasticPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (figure, error) {
+func elasticPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	w := max(ps.Workload, 1)
 	title := ps.Title
 	if title == "" {
@@ -23,7 +23,7 @@ func elasticPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell ma
 	nodes := newPlot(title, "", "nodes")
 	batch := newPlot("", "", "batch size")
 	eff := newPlot("", "time (hours)", "statistical efficiency (%)")
-	leg := newLegend()
+	leg := NewLegend()
 	found, maxT := 0, 0.0
 	for i, c := range plotCells(exp, ps, byCell) {
 		var run *results.RunResult
@@ -56,7 +56,7 @@ func elasticPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell ma
 			}
 			l, err := plotter.NewLine(pl.xy)
 			if err != nil {
-				return figure{}, err
+				return Figure{}, err
 			}
 			l.LineStyle = lineStyle(i)
 			pl.p.Add(l)
@@ -66,7 +66,7 @@ func elasticPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell ma
 		}
 	}
 	if found == 0 {
-		return figure{}, errors.New("no elastic-cluster results for its cells")
+		return Figure{}, errors.New("no elastic-cluster results for its cells")
 	}
 	xmax, xticks := niceAxis(maxT)
 	for _, p := range []*plot.Plot{nodes, batch, eff} {
@@ -74,5 +74,5 @@ func elasticPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell ma
 	}
 	nodes.Y.Min, batch.Y.Min = 0, 0
 	eff.Y.Min, eff.Y.Max = 0, 105
-	return figure{plots: []*plot.Plot{nodes, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch}, nil
+	return Figure{plots: []*plot.Plot{nodes, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch}, nil
 }
