@@ -4,6 +4,6 @@
 // Parquet writer that checks each table against its schema as it writes,
 // a run's folder (WriteRun: summary.json, jobs.parquet, rounds.parquet,
 // cluster.parquet, nodes.parquet, each atomic), the streamed rounds table
-// (RoundsStream), a run's identity (RunMeta, HashInputs, RunKey) and the
+// (RoundsStream), a run's identity (RunMeta, RunKey; the hash is internal/digest) and the
 // reader of tables written back (ReadTableColumns).
 package outputs

@@ -1,8 +1,6 @@
 package outputs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,17 +24,6 @@ type RunMeta struct {
 	InputsHash string `json:"inputs_hash"`
 	Workload   string `json:"workload"`
 	Profiles   string `json:"profiles"`
-}
-
-// HashInputs returns a hex SHA-256 over the given parts (each
-// length-prefixed, so boundaries count): the identity of a run's inputs.
-func HashInputs(parts ...[]byte) string {
-	h := sha256.New()
-	for _, p := range parts {
-		fmt.Fprintf(h, "%d:", len(p))
-		h.Write(p)
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // RunSummary is the content of summary.json.

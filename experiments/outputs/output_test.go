@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -35,7 +36,7 @@ func smallRun(t *testing.T, policy string, workers int, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta := RunMeta{Version: "test", Seed: spec.Seed, InputsHash: HashInputs([]byte("x"))}
+	meta := RunMeta{Version: "test", Seed: spec.Seed, InputsHash: digest.Parts([]byte("x"))}
 	if err := WriteRun(dir, res, spec, meta, OutputOptions{NoTiming: true}); err != nil {
 		t.Fatal(err)
 	}

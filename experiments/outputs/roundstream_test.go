@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -47,7 +48,7 @@ func TestRoundsStreamSameTable(t *testing.T) {
 	}
 	spec := runspec.DefaultSpec("tiresias")
 	spec.Nodes = 4
-	meta := RunMeta{Version: "test", Seed: spec.Seed, InputsHash: HashInputs([]byte("x"))}
+	meta := RunMeta{Version: "test", Seed: spec.Seed, InputsHash: digest.Parts([]byte("x"))}
 	run := func(dir string, stream bool, rounds string) {
 		spec := spec
 		spec.Rounds = rounds

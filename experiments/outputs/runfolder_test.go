@@ -11,37 +11,8 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/digest"
+	"github.com/polluxsim/polluxsim/internal/dirtest"
 )
-
-// snapshot is a folder's files and their bytes.
-func snapshot(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string][]byte{}
-	for _, e := range ents {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Name()] = data
-	}
-	return out
-}
-
-func sameFiles(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if !bytes.Equal(v, b[k]) {
-			return false
-		}
-	}
-	return true
-}
 
 func keys(m map[string][]byte) string {
 	var k []string
@@ -66,7 +37,7 @@ func TestRunFolderCrashAtEachFile(t *testing.T) {
 	if err := WriteRun(dir, res, spec, meta, OutputOptions{NoTiming: true}); err != nil {
 		t.Fatal(err)
 	}
-	earlier := snapshot(t, dir)
+	earlier := dirtest.Snapshot(t, dir)
 	if keys(earlier) != "cluster.parquet jobs.parquet rounds.parquet summary.json" {
 		t.Fatalf("earlier run wrote %s", keys(earlier))
 	}
@@ -87,7 +58,7 @@ func TestRunFolderCrashAtEachFile(t *testing.T) {
 		if err := f.Write(res, spec, newMeta, OutputOptions{NoTiming: true}); !errors.Is(err, crash) {
 			t.Fatalf("stopped at %s: err %v", at, err)
 		}
-		if now := snapshot(t, dir); !sameFiles(now, earlier) {
+		if now := dirtest.Snapshot(t, dir); !dirtest.Equal(now, earlier) {
 			t.Errorf("stopped at %s: the folder holds %s, not the earlier run byte for byte", at, keys(now))
 		}
 	}
@@ -96,7 +67,7 @@ func TestRunFolderCrashAtEachFile(t *testing.T) {
 	if err := WriteRun(dir, res, none, newMeta, OutputOptions{NoTiming: true}); err != nil {
 		t.Fatal(err)
 	}
-	now := snapshot(t, dir)
+	now := dirtest.Snapshot(t, dir)
 	if keys(now) != "cluster.parquet jobs.parquet summary.json" {
 		t.Errorf("new run without rounds: folder holds %s", keys(now))
 	}

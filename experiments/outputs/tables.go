@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -30,7 +31,7 @@ const RunIDLen = 16
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	settings, _ := json.Marshal(spec)
 	return RunKey{
-		ID:             HashInputs([]byte(meta.InputsHash), settings)[:RunIDLen],
+		ID:             digest.Parts([]byte(meta.InputsHash), settings)[:RunIDLen],
 		WorkloadSource: meta.Workload, Policy: spec.Policy, Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
 }

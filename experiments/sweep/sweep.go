@@ -19,6 +19,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -313,7 +314,7 @@ func runCost(r experiments.Run) float64 {
 
 func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, opt SweepOptions) string {
 	settings, _ := json.Marshal(r.Cell.Spec())
-	return outputs.HashInputs([]byte(exp.Name), []byte(strconv.Itoa(exp.Version)), []byte(r.ID()), settings,
+	return digest.Parts([]byte(exp.Name), []byte(strconv.Itoa(exp.Version)), []byte(r.ID()), settings,
 		[]byte(fmt.Sprintf("%s|%g|%d", r.Cell.Config(), r.Cell.Load(), r.Cell.Jobs())), wl.csv,
 		[]byte(opt.ProfilesID), []byte(opt.Version))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/dirtest"
 )
 
 func summaryRunID(t *testing.T, dir string) string {
@@ -78,7 +79,7 @@ func TestInterruptKeepsEarlierRun(t *testing.T) {
 	if r := runBinary(t, "", nil, "run", "--policy", "fifo", "--workload", "paper:1", "--no-timing", "--quiet", "--out", out); r.code != 0 {
 		t.Fatalf("earlier run: %s", r.stderr)
 	}
-	earlier := snapshotDir(t, out)
+	earlier := dirtest.Snapshot(t, out)
 	earlierID := summaryRunID(t, out)
 	outcomes := map[string]int{}
 	for _, delay := range []time.Duration{0, 20 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond,
@@ -108,14 +109,14 @@ func TestInterruptKeepsEarlierRun(t *testing.T) {
 		default:
 			t.Fatalf("after %v: %v (%s)", delay, err, stderr.String())
 		}
-		now := snapshotDir(t, out)
+		now := dirtest.Snapshot(t, out)
 		for name := range now {
 			if strings.HasPrefix(name, ".") {
 				t.Errorf("after %v: left %s", delay, name)
 			}
 		}
 		if id := summaryRunID(t, out); id == earlierID {
-			if !sameSnapshot(now, earlier) {
+			if !dirtest.Equal(now, earlier) {
 				t.Errorf("after %v: summary.json is the earlier run's but the tables changed", delay)
 			}
 			continue
@@ -136,29 +137,4 @@ func TestInterruptKeepsEarlierRun(t *testing.T) {
 		}
 	}
 	t.Logf("outcomes: %v", outcomes)
-}
-
-func snapshotDir(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string][]byte{}
-	for _, e := range ents {
-		m[e.Name()], _ = os.ReadFile(filepath.Join(dir, e.Name()))
-	}
-	return m
-}
-
-func sameSnapshot(a, b map[string][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if !bytes.Equal(v, b[k]) {
-			return false
-		}
-	}
-	return true
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
+	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
@@ -102,7 +103,7 @@ func RunWithOptions(tb testing.TB, policy, opts string, dir string) *sim.Result 
 	if err != nil {
 		tb.Fatal(err)
 	}
-	meta := outputs.RunMeta{Version: "test", Seed: spec.Seed, InputsHash: outputs.HashInputs([]byte("x")), Workload: w.Source}
+	meta := outputs.RunMeta{Version: "test", Seed: spec.Seed, InputsHash: digest.Parts([]byte("x")), Workload: w.Source}
 	if err := outputs.WriteRun(dir, res, spec, meta, outputs.OutputOptions{}); err != nil {
 		tb.Fatal(err)
 	}
