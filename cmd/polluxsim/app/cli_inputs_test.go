@@ -127,7 +127,7 @@ func TestCLIMessages(t *testing.T) {
 		t.Error(`report wrote a file named "-"`)
 	}
 	help := runBinary(t, dir, nil, "workload", "generate", "--help")
-	scale, err := os.ReadFile(filepath.Join("..", "..", "docs", "scale.md"))
+	scale, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "scale.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
