@@ -80,6 +80,7 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 		newBenchCmd(),
 		newProfilesCmd(),
 		newWorkloadCmd(),
+		newTraceCmd(),
 		newSweepCmd(),
 		newMergeCmd(),
 		newPlotCmd(),

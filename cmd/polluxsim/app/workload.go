@@ -65,6 +65,7 @@ func newWorkloadGenerateCmd() *cobra.Command {
 		load                           float64
 		seed                           uint64
 		phillyPath, summaryPath        string
+		tracePath, window              string
 		config, profilesDir, out       string
 		all                            bool
 	)
@@ -113,8 +114,14 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if phillyPath != "" && summaryPath != "" {
 				return errors.New("give --philly or --summary, not both")
 			}
-			if all && phillyPath == "" {
-				return errors.New("--all needs --philly FILE: it replays every job of a Philly table")
+			if tracePath != "" && (phillyPath != "" || summaryPath != "") {
+				return errors.New("give --trace, --philly or --summary, not two of them")
+			}
+			if window != "" && tracePath == "" {
+				return errors.New("--window needs --trace NAME")
+			}
+			if all && phillyPath == "" && tracePath == "" {
+				return errors.New("--all needs --philly FILE or --trace NAME: it replays every job of a table")
 			}
 			if all && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("load")) {
 				return errors.New("--all takes every job of the trace; it cannot be used with --jobs or --load")
@@ -129,7 +136,8 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if err != nil {
 				return err
 			}
-			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath, All: all, MaxReplicas: maxReplicas}
+			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath,
+				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas}
 			w, warnings, err := g.Make(workloads.Env{Profiles: set, GPUsPerNode: gpusPerNode})
 			if err != nil {
 				return err
@@ -151,6 +159,8 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 	f.Var(flagvalue.NewUint(&seed, 1), "seed", "random seed")
 	f.StringVar(&phillyPath, "philly", "", "reduced Philly table to sample (default: the embedded summary)")
 	f.StringVar(&summaryPath, "summary", "", "Philly summary file to sample instead of the embedded one")
+	f.StringVar(&tracePath, "trace", "", "any cluster trace to sample by the paper's method, by name (itp:cluster02, helios:FILE, ...; see `polluxsim trace`), GPU-time classes recomputed per trace (docs/traces.md)")
+	f.StringVar(&window, "window", "", "with --trace: the arrival window, daily (02:00-10:00, the paper's), daily:H1-H2, span:FROM-UNTIL or all")
 	f.StringVar(&config, "config", traces.ConfigTuned, "job configurations: tuned or realistic")
 	f.StringVar(&profilesDir, "profiles", "", "profiles the tuned pairs and B0 come from: a reference-format folder or a compact profile file (default: embedded)")
 	f.Var(flagvalue.NewInt(&gpusPerNode, 4), "gpus-per-node", "GPUs per node when computing tuned configurations")
