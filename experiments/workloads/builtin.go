@@ -16,7 +16,7 @@ func init() {
 		{Name: "paper-realistic", Usage: "paper-realistic:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N with its users' configurations (embedded)", Resolve: paper("paper-realistic")},
 		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W]][,all=true][,max_replicas=N]",
 			Doc: "the paper's generator: jobs sampled from the embedded Philly summary, a Philly table or any registered trace (see docs/traces.md)", Resolve: generate},
-		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace the filter keeps, at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
+		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
 	} {
 		Register(s)
 	}
@@ -227,9 +227,22 @@ func (g Generate) MakeFrom(src traces.Source, env Env) (*traces.Workload, error)
 	return traces.Generate(src, gopt)
 }
 
-// replay is a trace replayed whole: every job the default filter keeps (at
-// least 60 s, under 1000 GPU-hours), at its own submission time, seed 1,
-// TunedJobs configurations. generate:trace=NAME,all=true,... says more.
+// replay is a trace replayed whole: every job of the trace (KeepAllFilter:
+// no duration or GPU-time filter), at its own submission time, seed 1,
+// TunedJobs configurations, applications by the paper's method with the
+// trace's own GPU-time classes. generate:trace=NAME,all=true,... samples
+// the filtered jobs instead, with other seeds and configurations.
 func replay(ref string, env Env) (*traces.Workload, []string, error) {
-	return Generate{Seed: 1, Config: traces.ConfigTuned, Trace: ref, All: true}.Make(env)
+	if env.Profiles == nil {
+		return nil, nil, fmt.Errorf("%s: no profiles to take the applications' configurations from", ref)
+	}
+	gpn := env.GPUsPerNode
+	if gpn < 1 {
+		gpn = 4
+	}
+	w, _, err := traces.SampleTraceByName(ref, traces.TraceSampleOptions{
+		All: true, Filter: traces.KeepAllFilter(), Seed: 1, Config: traces.ConfigTuned,
+		Apps: runspec.AppConfigs(env.Profiles, gpn),
+	})
+	return w, nil, err
 }

@@ -2,7 +2,7 @@
 // reference into a workload, and sources register by name, as policies do.
 // A reference is "NAME:ARG" for a registered source NAME, a trace name
 // ("itp:cluster02", any registered trace format, see traces.ReadTrace),
-// replayed whole by the paper's method, or else a workload CSV file.
+// replayed whole (every job, applications by the paper's method), or else a workload CSV file.
 //
 // The built-in sources: csv:FILE (and any plain path), the adaptdl
 // workload CSV; paper:N and paper-realistic:N, the Pollux artifact's
