@@ -589,19 +589,25 @@ type errXY struct {
 	plotter.YErrors
 }
 
-// linesPlot draws a metric against a setting, one line per series, with
-// 95 % confidence intervals, and the reference numbers dashed.
-func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
+// metricAxes starts the plot of a figure of one metric (lines, bars): its
+// y label (the metric's name by default), an empty legend, and the divisor
+// of its values (1 by default).
+func metricAxes(ps experiments.PlotSpec) (*plot.Plot, *Legend, float64) {
 	ylabel := ps.YLabel
 	if ylabel == "" {
 		ylabel = ps.Metric
 	}
-	p := newPlot(ps.Title, ps.XLabel, ylabel)
-	leg := NewLegend()
 	scale := ps.Scale
 	if scale == 0 {
 		scale = 1
 	}
+	return newPlot(ps.Title, ps.XLabel, ylabel), NewLegend(), scale
+}
+
+// linesPlot draws a metric against a setting, one line per series, with
+// 95 % confidence intervals, and the reference numbers dashed.
+func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
+	p, leg, scale := metricAxes(ps)
 	value := func(cell string) (results.Stat, bool) {
 		mw, mv := sweep.CellValues(byCell[cell], ps.Metric)
 		if len(mv) == 0 {

@@ -59,16 +59,7 @@ var (
 // of the cell's metric over its workloads, with the 95 % confidence
 // interval as an error bar.
 func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
-	ylabel := ps.YLabel
-	if ylabel == "" {
-		ylabel = ps.Metric
-	}
-	p := newPlot(ps.Title, ps.XLabel, ylabel)
-	leg := NewLegend()
-	scale := ps.Scale
-	if scale == 0 {
-		scale = 1
-	}
+	p, leg, scale := metricAxes(ps)
 	n := len(ps.Series)
 	width := 0.8 / float64(n)
 	ymax, drawn := 0.0, 0
