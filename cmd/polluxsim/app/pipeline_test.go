@@ -39,6 +39,14 @@ func summaryRunID(t *testing.T, dir string) string {
 func TestLibraryRunMatchesCLI(t *testing.T) {
 	polluxsimBinary(t)
 	dir := t.TempDir()
+	// The tables record the version that made them: the binary's (with
+	// its VCS revision when the build stamped one), which the library run
+	// is told, as a library caller's own binary would record its own.
+	v := runBinary(t, dir, nil, "version")
+	binVersion := strings.TrimSpace(strings.TrimPrefix(v.stdout, "polluxsim"))
+	if v.code != 0 || binVersion == "" {
+		t.Fatalf("polluxsim version: %q", v.stdout)
+	}
 	ids := map[string]string{}
 	for _, wl := range []string{"paper:1", "paper:2"} {
 		cli := filepath.Join(dir, "cli-"+wl[6:])
@@ -47,7 +55,7 @@ func TestLibraryRunMatchesCLI(t *testing.T) {
 		}
 		lib := filepath.Join(dir, "lib-"+wl[6:])
 		res, err := runner.Run(context.Background(), runspec.DefaultSpec("tiresias"), runner.Inputs{WorkloadRef: wl},
-			runner.Options{Out: lib, NoTiming: true})
+			runner.Options{Out: lib, NoTiming: true, Version: binVersion})
 		if err != nil {
 			t.Fatal(err)
 		}
