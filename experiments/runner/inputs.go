@@ -86,11 +86,8 @@ func (in Inputs) workload(set *profiles.Set, spec runspec.RunSpec) (w *traces.Wo
 	if g == (workloads.Generate{}) {
 		g = workloads.DefaultGenerate()
 	}
-	if g.Jobs < 1 {
-		return nil, nil, nil, fmt.Errorf("--jobs must be at least 1, got %d", g.Jobs)
-	}
-	if g.Config != traces.ConfigTuned && g.Config != traces.ConfigRealistic {
-		return nil, nil, nil, fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, g.Config)
+	if err := g.Validate(); err != nil {
+		return nil, nil, nil, err
 	}
 	w, read, err = g.Make(env)
 	return w, read, nil, err

@@ -82,6 +82,21 @@ func (g Generate) Ref() string {
 	return GenerateSource + ":" + strings.Join(parts, ",")
 }
 
+// Validate checks the description's job count and configurations, in the
+// command line's words (the flags --jobs and --config).
+func (g Generate) Validate() error {
+	if g.Jobs < 1 {
+		return fmt.Errorf("--jobs must be at least 1, got %d", g.Jobs)
+	}
+	if g.Jobs > MaxGeneratedJobs {
+		return fmt.Errorf("--jobs must be at most %d, got %d", MaxGeneratedJobs, g.Jobs)
+	}
+	if g.Config != traces.ConfigTuned && g.Config != traces.ConfigRealistic {
+		return fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, g.Config)
+	}
+	return nil
+}
+
 // ParseGenerate reads a generator's description (the part after
 // "generate:"): comma-separated key=value pairs, every key at most once.
 func ParseGenerate(arg string) (Generate, error) {

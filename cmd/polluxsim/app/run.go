@@ -119,6 +119,11 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 	if rf.workload != "" && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("workload-seed") || cmd.Flags().Changed("config")) {
 		return errors.New("--jobs, --workload-seed and --config describe the generated workload; they cannot be used with --workload")
 	}
+	if rf.workload == "" {
+		if err := rf.generate().Validate(); err != nil {
+			return err
+		}
+	}
 	if strings.TrimSpace(rf.out) == "" {
 		return errors.New("--out must name a folder")
 	}
@@ -137,7 +142,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	var prog *progress
 	p, err := runner.Prepare(rf.spec, runner.Inputs{
 		ProfilesRef: rf.profiles, WorkloadRef: rf.workload,
-		Generate: workloads.Generate{Jobs: rf.jobs, Seed: rf.workloadSeed, Config: rf.config},
+		Generate: rf.generate(),
 	}, runner.Options{Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }})
 	if err != nil {
 		return err
@@ -205,4 +210,10 @@ func calibrationNames() string {
 		names = append(names, c.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// generate is the generated workload the flags describe (when --workload
+// is not given).
+func (rf *runFlags) generate() workloads.Generate {
+	return workloads.Generate{Jobs: rf.jobs, Seed: rf.workloadSeed, Config: rf.config}
 }
