@@ -339,7 +339,7 @@ func writeDeriveSummary(w io.Writer, real, compact *profiles.Set, out string) er
 }
 
 func newProfilesPlotCmd() *cobra.Command {
-	var dir, out, size string
+	var dir, out, size, kind string
 	var formats []string
 	cmd := &cobra.Command{
 		Use:   "plot MODEL --out DIR",
@@ -350,7 +350,8 @@ number of GPUs at three per-GPU batch sizes, and step time against the per-GPU
 batch size on 1, 4, 16 and 64 GPUs; measured values are marks, the model lines.
 The caption names the profiles and the fit's RMS log error. Needs measured
 tables (the embedded default or a reference folder). Writes
-DIR/fig3-throughput-MODEL.*`,
+DIR/fig3-throughput-MODEL.*. --kind draws another profile figure kind instead,
+one a binary of one's own registers (figures.Register with DrawProfile).`,
 		Example: `  polluxsim profiles plot imagenet --out out/fig3
   polluxsim profiles plot bert --out paper/figs --size column --format pdf`,
 		Args: cobra.ExactArgs(1),
@@ -366,7 +367,7 @@ DIR/fig3-throughput-MODEL.*`,
 			if err != nil {
 				return err
 			}
-			rep, err := figures.PlotProfileFit(app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
+			rep, err := figures.PlotProfile(kind, app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}
@@ -378,6 +379,7 @@ DIR/fig3-throughput-MODEL.*`,
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figure")
+	cmd.Flags().StringVar(&kind, "kind", figures.KindProfileFit, "the profile figure kind to draw")
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
 	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")
 	return cmd
