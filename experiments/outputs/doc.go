@@ -1,7 +1,10 @@
-// Package outputs holds the output tables of a run: their documented,
-// versioned schema (Tables; docs/outputs.md is generated from it), the
-// column helpers every table is built from (the run columns first), the
-// Parquet writer that checks each table against its schema as it writes,
+// Package outputs holds the output tables of a run: each table declared
+// once as a Table over its row type, whose Fields give every column's
+// name, type, nullability, unit, meaning and value (columns.go; the
+// tables in tables.go, nodes.go and sweeptables.go, the run columns first;
+// results.parquet's metric columns come from Metrics), the versioned
+// schema derived from them (Tables; docs/outputs.md is generated from it),
+// the Parquet writer (WriteTable),
 // a run's folder (WriteRun: summary.json, jobs.parquet, rounds.parquet,
 // cluster.parquet, nodes.parquet, each atomic), the streamed rounds table
 // (RoundsStream), a run's identity (RunMeta, RunKey; the hash is internal/digest) and the

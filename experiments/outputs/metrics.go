@@ -105,13 +105,26 @@ func LookupMetric(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// metricColumns documents results.parquet's metric columns.
-func metricColumns() []ColumnDoc {
-	var cols []ColumnDoc
+// metricFields are results.parquet's metric columns: one per Column
+// metric, in order; counts are integers, timing metrics null when not
+// measured, the others null where Null says so.
+func metricFields() []Field[ResultRow] {
+	var fs []Field[ResultRow]
 	for _, m := range metrics {
-		if m.Column {
-			cols = append(cols, ColumnDoc{m.Name, m.Type(), m.Timing || m.Null != nil, m.Unit, m.Doc})
+		if !m.Column {
+			continue
+		}
+		get := func(r ResultRow) float64 { return m.Get(r.Stats) }
+		switch {
+		case m.Count:
+			fs = append(fs, I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { return int64(get(r)) }))
+		case m.Timing:
+			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return get(r), !r.NoTiming }))
+		case m.Null != nil:
+			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return get(r), !m.Null(r.Stats) }))
+		default:
+			fs = append(fs, F64(m.Name, m.Unit, m.Doc, get))
 		}
 	}
-	return cols
+	return fs
 }

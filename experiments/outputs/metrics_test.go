@@ -11,7 +11,7 @@ import (
 // nullability and units; every metric has a getter, a unique name, and a
 // report title only with a format.
 func TestMetricsDeclaredOnce(t *testing.T) {
-	doc := Table("results.parquet")
+	doc := Schema("results.parquet")
 	seen := map[string]bool{}
 	stats := &RunStats{Summary: sim.Summary{AvgJCT: 7}, MaxRho: 3}
 	for _, m := range Metrics() {

@@ -307,31 +307,24 @@ func parquetMeta(spec runspec.RunSpec, meta RunMeta) (map[string]string, []strin
 
 // writeJobs writes jobs.parquet: one row per job of the run key.
 func writeJobs(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
-	rows := make([]JobRow, len(res.Jobs))
-	for i := range res.Jobs {
-		rows[i] = JobRow{key, &res.Jobs[i]}
-	}
-	return stageTable(b, path, Table("jobs.parquet"), JobTableCols(rows), len(rows), kv, order)
+	return stageTable(b, path, JobsTable, func(i int) JobRow { return JobRow{key, &res.Jobs[i]} }, len(res.Jobs), kv, order)
 }
 
 // WriteRounds writes a rounds table to path: one row per active job per
 // scheduling round of res (a sweep keeps them beside its stored runs).
 func WriteRounds(path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
-	return WriteTable(path, Table("rounds.parquet"), roundTableCols(key, &res.Rounds), len(res.Rounds), kv, order)
+	return WriteTable(path, RoundsTable, roundRows(key, &res.Rounds), len(res.Rounds), kv, order)
 }
 
 // writeRounds stages a run's rounds.parquet in b.
 func writeRounds(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, kv map[string]string, order []string) error {
-	return stageTable(b, path, Table("rounds.parquet"), roundTableCols(key, &res.Rounds), len(res.Rounds), kv, order)
+	return stageTable(b, path, RoundsTable, roundRows(key, &res.Rounds), len(res.Rounds), kv, order)
 }
 
 // writeCluster writes cluster.parquet: one row per scheduling round, idle
 // ones included.
 func writeCluster(b *atomicfile.Batch, path string, key *RunKey, res *sim.Result, noTiming bool, kv map[string]string, order []string) error {
 	cr := ClusterRows(res, noTiming)
-	rows := make([]ClusterTableRow, len(cr))
-	for i := range cr {
-		rows[i] = ClusterTableRow{key, res.Config.Cluster.TotalGPUs(), &cr[i]}
-	}
-	return stageTable(b, path, Table("cluster.parquet"), ClusterTableCols(rows), len(rows), kv, order)
+	gpus := res.Config.Cluster.TotalGPUs()
+	return stageTable(b, path, ClusterTable, func(i int) ClusterTableRow { return ClusterTableRow{key, gpus, &cr[i]} }, len(cr), kv, order)
 }

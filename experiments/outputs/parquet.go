@@ -3,7 +3,6 @@ package outputs
 import (
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -16,70 +15,14 @@ import (
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 )
 
-// column describes one column of a table built row by row.
-type Column struct {
+// column is one column of a table being written, bound to its rows (see
+// Table.columns).
+type column struct {
 	name string
-	typ  arrow.DataType
-	// dict enables dictionary encoding (for repetitive strings); unique
-	// numeric columns leave it off.
+	// dict enables dictionary encoding (for repetitive strings).
 	dict bool
 	// put appends row i's value (or a null) to the builder.
 	put func(b array.Builder, i int)
-}
-
-// stringDict is the in-memory type of string columns: dictionary-encoded,
-// so that readers that keep Arrow's types (pandas through pyarrow, Polars)
-// get categoricals; Parquet stores plain (dictionary-encoded) strings.
-var stringDict = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String}
-
-func StrCol(name string, get func(i int) string) Column {
-	return Column{name, stringDict, true, func(b array.Builder, i int) {
-		b.(*array.BinaryDictionaryBuilder).AppendString(get(i)) //nolint:errcheck // a string builder takes strings
-	}}
-}
-
-func F64Col(name string, get func(i int) float64) Column {
-	return Column{name, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, i int) { b.(*array.Float64Builder).Append(get(i)) }}
-}
-
-func I64Col(name string, get func(i int) int64) Column {
-	return Column{name, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, i int) { b.(*array.Int64Builder).Append(get(i)) }}
-}
-
-func BoolCol(name string, get func(i int) bool) Column {
-	return Column{name, arrow.FixedWidthTypes.Boolean, false, func(b array.Builder, i int) { b.(*array.BooleanBuilder).Append(get(i)) }}
-}
-
-// strNull, f64Null and i64Null are nullable columns: get's ok = false
-// writes a null.
-func StrNull(name string, get func(i int) (string, bool)) Column {
-	return Column{name, stringDict, true, func(b array.Builder, i int) {
-		if v, ok := get(i); ok {
-			b.(*array.BinaryDictionaryBuilder).AppendString(v) //nolint:errcheck // a string builder takes strings
-		} else {
-			b.AppendNull()
-		}
-	}}
-}
-
-func F64Null(name string, get func(i int) (float64, bool)) Column {
-	return Column{name, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, i int) {
-		if v, ok := get(i); ok && !math.IsNaN(v) {
-			b.(*array.Float64Builder).Append(v)
-		} else {
-			b.AppendNull()
-		}
-	}}
-}
-
-func I64Null(name string, get func(i int) (int64, bool)) Column {
-	return Column{name, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, i int) {
-		if v, ok := get(i); ok {
-			b.(*array.Int64Builder).Append(v)
-		} else {
-			b.AppendNull()
-		}
-	}}
 }
 
 // SQLType is the documented (SQL) type of an Arrow type.
@@ -101,30 +44,26 @@ func SQLType(t arrow.DataType) string {
 	return t.String()
 }
 
-// writeTable writes n rows of the documented table t to path. cols must be
-// t's columns, in order, with their documented types (an error otherwise:
-// the schema documentation and the writers cannot drift apart); the Arrow
-// fields take their nullability and unit from the documentation.
-func WriteTable(path string, t *TableDoc, cols []Column, n int, meta map[string]string, metaOrder []string) error {
-	return putTable(atomicfile.Write, path, t, cols, n, meta, metaOrder)
+// WriteTable writes n rows of the declared table t to path, atomically:
+// row i is row(i). The Arrow fields take their types, nullability and
+// units from t's declaration; meta is the file's key-value metadata after
+// the schema version, in metaOrder.
+func WriteTable[R any](path string, t *Table[R], row func(i int) R, n int, meta map[string]string, metaOrder []string) error {
+	return putTable(atomicfile.Write, path, t, row, n, meta, metaOrder)
 }
 
 // stageTable is WriteTable into the batch b: the file replaces path when
 // b commits.
-func stageTable(b *atomicfile.Batch, path string, t *TableDoc, cols []Column, n int, meta map[string]string, metaOrder []string) error {
-	return putTable(b.Write, path, t, cols, n, meta, metaOrder)
+func stageTable[R any](b *atomicfile.Batch, path string, t *Table[R], row func(i int) R, n int, meta map[string]string, metaOrder []string) error {
+	return putTable(b.Write, path, t, row, n, meta, metaOrder)
 }
 
 // putTable writes the table with put, which fills path's new content
 // (atomicfile.Write, or a batch's Write).
-func putTable(put func(path string, fill func(io.Writer) error) error, path string, t *TableDoc, cols []Column, n int, meta map[string]string, metaOrder []string) error {
-	fields, err := tableFields(path, t, cols)
-	if err != nil {
-		return err
-	}
+func putTable[R any](put func(path string, fill func(io.Writer) error) error, path string, t *Table[R], row func(i int) R, n int, meta map[string]string, metaOrder []string) error {
 	kv, order := tableMeta(meta, metaOrder)
 	return put(path, func(w io.Writer) error {
-		tw, err := newTableWriter(path, w, fields, cols)
+		tw, err := newTableWriter(path, w, t.arrowFields(), t.columns(row))
 		if err != nil {
 			return err
 		}
@@ -134,26 +73,6 @@ func putTable(put func(path string, fill func(io.Writer) error) error, path stri
 		}
 		return tw.close(kv, order)
 	})
-}
-
-// tableFields checks that cols are t's documented columns and gives their
-// Arrow fields (see writeTable).
-func tableFields(path string, t *TableDoc, cols []Column) ([]arrow.Field, error) {
-	if len(cols) != len(t.Columns) {
-		return nil, fmt.Errorf("%s: %d columns written, %d documented", path, len(cols), len(t.Columns))
-	}
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
-		d := t.Columns[i]
-		if c.name != d.Name || SQLType(c.typ) != d.Type {
-			return nil, fmt.Errorf("%s: column %d is %s %s, documented as %s %s", path, i, c.name, SQLType(c.typ), d.Name, d.Type)
-		}
-		fields[i] = arrow.Field{Name: c.name, Type: c.typ, Nullable: d.Nullable}
-		if d.Unit != "" {
-			fields[i].Metadata = arrow.NewMetadata([]string{"unit"}, []string{d.Unit})
-		}
-	}
-	return fields, nil
 }
 
 // tableMeta is a documented table's key-value metadata: the schema version,
@@ -168,23 +87,20 @@ func tableMeta(meta map[string]string, metaOrder []string) (map[string]string, [
 	return kv, order
 }
 
-// batchRows is the number of rows per record batch handed to the writer.
+// BatchRows is the number of rows per record batch handed to the writer.
+// Output is deterministic: the same rows give the same bytes.
 const BatchRows = 64 * 1024
-
-// writeParquet writes n rows described by cols to path, atomically, with
-// meta as the file's key-value metadata. Output is deterministic: the same
-// rows give the same bytes.
 
 // tableWriter writes a Parquet table in parts: rows are appended with
 // write, the footer and metadata with close.
 type tableWriter struct {
 	path string
-	cols []Column
+	cols []column
 	fw   *pqarrow.FileWriter
 	rb   *array.RecordBuilder
 }
 
-func newTableWriter(path string, w io.Writer, fields []arrow.Field, cols []Column) (*tableWriter, error) {
+func newTableWriter(path string, w io.Writer, fields []arrow.Field, cols []column) (*tableWriter, error) {
 	schema := arrow.NewSchema(fields, nil)
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Snappy),

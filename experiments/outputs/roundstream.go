@@ -39,11 +39,7 @@ func newRoundsStream(b *atomicfile.Batch, path, policy string, spec runspec.RunS
 	s := &RoundsStream{file: f, groupRows: BatchRows}
 	s.kv, s.order = tableMeta(parquetMeta(spec, meta))
 	key := PlainRunKey(spec, meta)
-	cols := roundTableCols(&key, &s.buf)
-	fields, err := tableFields(path, Table("rounds.parquet"), cols)
-	if err == nil {
-		s.tw, err = newTableWriter(path, f, fields, cols)
-	}
+	s.tw, err = newTableWriter(path, f, RoundsTable.arrowFields(), RoundsTable.columns(roundRows(&key, &s.buf)))
 	if err != nil {
 		f.Abort()
 		return nil, err

@@ -9,7 +9,7 @@ import (
 // The documented schema: every table, its columns, types and nulls
 // (docs/outputs.md is generated from it).
 func ExampleTables() {
-	t := outputs.Table("cluster.parquet")
+	t := outputs.Schema("cluster.parquet")
 	fmt.Println(t.File, "-", t.Doc)
 	for _, c := range t.Columns[8:] { // after the run columns
 		null := ""

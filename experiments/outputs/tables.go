@@ -9,7 +9,7 @@ import (
 	"github.com/polluxsim/polluxsim/sim"
 )
 
-// runKey identifies the run a row belongs to: the values of the run
+// RunKey identifies the run a row belongs to: the values of the run
 // columns every table starts with.
 type RunKey struct {
 	ID             string
@@ -23,10 +23,10 @@ type RunKey struct {
 	Seed           uint64
 }
 
-// runIDLen is the number of hex digits of a run_id.
+// RunIDLen is the number of hex digits of a run_id.
 const RunIDLen = 16
 
-// plainRunKey is the identity of a `polluxsim run`: its ID hashes the
+// PlainRunKey is the identity of a `polluxsim run`: its ID hashes the
 // inputs' hash with every setting.
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	settings, _ := json.Marshal(spec)
@@ -36,82 +36,102 @@ func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	}
 }
 
+// OptionsJSON is the policy_options column of a run of spec: its
+// effective options as one JSON object.
 func OptionsJSON(spec runspec.RunSpec) string {
 	b, _ := json.Marshal(spec.Options)
 	return string(b)
 }
 
-// runCols are the run columns of rows whose run is key(i).
-func RunCols(key func(i int) *RunKey) []Column {
-	nonEmpty := func(s string) (string, bool) { return s, s != "" }
-	return []Column{
-		StrCol("run_id", func(i int) string { return key(i).ID }),
-		StrNull("experiment", func(i int) (string, bool) { return nonEmpty(key(i).Experiment) }),
-		StrNull("cell", func(i int) (string, bool) { return nonEmpty(key(i).Cell) }),
-		I64Null("workload", func(i int) (int64, bool) { k := key(i); return int64(k.Workload), k.HasWorkload }),
-		StrCol("workload_source", func(i int) string { return key(i).WorkloadSource }),
-		StrCol("policy", func(i int) string { return key(i).Policy }),
-		StrCol("policy_options", func(i int) string { return key(i).Options }),
-		I64Col("seed", func(i int) int64 { return int64(key(i).Seed) }),
-	}
+// runFields start every table: which run a row belongs to.
+var runFields = []Field[*RunKey]{
+	Str("run_id", "", "the run's identity: 16 hex digits of a SHA-256 over its inputs (workload as simulated, profiles, polluxsim version) and every setting (policy, its effective options, seed, cluster, interval, ...; in a sweep also the experiment, its version and the run's name)", func(k *RunKey) string { return k.ID }),
+	StrNull("experiment", "", "the sweep's experiment; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Experiment) }),
+	StrNull("cell", "", "the sweep's cell; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Cell) }),
+	I64Null("workload", "", "the sweep's workload number; null for `polluxsim run`", func(k *RunKey) (int64, bool) { return int64(k.Workload), k.HasWorkload }),
+	Str("workload_source", "", "where the workload came from (file, embedded reference workload, generator and its seed)", func(k *RunKey) string { return k.WorkloadSource }),
+	Str("policy", "", "the scheduling policy", func(k *RunKey) string { return k.Policy }),
+	Str("policy_options", "", "the policy's effective options as one JSON object (every option of that policy, none of another's)", func(k *RunKey) string { return k.Options }),
+	I64("seed", "", "seed of the policy's search", func(k *RunKey) int64 { return int64(k.Seed) }),
 }
 
-// jobRow is one row of jobs.parquet.
+func nonEmpty(s string) (string, bool) { return s, s != "" }
+
+// withRun is a table's fields: the run columns of the row's run key(r),
+// then fields.
+func withRun[R any](key func(R) *RunKey, fields ...Field[R]) []Field[R] {
+	out := make([]Field[R], 0, len(runFields)+len(fields))
+	for _, f := range runFields {
+		out = append(out, Lift(f, key))
+	}
+	return append(out, fields...)
+}
+
+// JobRow is one row of jobs.parquet: a job of the run Key.
 type JobRow struct {
 	Key *RunKey
 	Job *sim.JobResult
 }
 
-func JobTableCols(rows []JobRow) []Column {
-	j := func(i int) *sim.JobResult { return rows[i].Job }
-	finite := func(v float64) (float64, bool) { return v, !math.IsNaN(v) && !math.IsInf(v, 0) }
-	positive := func(v float64) (float64, bool) { return v, v > 0 }
-	ran := func(i int) bool { return j(i).MeanBatch > 0 }
-	return append(RunCols(func(i int) *RunKey { return rows[i].Key }),
-		StrCol("name", func(i int) string { return j(i).Name }),
-		StrCol("application", func(i int) string { return j(i).App }),
-		I64Col("request_gpus", func(i int) int64 { return int64(j(i).RequestGPUs) }),
-		I64Col("request_batch", func(i int) int64 { return int64(j(i).RequestBatch) }),
-		F64Col("submit_s", func(i int) float64 { return j(i).Submit }),
-		F64Null("first_start_s", func(i int) (float64, bool) { return finite(j(i).FirstStart) }),
-		F64Col("finish_s", func(i int) float64 { return j(i).Finish }),
-		F64Col("jct_s", func(i int) float64 { return j(i).JCT }),
-		F64Null("queueing_s", func(i int) (float64, bool) { return finite(j(i).Queueing) }),
-		I64Col("restarts", func(i int) int64 { return int64(j(i).Restarts) }),
-		F64Col("gpu_seconds", func(i int) float64 { return j(i).GPUSeconds }),
-		F64Null("mean_batch", func(i int) (float64, bool) { return j(i).MeanBatch, ran(i) }),
-		F64Null("mean_efficiency", func(i int) (float64, bool) { return j(i).MeanEfficiency, ran(i) }),
-		I64Col("epochs", func(i int) int64 { return int64(j(i).Epochs) }),
-		F64Col("contention", func(i int) float64 { return j(i).Contention }),
-		F64Null("exclusive_jct_s", func(i int) (float64, bool) { return positive(j(i).ExclusiveJCT) }),
-		F64Null("fairness_rho", func(i int) (float64, bool) { return j(i).Fairness, j(i).ExclusiveJCT > 0 }),
-		F64Null("equal_share_jct_s", func(i int) (float64, bool) { return positive(j(i).EqualShareJCT) }),
-		F64Null("fairness_rho_equal_share", func(i int) (float64, bool) { return j(i).FairnessEqualShare, j(i).EqualShareJCT > 0 }),
-	)
+func finite(v float64) (float64, bool)   { return v, !math.IsNaN(v) && !math.IsInf(v, 0) }
+func positive(v float64) (float64, bool) { return v, v > 0 }
+
+// JobsTable declares jobs.parquet.
+var JobsTable = &Table[JobRow]{File: "jobs.parquet", Where: "run, sweep", Doc: "one row per job", Fields: withRun(func(r JobRow) *RunKey { return r.Key },
+	Str("name", "", "the job's name (the workload's `name` column)", func(r JobRow) string { return r.Job.Name }),
+	Str("application", "", "the job's model/application", func(r JobRow) string { return r.Job.App }),
+	I64("request_gpus", "GPUs", "GPUs the user asked for", func(r JobRow) int64 { return int64(r.Job.RequestGPUs) }),
+	I64("request_batch", "samples", "total batch size the user asked for", func(r JobRow) int64 { return int64(r.Job.RequestBatch) }),
+	F64("submit_s", "s", "submission time from the trace start", func(r JobRow) float64 { return r.Job.Submit }),
+	F64Null("first_start_s", "s", "first allocation; null if the job never started", func(r JobRow) (float64, bool) { return finite(r.Job.FirstStart) }),
+	F64("finish_s", "s", "completion time", func(r JobRow) float64 { return r.Job.Finish }),
+	F64("jct_s", "s", "job completion time, finish − submit", func(r JobRow) float64 { return r.Job.JCT }),
+	F64Null("queueing_s", "s", "first start − submit; null if the job never started", func(r JobRow) (float64, bool) { return finite(r.Job.Queueing) }),
+	I64("restarts", "", "re-allocations after the first start", func(r JobRow) int64 { return int64(r.Job.Restarts) }),
+	F64("gpu_seconds", "GPU·s", "attained service: GPU-seconds held, restarts included", func(r JobRow) float64 { return r.Job.GPUSeconds }),
+	F64Null("mean_batch", "samples", "total batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanBatch, r.Job.MeanBatch > 0 }),
+	F64Null("mean_efficiency", "fraction (0–1]", "statistical efficiency relative to the initial batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanEfficiency, r.Job.MeanBatch > 0 }),
+	I64("epochs", "", "epochs completed", func(r JobRow) int64 { return int64(r.Job.Epochs) }),
+	F64("contention", "jobs", "average number of active jobs over the job's life (N of finish-time fairness)", func(r JobRow) float64 { return r.Job.Contention }),
+	F64Null("exclusive_jct_s", "s", "run time alone on a 1/N share of the cluster; null where it cannot be computed", func(r JobRow) (float64, bool) { return positive(r.Job.ExclusiveJCT) }),
+	F64Null("fairness_rho", "ratio", "finish-time fairness ρ = jct_s / exclusive_jct_s; null with exclusive_jct_s", func(r JobRow) (float64, bool) { return r.Job.Fairness, r.Job.ExclusiveJCT > 0 }),
+	F64Null("equal_share_jct_s", "s", "run time in an isolated, equally partitioned cluster (Themis, the paper's definition): exactly total GPUs / contention of GPU time, fractions included; null where it cannot be computed", func(r JobRow) (float64, bool) { return positive(r.Job.EqualShareJCT) }),
+	F64Null("fairness_rho_equal_share", "ratio", "the paper's finish-time fairness ρ = jct_s / equal_share_jct_s; null with equal_share_jct_s", func(r JobRow) (float64, bool) { return r.Job.FairnessEqualShare, r.Job.EqualShareJCT > 0 }),
+)}
+
+// RoundRow is one row of rounds.parquet: a job's record in a scheduling
+// round of the run Key.
+type RoundRow struct {
+	Key *RunKey
+	Rec *sim.RoundRecord
 }
 
-// roundTableCols are rounds.parquet's columns over the records *rp of the
-// run key (a pointer, so that a streaming writer can refill the slice).
-func roundTableCols(key *RunKey, rp *[]sim.RoundRecord) []Column {
-	r := func(i int) *sim.RoundRecord { return &(*rp)[i] }
-	placed := func(i int) bool { return r(i).GPUs > 0 }
-	return append(RunCols(func(int) *RunKey { return key }),
-		F64Col("time_s", func(i int) float64 { return r(i).Time }),
-		F64Col("duration_s", func(i int) float64 { return r(i).Duration }),
-		StrCol("name", func(i int) string { return r(i).Job }),
-		StrCol("application", func(i int) string { return r(i).App }),
-		StrCol("phase", func(i int) string { return r(i).Phase }),
-		I64Col("gpus", func(i int) int64 { return int64(r(i).GPUs) }),
-		I64Col("nodes", func(i int) int64 { return int64(r(i).Nodes) }),
-		I64Null("local_batch", func(i int) (int64, bool) { return int64(r(i).Local), placed(i) }),
-		I64Null("accum_steps", func(i int) (int64, bool) { return int64(r(i).Accum), placed(i) }),
-		I64Null("batch", func(i int) (int64, bool) { return int64(r(i).Batch), placed(i) }),
-		// φ is positive once measured (the profiles' gradient variance is).
-		F64Null("pgns", func(i int) (float64, bool) { return r(i).PGNS, r(i).PGNS > 0 }),
-		F64Null("efficiency", func(i int) (float64, bool) { return r(i).Efficiency, placed(i) }),
-		F64Null("goodput", func(i int) (float64, bool) { return r(i).Goodput, placed(i) }),
-		F64Col("progress", func(i int) float64 { return r(i).Progress }),
-	)
+// placed: the job holds GPUs after the round.
+func (r RoundRow) placed() bool { return r.Rec.GPUs > 0 }
+
+// RoundsTable declares rounds.parquet.
+var RoundsTable = &Table[RoundRow]{File: "rounds.parquet", Where: "run, sweep --job-rounds", Doc: "one row per active job per scheduling round", Fields: withRun(func(r RoundRow) *RunKey { return r.Key },
+	F64("time_s", "s", "time of the scheduling round", func(r RoundRow) float64 { return r.Rec.Time }),
+	F64("duration_s", "s", "until the next round or the job's finish, whichever comes first: a job's rows sum to finish − its first round", func(r RoundRow) float64 { return r.Rec.Duration }),
+	Str("name", "", "the job's name (as in jobs.parquet)", func(r RoundRow) string { return r.Rec.Job }),
+	Str("application", "", "the job's model/application", func(r RoundRow) string { return r.Rec.App }),
+	Str("phase", "", "pending, restarting or running, after the round", func(r RoundRow) string { return r.Rec.Phase }),
+	I64("gpus", "GPUs", "GPUs allocated (0 when pending)", func(r RoundRow) int64 { return int64(r.Rec.GPUs) }),
+	I64("nodes", "nodes", "nodes the allocation spans (0 when pending)", func(r RoundRow) int64 { return int64(r.Rec.Nodes) }),
+	I64Null("local_batch", "samples", "per-GPU batch; null when pending", func(r RoundRow) (int64, bool) { return int64(r.Rec.Local), r.placed() }),
+	I64Null("accum_steps", "", "gradient accumulation steps per update; null when pending", func(r RoundRow) (int64, bool) { return int64(r.Rec.Accum), r.placed() }),
+	I64Null("batch", "samples", "total batch = local_batch × gpus × (accum_steps + 1); null when pending", func(r RoundRow) (int64, bool) { return int64(r.Rec.Batch), r.placed() }),
+	// φ is positive once measured (the profiles' gradient variance is).
+	F64Null("pgns", "samples", "gradient noise scale φ the job's agent has measured; null before its first measurement", func(r RoundRow) (float64, bool) { return r.Rec.PGNS, r.Rec.PGNS > 0 }),
+	F64Null("efficiency", "fraction (0–1]", "true statistical efficiency at `batch`; null when pending", func(r RoundRow) (float64, bool) { return r.Rec.Efficiency, r.placed() }),
+	F64Null("goodput", "samples/s", "true goodput at the chosen configuration (throughput × efficiency, interference included); null when pending", func(r RoundRow) (float64, bool) { return r.Rec.Goodput, r.placed() }),
+	F64("progress", "fraction (0–1)", "fraction of the job's training target reached", func(r RoundRow) float64 { return r.Rec.Progress }),
+)}
+
+// roundRows are the rows of the records *rp of the run key (a pointer, so
+// that a streaming writer can refill the slice).
+func roundRows(key *RunKey, rp *[]sim.RoundRecord) func(i int) RoundRow {
+	return func(i int) RoundRow { return RoundRow{key, &(*rp)[i]} }
 }
 
 // ClusterRow is the cluster's state in one scheduling round (a row of
@@ -168,30 +188,30 @@ func ClusterRows(res *sim.Result, noTiming bool) []ClusterRow {
 	return rows
 }
 
-// clusterRow is one row of cluster.parquet.
+// ClusterTableRow is one row of cluster.parquet: a round of the run Key on
+// a cluster of GPUs GPUs.
 type ClusterTableRow struct {
 	Key   *RunKey
 	GPUs  int // GPUs in the cluster
 	Round *ClusterRow
 }
 
-func ClusterTableCols(rows []ClusterTableRow) []Column {
-	c := func(i int) *ClusterRow { return rows[i].Round }
-	ptr := func(p *float64) (float64, bool) {
-		if p == nil {
-			return 0, false
-		}
-		return *p, true
+func ptr(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
 	}
-	return append(RunCols(func(i int) *RunKey { return rows[i].Key }),
-		I64Col("round", func(i int) int64 { return int64(c(i).Round) }),
-		F64Col("time_s", func(i int) float64 { return c(i).Time }),
-		F64Col("duration_s", func(i int) float64 { return c(i).Duration }),
-		I64Col("cluster_gpus", func(i int) int64 { return int64(rows[i].GPUs) }),
-		I64Col("gpus", func(i int) int64 { return int64(c(i).GPUs) }),
-		I64Col("active_jobs", func(i int) int64 { return int64(c(i).Active) }),
-		I64Col("pending_jobs", func(i int) int64 { return int64(c(i).Pending) }),
-		F64Null("mean_efficiency", func(i int) (float64, bool) { return ptr(c(i).MeanEfficiency) }),
-		F64Null("policy_wall_s", func(i int) (float64, bool) { return ptr(c(i).PolicyWall) }),
-	)
+	return *p, true
 }
+
+// ClusterTable declares cluster.parquet.
+var ClusterTable = &Table[ClusterTableRow]{File: "cluster.parquet", Where: "run, sweep", Doc: "one row per scheduling round, idle rounds included, from time 0 to the makespan", Fields: withRun(func(r ClusterTableRow) *RunKey { return r.Key },
+	I64("round", "", "scheduling round number: time_s = round × interval", func(r ClusterTableRow) int64 { return int64(r.Round.Round) }),
+	F64("time_s", "s", "time of the round", func(r ClusterTableRow) float64 { return r.Round.Time }),
+	F64("duration_s", "s", "until the next round (the last one: until the last job's finish); the rows sum to the makespan", func(r ClusterTableRow) float64 { return r.Round.Duration }),
+	I64("cluster_gpus", "GPUs", "GPUs in the cluster", func(r ClusterTableRow) int64 { return int64(r.GPUs) }),
+	I64("gpus", "GPUs", "GPUs allocated after the round", func(r ClusterTableRow) int64 { return int64(r.Round.GPUs) }),
+	I64("active_jobs", "jobs", "submitted, unfinished jobs (0 in an idle round)", func(r ClusterTableRow) int64 { return int64(r.Round.Active) }),
+	I64("pending_jobs", "jobs", "active jobs without GPUs after the round", func(r ClusterTableRow) int64 { return int64(r.Round.Pending) }),
+	F64Null("mean_efficiency", "fraction (0–1]", "mean true statistical efficiency of the jobs holding GPUs; null when none does", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.MeanEfficiency) }),
+	F64Null("policy_wall_s", "s", "wall-clock time the policy took; null in idle rounds (no call) and with --no-timing", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.PolicyWall) }),
+)}

@@ -38,7 +38,7 @@ func TestDuckDBReadsTables(t *testing.T) {
 		Nullable bool   `json:"nullable"`
 	}
 	schema := map[string][]col{}
-	for _, tb := range outputs.Tables {
+	for _, tb := range outputs.Tables() {
 		for _, c := range tb.Columns {
 			schema[tb.File] = append(schema[tb.File], col{c.Name, c.Type, c.Nullable})
 		}

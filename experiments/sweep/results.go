@@ -108,44 +108,15 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 	for i := range r {
 		keys[i] = results.SweepRunKey(r[i])
 	}
-	cols := append(outputs.RunCols(func(i int) *outputs.RunKey { return &keys[i] }),
-		outputs.I64Col("experiment_version", func(i int) int64 { return int64(r[i].ExperimentVersion) }),
-		outputs.StrCol("run", func(i int) string { return r[i].Run }),
-		outputs.StrCol("label", func(i int) string { return labels[r[i].Cell] }),
-		outputs.F64Col("load", func(i int) float64 { return r[i].Load }),
-		outputs.StrCol("config", func(i int) string { return r[i].Config }),
-		outputs.I64Col("jobs", func(i int) int64 { return int64(r[i].Jobs) }),
-		outputs.StrCol("profiles", func(i int) string { return r[i].Profiles }),
-		outputs.StrCol("profiles_id", func(i int) string { return r[i].ProfilesID }),
-		outputs.F64Col("interval_s", func(i int) float64 { return r[i].Settings.Interval }),
-		outputs.F64Col("restart_delay_s", func(i int) float64 { return r[i].Settings.RestartDelay }),
-		outputs.F64Col("interference", func(i int) float64 { return r[i].Settings.Interference }),
-		outputs.BoolCol("offline_priors", func(i int) bool { return r[i].Settings.OfflinePriors }),
-		outputs.BoolCol("offline_priors_scale_out", func(i int) bool { return r[i].Settings.OfflinePriorsScaleOut }),
-		outputs.StrCol("calibration", func(i int) string { return r[i].Settings.Calibration }),
-		outputs.I64Col("nodes", func(i int) int64 { return int64(r[i].Settings.Nodes) }),
-		outputs.I64Col("gpus_per_node", func(i int) int64 { return int64(r[i].Settings.GPUsPerNode) }),
-		outputs.BoolCol("step", func(i int) bool { return r[i].Settings.Step }),
-	)
-	for _, m := range outputs.Metrics() {
-		if !m.Column {
-			continue
-		}
-		get := func(i int) float64 { return m.Get(&r[i].RunStats) }
-		switch {
-		case m.Count:
-			cols = append(cols, outputs.I64Col(m.Name, func(i int) int64 { return int64(get(i)) }))
-		case m.Timing:
-			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return get(i), !r[i].NoTiming }))
-		case m.Null != nil:
-			cols = append(cols, outputs.F64Null(m.Name, func(i int) (float64, bool) { return get(i), !m.Null(&r[i].RunStats) }))
-		default:
-			cols = append(cols, outputs.F64Col(m.Name, get))
+	row := func(i int) outputs.ResultRow {
+		return outputs.ResultRow{
+			Key: &keys[i], ExperimentVersion: r[i].ExperimentVersion, Run: r[i].Run, Label: labels[r[i].Cell],
+			Load: r[i].Load, Config: r[i].Config, Jobs: r[i].Jobs, Profiles: r[i].Profiles, ProfilesID: r[i].ProfilesID,
+			Settings: &r[i].Settings, Stats: &r[i].RunStats, NoTiming: r[i].NoTiming, Version: r[i].PolluxsimVersion,
 		}
 	}
-	cols = append(cols, outputs.StrCol("polluxsim_version", func(i int) string { return r[i].PolluxsimVersion }))
 	kv, order := sweepMeta(exp)
-	if err := outputs.WriteTable(path, outputs.Table(ResultsFile), cols, len(r), kv, order); err != nil {
+	if err := outputs.WriteTable(path, outputs.ResultsTable, row, len(r), kv, order); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil
@@ -159,13 +130,7 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 	for i := range runs {
 		keys[i] = results.SweepRunKey(runs[i])
 	}
-	type appRow struct {
-		key  *outputs.RunKey
-		app  string
-		jobs int
-		avg  float64
-	}
-	var apps []appRow
+	var apps []outputs.AppRow
 	var jobs []outputs.JobRow
 	var cluster []outputs.ClusterTableRow
 	for i, r := range runs {
@@ -179,7 +144,7 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 		}
 		sort.Strings(names)
 		for _, a := range names {
-			apps = append(apps, appRow{&keys[i], a, n[a], r.AppAvgJCT[a]})
+			apps = append(apps, outputs.AppRow{Key: &keys[i], App: a, Jobs: n[a], AvgJCT: r.AppAvgJCT[a]})
 		}
 		for j := range r.JobResults {
 			jobs = append(jobs, outputs.JobRow{Key: &keys[i], Job: &r.JobResults[j]})
@@ -188,16 +153,11 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 			cluster = append(cluster, outputs.ClusterTableRow{Key: &keys[i], GPUs: r.ClusterGPUs, Round: &r.Cluster[j]})
 		}
 	}
-	appCols := append(outputs.RunCols(func(i int) *outputs.RunKey { return apps[i].key }),
-		outputs.StrCol("application", func(i int) string { return apps[i].app }),
-		outputs.I64Col("jobs", func(i int) int64 { return int64(apps[i].jobs) }),
-		outputs.F64Col("avg_jct_s", func(i int) float64 { return apps[i].avg }),
-	)
-	if err := outputs.WriteTable(filepath.Join(dir, AppsFile), outputs.Table(AppsFile), appCols, len(apps), kv, order); err != nil {
+	if err := outputs.WriteTable(filepath.Join(dir, AppsFile), outputs.AppsTable, func(i int) outputs.AppRow { return apps[i] }, len(apps), kv, order); err != nil {
 		return err
 	}
-	if err := outputs.WriteTable(filepath.Join(dir, JobsFile), outputs.Table(JobsFile), outputs.JobTableCols(jobs), len(jobs), kv, order); err != nil {
+	if err := outputs.WriteTable(filepath.Join(dir, JobsFile), outputs.JobsTable, func(i int) outputs.JobRow { return jobs[i] }, len(jobs), kv, order); err != nil {
 		return err
 	}
-	return outputs.WriteTable(filepath.Join(dir, ClusterFile), outputs.Table(ClusterFile), outputs.ClusterTableCols(cluster), len(cluster), kv, order)
+	return outputs.WriteTable(filepath.Join(dir, ClusterFile), outputs.ClusterTable, func(i int) outputs.ClusterTableRow { return cluster[i] }, len(cluster), kv, order)
 }

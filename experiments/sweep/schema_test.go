@@ -20,7 +20,7 @@ import (
 // or infinity anywhere; the schema version in the metadata.
 func checkTable(t *testing.T, path string) arrow.Table {
 	t.Helper()
-	doc := outputs.Table(filepath.Base(path))
+	doc := outputs.Schema(filepath.Base(path))
 	tbl := parquettest.ReadTable(t, path)
 	sc := tbl.Schema()
 	if sc.NumFields() != len(doc.Columns) {

@@ -105,7 +105,7 @@ func concatParquet(path string, inputs []string, meta map[string]string, metaOrd
 						parquet.WithDictionaryDefault(false),
 						parquet.WithCreatedBy("polluxsim"),
 					}
-					for _, c := range outputs.Table(RoundsFile).Columns {
+					for _, c := range outputs.Schema(RoundsFile).Columns {
 						if c.Type == outputs.TypeString {
 							opts = append(opts, parquet.WithDictionaryFor(c.Name, true))
 						}
