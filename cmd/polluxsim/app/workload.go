@@ -65,7 +65,7 @@ func newWorkloadGenerateCmd() *cobra.Command {
 		load                           float64
 		seed                           uint64
 		phillyPath, summaryPath        string
-		tracePath, window              string
+		tracePath, window, oversize    string
 		config, profilesDir, out       string
 		all                            bool
 	)
@@ -120,6 +120,9 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if window != "" && tracePath == "" {
 				return errors.New("--window needs --trace NAME")
 			}
+			if oversize != "" && tracePath == "" {
+				return errors.New("--oversize needs --trace NAME")
+			}
 			if all && phillyPath == "" && tracePath == "" {
 				return errors.New("--all needs --philly FILE or --trace NAME: it replays every job of a table")
 			}
@@ -137,7 +140,10 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				return err
 			}
 			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath,
-				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas}
+				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas, Oversize: oversize}
+			if err := g.Validate(); err != nil {
+				return err
+			}
 			w, warnings, err := g.Make(workloads.Env{Profiles: set, GPUsPerNode: gpusPerNode})
 			if err != nil {
 				return err
@@ -161,6 +167,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 	f.StringVar(&summaryPath, "summary", "", "Philly summary file to sample instead of the embedded one")
 	f.StringVar(&tracePath, "trace", "", "any cluster trace to sample by the paper's method, by name (itp:cluster02, helios:FILE, ...; see `polluxsim trace`), GPU-time classes recomputed per trace (docs/traces.md)")
 	f.StringVar(&window, "window", "", "with --trace: the arrival window, daily (02:00-10:00, the paper's), daily:H1-H2, span:FROM-UNTIL or all")
+	f.StringVar(&oversize, "oversize", "", "with --trace: jobs larger than the profiles' largest measured placement are capped to it (cap, the default), left out of the sample (skip) or an error for a realistic workload (refuse); counted either way")
 	f.StringVar(&config, "config", traces.ConfigTuned, "job configurations: tuned or realistic")
 	f.StringVar(&profilesDir, "profiles", "", "profiles the tuned pairs and B0 come from: a reference-format folder or a compact profile file (default: embedded)")
 	f.Var(flagvalue.NewInt(&gpusPerNode, 4), "gpus-per-node", "GPUs per node when computing tuned configurations")
