@@ -30,6 +30,9 @@ the timeline of all their cells.`,
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
 			}
+			if err := needSweepFolder("plot", in); err != nil {
+				return err
+			}
 			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err
@@ -84,6 +87,9 @@ yolov3 jobs, as in the paper; --jobs names others. Writes DIR/fig6-coadaptation.
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
 				return errors.New("plot fig6 needs --in DIR (a run's output) and --out DIR")
+			}
+			if err := needRunFolder(in); err != nil {
+				return err
 			}
 			rep, err := figures.PlotCoAdaptation(in, out, figures.CoAdaptationOptions{Jobs: jobs,
 				PlotOptions: figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats}})
