@@ -30,6 +30,9 @@ the timeline of all their cells.`,
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
 			}
+			if err := needSweepFolder("plot", in); err != nil {
+				return err
+			}
 			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err
@@ -93,6 +96,9 @@ Writes DIR/` + k.FileName("") + `.*`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
 				return fmt.Errorf("plot %s needs --in DIR (a run's output) and --out DIR", k.Name)
+			}
+			if err := needRunFolder("plot "+k.Name, in); err != nil {
+				return err
 			}
 			rep, err := figures.PlotRun(k.Name, figures.RunInput{Dir: in, Jobs: jobs}, out,
 				figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})

@@ -165,7 +165,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 	f.Var(flagvalue.NewUint(&seed, 1), "seed", "random seed")
 	f.StringVar(&phillyPath, "philly", "", "reduced Philly table to sample (default: the embedded summary)")
 	f.StringVar(&summaryPath, "summary", "", "Philly summary file to sample instead of the embedded one")
-	f.StringVar(&tracePath, "trace", "", "any cluster trace to sample by the paper's method, by name (itp:cluster02, helios:FILE, ...; see `polluxsim trace`), GPU-time classes recomputed per trace (docs/traces.md)")
+	f.StringVar(&tracePath, "trace", "", "any cluster trace to sample by the paper's method, by name (itp:cluster02, helios:FILE, ...; see polluxsim trace), GPU-time classes recomputed per trace (docs/traces.md)")
 	f.StringVar(&window, "window", "", "with --trace: the arrival window, daily (02:00-10:00, the paper's), daily:H1-H2, span:FROM-UNTIL or all")
 	f.StringVar(&oversize, "oversize", "", "with --trace: jobs larger than the profiles' largest measured placement are capped to it (cap, the default), left out of the sample (skip) or an error for a realistic workload (refuse); counted either way")
 	f.StringVar(&config, "config", traces.ConfigTuned, "job configurations: tuned or realistic")
