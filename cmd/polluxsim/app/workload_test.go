@@ -157,6 +157,8 @@ func TestWorkloadGenerateFlagErrors(t *testing.T) {
 		"--philly or --summary":   {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
 		"no such file or folder":  {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
 		"positive multiple":       {"workload", "generate", "--load", "-1", "--out", "x.csv"},
+		"less than one job":       {"workload", "generate", "--load", "0.001", "--out", "x.csv"},
+		"divide the 28800-s":      {"workload", "summarize-philly", "--bucket", "7", "--philly", "none.csv", "--out", "s.json"},
 		"--philly FILE and --out": {"workload", "summarize-philly"},
 	}
 	for want, args := range cases {
