@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
@@ -26,11 +27,11 @@ func (ef *elasticFlags) register(f *pflag.FlagSet, rf *runFlags) {
 	ef.flags = f
 	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(autoscalers.Names(), ", ")+" ('polluxsim autoscalers' lists their options); --nodes is the initial size")
 	f.StringArrayVar(&ef.opts, "autoscaler-opt", nil, "autoscaler option key=value (repeatable)")
-	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster (default 1)")
-	f.Var(flagvalue.NewInt(&e.MaxNodes, 0), "max-nodes", "most nodes of the elastic cluster (default --nodes)")
-	f.Var(flagvalue.NewSeconds(&e.ProvisionDelay, 0, false), "provision-delay", "time from ordering a node to its being ready (seconds or duration)")
-	f.Var(flagvalue.NewFloat(&e.NodePrice, 0), "node-price", "price of one node-hour; cost = node-hours x price")
-	f.Var(flagvalue.NewInt(&rf.spec.ClosedLoop, 0), "closed-loop", "submit the workload's jobs N at a time, the next when one finishes (0: at their submission times)")
+	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster, "+inRange(1, runspec.MaxNodes)+" (default 1)")
+	f.Var(flagvalue.NewInt(&e.MaxNodes, 0), "max-nodes", "most nodes of the elastic cluster, "+inRange(1, runspec.MaxNodes)+" (default --nodes)")
+	f.Var(flagvalue.NewSeconds(&e.ProvisionDelay, 0, false), "provision-delay", "time from ordering a node to its being ready (seconds or duration), "+inRange(0, runspec.MaxSeconds))
+	f.Var(flagvalue.NewFloat(&e.NodePrice, 0), "node-price", "price of one node-hour, "+inRange(0, runspec.MaxPrice)+"; cost = node-hours x price")
+	f.Var(flagvalue.NewInt(&rf.spec.ClosedLoop, 0), "closed-loop", "submit the workload's jobs N at a time, the next when one finishes, 0 or more (0: at their submission times)")
 }
 
 // resolve makes the autoscaler's options canonical with --autoscaler-opt

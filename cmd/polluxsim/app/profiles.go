@@ -15,8 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -153,14 +151,14 @@ at a few GPU counts, batch sizes and points of training.`,
 			if err != nil {
 				return err
 			}
-			if perNode < 1 || perNode > runspec.MaxGPUsPerNode {
-				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", runspec.MaxGPUsPerNode, perNode)
+			if err := checkGPUsPerNode(perNode); err != nil {
+				return err
 			}
 			return writeProfile(cmd.OutOrStdout(), set, app, perNode)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
-	cmd.Flags().Var(flagvalue.NewInt(&perNode, 4), "gpus-per-node", "GPUs per node of the packed placements in the throughput table")
+	gpusPerNodeFlag(cmd.Flags(), &perNode, "GPUs per node of the packed placements in the throughput table")
 	return cmd
 }
 

@@ -99,7 +99,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
-	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once")
+	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once, at least 1")
 	f.BoolVar(&sf.noTiming, "no-timing", false, "record no wall-clock times (zeros in summary.json, nulls in the tables) so that reruns give identical files")
 	f.BoolVar(&sf.jobRounds, "job-rounds", false, "also write rounds.parquet, one row per job per scheduling round of every run (large: about 100,000 rows per 160-job run)")
 	f.BoolVar(&sf.replaceProfiles, "replace-other-profiles", false, "redo, and so replace, the stored runs in --out made with other profiles (without it they are an error)")
