@@ -16,6 +16,7 @@ import (
 	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
@@ -162,6 +163,11 @@ func TestListingsJSON(t *testing.T) {
 		if err != nil || e.Name != experiments.ExperimentNames()[i] || e.Runs != len(x.Runs()) || e.Cells != len(x.Cells) || e.Description != x.Description {
 			t.Errorf("sweep --list -o json: %+v (%v)", e, err)
 		}
+	}
+	var srcs []sourceEntry
+	decode(t, &srcs, "workload", "sources", "-o", "json")
+	if len(srcs) != len(workloads.Default().Sources()) || srcs[0].Usage == "" {
+		t.Errorf("workload sources -o json: %+v", srcs)
 	}
 	var pl profileListing
 	decode(t, &pl, "profiles", "list", "-o", "json")

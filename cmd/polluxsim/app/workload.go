@@ -45,21 +45,42 @@ per line, in the format of the reference simulator (petuum/adaptdl).
 	return cmd
 }
 
+// sourceEntry is one workload source of workload sources.
+type sourceEntry struct {
+	Name  string `json:"name"`
+	Usage string `json:"usage"`
+	Doc   string `json:"doc"`
+}
+
 func newWorkloadSourcesCmd() *cobra.Command {
-	return &cobra.Command{
+	var o output
+	cmd := &cobra.Command{
 		Use:   "sources",
 		Short: "List the workload sources --workload references resolve through",
-		Args:  cobra.NoArgs,
+		Long: `sources lists every registered workload source: its name, how a reference to it
+is written, and where its workloads come from. -o json prints [{name, usage,
+doc}].`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, s := range workloads.Default().Sources() {
-				if _, err := fmt.Fprintf(w, "%s\n  %s\n  %s\n\n", s.Name, s.Usage, s.Doc); err != nil {
-					return err
-				}
+			if err := o.check(); err != nil {
+				return err
 			}
-			return nil
+			var list []sourceEntry
+			for _, s := range workloads.Default().Sources() {
+				list = append(list, sourceEntry{s.Name, s.Usage, s.Doc})
+			}
+			return o.print(cmd.OutOrStdout(), list, func(w io.Writer) error {
+				for _, s := range list {
+					if _, err := fmt.Fprintf(w, "%s\n  %s\n  %s\n\n", s.Name, s.Usage, s.Doc); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 		},
 	}
+	o.register(cmd.Flags())
+	return cmd
 }
 
 func newWorkloadGenerateCmd() *cobra.Command {
