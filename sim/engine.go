@@ -389,6 +389,9 @@ func (e *engine) schedule(active []*job) error {
 	start := time.Now()
 	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)
 	wall := time.Since(start).Seconds()
+	if err := policyErr(e.policy); err != nil {
+		return err
+	}
 	if err := e.checkDecision(active, dec); err != nil {
 		return err
 	}
@@ -409,6 +412,15 @@ func (e *engine) schedule(active []*job) error {
 		}
 	}
 	return e.rec.record(e.res, e.now, wall, active, len(active))
+}
+
+// policyErr is the fault of a policy whose rounds can fail
+// (policies.Fallible), or nil.
+func policyErr(p policies.Policy) error {
+	if f, ok := p.(policies.Fallible); ok {
+		return f.Err()
+	}
+	return nil
 }
 
 // apply gives job j the policy's allocation alloc (nil or all zeros: none)
