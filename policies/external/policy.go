@@ -26,7 +26,9 @@ type Policy struct {
 	ready   protocol.Ready
 	traits  policies.Traits
 	round   int
-	err     error
+	// fault is what ended the conversation, naming the command and the
+	// round (Err adds the policy's name).
+	fault error
 	// names are the jobs of the round in progress by name, for oracle
 	// queries.
 	names map[string]*policies.Job
@@ -58,6 +60,9 @@ type Config struct {
 	Timeout time.Duration
 	// Env is the run's environment, told to the child in hello.
 	Env policies.Env
+	// MaxMessage is the longest message read from the child, bytes (0:
+	// DefaultMaxMessage).
+	MaxMessage int
 	// Log receives the child's standard error, each line prefixed with
 	// "[policy NAME] " (nil: os.Stderr).
 	Log io.Writer
@@ -65,24 +70,28 @@ type Config struct {
 
 // Start starts the child and holds the handshake: hello, then ready. The
 // result is an *Incremental when the child says it answers incremental
-// rounds. The error, like every fault's, is one line naming the command.
+// rounds. The error, like every fault's, is one line naming the command
+// (the registry's Build puts the policy's name before it).
 func Start(cfg Config) (policies.Policy, error) {
 	if len(cfg.Argv) == 0 {
-		return nil, errors.New("policy external: the command is empty (set --policy-opt command='python3 my_policy.py')")
+		return nil, errors.New("the command is empty (set it: --policy-opt command='python3 my_policy.py')")
 	}
 	log := cfg.Log
 	if log == nil {
 		log = os.Stderr
 	}
 	command := strings.Join(cfg.Argv, " ")
-	c, err := start(cfg.Argv, log, "[policy "+filepath.Base(cfg.Argv[len(cfg.Argv)-1])+"] ")
+	if cfg.MaxMessage <= 0 {
+		cfg.MaxMessage = DefaultMaxMessage
+	}
+	c, err := start(cfg.Argv, cfg.MaxMessage, log, "[policy "+filepath.Base(cfg.Argv[len(cfg.Argv)-1])+"] ")
 	if err != nil {
-		return nil, fmt.Errorf("policy external: command %q does not start: %w", command, err)
+		return nil, fmt.Errorf("command %q does not start: %w", command, err)
 	}
 	p := &Policy{c: c, command: command, timeout: cfg.Timeout}
 	if err := p.handshake(cfg.Env); err != nil {
 		p.Close()
-		return nil, err
+		return nil, p.fault
 	}
 	if p.ready.Incremental {
 		return &Incremental{Policy: p, tracked: map[int64]*policies.Job{}, held: map[int64]bool{}, changed: map[int64]bool{}}, nil
@@ -129,7 +138,12 @@ func (p *Policy) Options() map[string]any { return p.ready.Options }
 func (p *Policy) Traits() policies.Traits { return p.traits }
 
 // Err implements policies.Fallible.
-func (p *Policy) Err() error { return p.err }
+func (p *Policy) Err() error {
+	if p.fault == nil {
+		return nil
+	}
+	return fmt.Errorf("policy %s: %w", Name, p.fault)
+}
 
 // Close ends the child (see child.close); it is safe to call more than
 // once and while a round is in progress in another goroutine, which then
@@ -143,7 +157,7 @@ func (p *Policy) Close() error {
 // queries answered, its decision returned.
 func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	empty := policies.Decision{Alloc: make([][]int, len(jobs))}
-	if p.err != nil {
+	if p.fault != nil {
 		return empty
 	}
 	p.round++
@@ -178,7 +192,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 // that lost them, in one incremental_round message; the child's changes
 // returned.
 func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
-	if p.err != nil {
+	if p.fault != nil {
 		return nil
 	}
 	p.round++
@@ -323,11 +337,11 @@ func (p *Policy) read(deadline time.Time, where string) (any, error) {
 // fail records the conversation's fault (the first one), kills the
 // child, and returns the fault.
 func (p *Policy) fail(where string, err error) error {
-	if p.err == nil {
-		p.err = fmt.Errorf("policy external (%s): %s: %w", p.command, where, err)
+	if p.fault == nil {
+		p.fault = fmt.Errorf("command %q: %s: %w", p.command, where, err)
 	}
 	p.c.kill()
-	return p.err
+	return p.fault
 }
 
 // quote shows the start of a stray line.
