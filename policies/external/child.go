@@ -209,6 +209,10 @@ func (c *child) close() {
 		}
 		killGroup(c.cmd)
 		<-c.exited
+		select { // what it wrote last is relayed
+		case <-c.stderrDone:
+		case <-time.After(closeGrace):
+		}
 		c.stdout.Close()
 	})
 }
