@@ -44,6 +44,7 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 // fakePolicy is a FIFO at the requested GPUs that misbehaves as mode says:
 //
 //	good        behaves
+//	nothing     gives every job nothing (a trivial policy, for benchmarks)
 //	exit        exits with status 3 in round 3, after two lines on stderr
 //	hang        stops answering in round 2
 //	hang-child  starts a sleeping child of its own, then hangs in round 2
@@ -127,6 +128,10 @@ func fakePolicy(mode string) int {
 			continue
 		}
 		r := msg.(*protocol.Round)
+		if mode == "nothing" {
+			send(protocol.Decision{Type: protocol.TypeDecision, Round: r.Round, Alloc: make([][]int, len(r.Jobs))})
+			continue
+		}
 		c := r.Cluster.Policies()
 		d := protocol.Decision{Type: protocol.TypeDecision, Round: r.Round, Alloc: make([][]int, len(r.Jobs))}
 		free := make([]int, c.Nodes)
