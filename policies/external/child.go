@@ -27,6 +27,10 @@ const stderrLines = 5
 // and kept (longer lines are cut).
 const maxStderrLine = 4096
 
+// exitWait is how long a fault's message waits for a child that closed
+// its output to exit, and for the last of its standard error.
+const exitWait = 5 * time.Second
+
 // closeGrace is how long a child has to exit by itself once its standard
 // input is closed, before its process group is killed.
 const closeGrace = time.Second

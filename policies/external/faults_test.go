@@ -1,6 +1,7 @@
 package external_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -31,7 +32,12 @@ func smallWorkload() *traces.Workload {
 // folder and the fake's process ids.
 func runFake(t *testing.T, ctx context.Context, mode, rounds string, opts ...string) (error, string, []int) {
 	t.Helper()
-	pids := filepath.Join(t.TempDir(), "pids")
+	return runFakePids(t, ctx, filepath.Join(t.TempDir(), "pids"), mode, rounds, opts...)
+}
+
+// runFakePids is runFake with the file the fake writes its process ids to.
+func runFakePids(t *testing.T, ctx context.Context, pids, mode, rounds string, opts ...string) (error, string, []int) {
+	t.Helper()
 	spec, err := runspec.DefaultSpec("external").WithOptions(append([]string{"command=" + fakeCommand(t, mode, pids)}, opts...))
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +97,8 @@ func TestFaults(t *testing.T) {
 	}{
 		{"exit", "all", nil, []string{"policy external: command ", "round 3 (t=180)", "closed its output without answering", "exit status 3",
 			"its standard error ended: loading the model | Traceback: KeyError: 'gpus'"}},
-		{"hang", "all", []string{"round_timeout=0.5"}, []string{"round 2 (t=120)", "no answer within 500ms (round_timeout)"}},
-		{"hang-child", "all", []string{"round_timeout=0.5"}, []string{"round 2 (t=120)", "no answer within 500ms"}},
+		{"hang", "all", []string{"round_timeout=2"}, []string{"round 2 (t=120)", "no answer within 2s (round_timeout)"}},
+		{"hang-child", "all", []string{"round_timeout=2"}, []string{"round 2 (t=120)", "no answer within 2s"}},
 		{"malformed", "all", nil, []string{"round 1 (t=60)", `wrote "{\"type\": \"decision\", \"alloc\": [" to its standard output, which is not a protocol message`, "log to standard error"}},
 		{"oversized", "all", []string{"max_message_mib=1"}, []string{"round 1 (t=60)", "sent a message longer than max_message_mib (1 MiB)"}},
 		{"stray", "all", nil, []string{"round 1 (t=60)", `wrote "allocating GPUs for round 1..." to its standard output`}},
@@ -157,12 +163,22 @@ func TestNoStart(t *testing.T) {
 // context's error, leaving no process and no output folder.
 func TestInterruptEndsTheChild(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
+	pidFile := filepath.Join(t.TempDir(), "pids")
 	go func() {
-		time.Sleep(300 * time.Millisecond) // the fake hangs in round 2, at once
+		// Once the fake has started its own process (before round 1; it
+		// hangs in round 2, which a loaded machine may take a while to
+		// reach: the cancel may come in either round).
+		for {
+			b, _ := os.ReadFile(pidFile)
+			if bytes.Count(b, []byte("\n")) >= 2 {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		cancel()
 	}()
 	start := time.Now()
-	err, out, pids := runFake(t, ctx, "hang-child", "all")
+	err, out, pids := runFakePids(t, ctx, pidFile, "hang-child", "all")
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want the context's", err)
 	}

@@ -305,7 +305,7 @@ func (p *Policy) write(msg any, deadline time.Time, where string) error {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return p.fail(where, fmt.Errorf("did not read its input within %v (round_timeout)", p.timeout))
 		}
-		return p.fail(where, fmt.Errorf("stopped reading its input (%v); %s", err, p.c.exitStatus(closeGrace)))
+		return p.fail(where, fmt.Errorf("stopped reading its input (%v); %s", err, p.c.exitStatus(exitWait)))
 	}
 	return nil
 }
@@ -320,9 +320,9 @@ func (p *Policy) read(deadline time.Time, where string) (any, error) {
 	case errors.Is(err, errTooLong):
 		return nil, p.fail(where, fmt.Errorf("sent %v", err))
 	case errors.Is(err, io.EOF) || errors.Is(err, os.ErrClosed):
-		return nil, p.fail(where, fmt.Errorf("closed its output without answering: %s", p.c.exitStatus(closeGrace)))
+		return nil, p.fail(where, fmt.Errorf("closed its output without answering: %s", p.c.exitStatus(exitWait)))
 	case err != nil:
-		return nil, p.fail(where, fmt.Errorf("reading its output: %v; %s", err, p.c.exitStatus(closeGrace)))
+		return nil, p.fail(where, fmt.Errorf("reading its output: %v; %s", err, p.c.exitStatus(exitWait)))
 	}
 	msg, err := protocol.Decode(line)
 	if err != nil {
