@@ -171,17 +171,8 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		msg.Jobs[i] = protocol.FromJob(&jobs[i])
 		p.names[jobs[i].Name] = &jobs[i]
 	}
-	ans, err := p.exchange(msg, now)
-	if err != nil {
-		return empty
-	}
-	d, ok := ans.(*protocol.Decision)
+	d, ok := roundTrip(p, msg, now, protocol.TypeDecision, func(d *protocol.Decision) int { return d.Round })
 	if !ok {
-		p.fail(p.where(now), fmt.Errorf("answered a round with a %s message, want decision", protocol.TypeOf(ans)))
-		return empty
-	}
-	if d.Round != p.round {
-		p.fail(p.where(now), fmt.Errorf("answered round %d with the decision of round %d", p.round, d.Round))
 		return empty
 	}
 	return policies.Decision{Alloc: d.Alloc}
@@ -240,17 +231,8 @@ func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r pol
 			delete(p.held, k)
 		}
 	}
-	ans, err := p.exchange(msg, now)
-	if err != nil {
-		return nil
-	}
-	d, ok := ans.(*protocol.IncrementalDecision)
+	d, ok := roundTrip(p.Policy, msg, now, protocol.TypeIncrementalDecision, func(d *protocol.IncrementalDecision) int { return d.Round })
 	if !ok {
-		p.fail(p.where(now), fmt.Errorf("answered an incremental round with a %s message, want incremental_decision", protocol.TypeOf(ans)))
-		return nil
-	}
-	if d.Round != p.round {
-		p.fail(p.where(now), fmt.Errorf("answered round %d with the decision of round %d", p.round, d.Round))
 		return nil
 	}
 	changes := make([]policies.Change, len(d.Changes))
@@ -263,6 +245,25 @@ func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r pol
 		p.changed[ch.Key] = true
 	}
 	return changes
+}
+
+// roundTrip sends a round's message and returns the child's answer, a
+// message of type D (want) for this round (round reads its round number); a
+// fault is recorded and ok is false otherwise.
+func roundTrip[D any](p *Policy, msg any, now float64, want string, round func(*D) int) (d *D, ok bool) {
+	ans, err := p.exchange(msg, now)
+	if err != nil {
+		return nil, false
+	}
+	if d, ok = ans.(*D); !ok {
+		p.fail(p.where(now), fmt.Errorf("answered a %s message with a %s message, want %s", protocol.TypeOf(msg), protocol.TypeOf(ans), want))
+		return nil, false
+	}
+	if r := round(d); r != p.round {
+		p.fail(p.where(now), fmt.Errorf("answered round %d with the decision of round %d", p.round, r))
+		return nil, false
+	}
+	return d, true
 }
 
 // exchange sends a round's message and reads messages, answering the
