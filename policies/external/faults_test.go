@@ -208,3 +208,23 @@ func TestGoodChildEnds(t *testing.T) {
 	}
 	checkGone(t, pids)
 }
+
+// TestPythonException: an exception in a Python policy's code ends the
+// run with one line quoting it (the client sends it as an error message),
+// after its print()s went to standard error, not to the protocol.
+func TestPythonException(t *testing.T) {
+	py := needPython(t)
+	spec, err := runspec.DefaultSpec("external").WithOptions([]string{"command=" + py + " " + filepath.Join("testdata", "raises.py")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	_, err = runner.Run(context.Background(), spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Out: out})
+	want := "round 2 (t=120): reported an error: ZeroDivisionError: division by zero"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("error %v, want one line with %q", err, want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("output folder %s: %v, want none", out, err)
+	}
+}
