@@ -196,7 +196,7 @@ class Job:
 
     def _ask(self, fact, **args):
         if self._conn is None:
-            raise RuntimeError("oracle query outside a round")
+            raise RuntimeError("oracle query of job %s: the policy's needs_oracle is not set" % self.name)
         return self._conn.query(self.name, fact, args)
 
     @staticmethod
