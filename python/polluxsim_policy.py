@@ -352,10 +352,13 @@ class ProtocolError(Exception):
     """The simulator sent something this client cannot follow."""
 
 
+_JOB_FIELDS = [f.name for f in fields(Job) if f.name != "_conn"]
+
+
 def _update(job: Job, new: Job) -> None:
-    for f in fields(Job):
-        if f.name != "_conn":
-            setattr(job, f.name, getattr(new, f.name))
+    """Bring a tracked job's view up to date in place."""
+    for name in _JOB_FIELDS:
+        setattr(job, name, getattr(new, name))
 
 
 def serve(policy: Policy, inp=None, out=None) -> int:
