@@ -3,8 +3,15 @@ package policies
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
-// extension points in the Kubernetes scheduler framework. There are three:
-// StatsReporter and AppChecker (below) and Incremental (incremental.go).
+// extension points in the Kubernetes scheduler framework. There are
+// five: StatsReporter, AppChecker and Fallible (below), Incremental
+// (incremental.go), and io.Closer:
+//
+// A policy holding more than memory (a child process, as policies/external
+// does) implements io.Closer. Whoever builds a policy closes it when done
+// with it: the run pipeline (experiments/runner) when a run ends, fails or
+// is interrupted, the conformance suite after each check. sim.Run does not
+// close the policy it is given.
 
 // StatsReporter is implemented by policies that report figures about their
 // own rounds: the objective value their search reached, counters worth
@@ -35,4 +42,14 @@ type Stats struct {
 // misspelt name is an error rather than silently weighing nothing.
 type AppChecker interface {
 	CheckApps(known []string) error
+}
+
+// Fallible is implemented by policies whose rounds can fail for reasons
+// outside their own logic: a policy in another process (policies/external)
+// that exits, hangs or answers nonsense. After every round the simulator
+// calls Err and, when it is not nil, ends the run with that error (one
+// line saying what went wrong), ignoring the round's decision.
+type Fallible interface {
+	// Err is the fault that ended the policy's rounds, or nil.
+	Err() error
 }
