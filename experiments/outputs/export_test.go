@@ -56,7 +56,11 @@ func TestExportRoundTrip(t *testing.T) {
 		if err != nil || len(recs) != want.Rows+1 || strings.Join(recs[0], ",") != strings.Join(names, ",") {
 			t.Fatalf("%s.csv: %v, %d rows (want %d), header %v", tb, err, len(recs)-1, want.Rows, recs[0])
 		}
-		lines := bytes.Split(bytes.TrimSpace(mustRead(t, filepath.Join(jl, tb+".jsonl"))), []byte("\n"))
+		js, err := os.ReadFile(filepath.Join(jl, tb+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(bytes.TrimSpace(js), []byte("\n"))
 		if len(lines) != want.Rows {
 			t.Fatalf("%s.jsonl: %d lines, want %d", tb, len(lines), want.Rows)
 		}
@@ -95,13 +99,4 @@ func TestExportRoundTrip(t *testing.T) {
 	if _, err := ExportFolder(in, FormatCSV, "results", filepath.Join(t.TempDir(), "r.csv")); err == nil || !strings.Contains(err.Error(), "no such table") {
 		t.Errorf("--table results of a run: %v", err)
 	}
-}
-
-func mustRead(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }

@@ -102,15 +102,7 @@ assert set(res.loc[res.policy == "pollux", "p"]) == {-1}, res.p
 assert r.gpu_type.dropna().unique().tolist() == ["t4"], r.gpu_type.unique()
 print("recipe checks passed")
 `
-		path := filepath.Join(dir, "recipe.py")
-		os.WriteFile(path, []byte(script), 0o644)
-		cmd := exec.Command(python, path)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s", out)
-		if err != nil || !strings.Contains(string(out), "recipe checks passed") {
-			t.Fatalf("the pandas recipe failed: %v", err)
-		}
+		runRecipe(t, dir, python, "recipe.py", script)
 	})
 	t.Run("polars", func(t *testing.T) {
 		if nodeErr != nil {
@@ -127,14 +119,23 @@ if (ps.length === 0 || ps.some((v) => v !== -1)) {
 }
 console.log("recipe checks passed");
 `
-		path := filepath.Join(dir, "recipe.cjs")
-		os.WriteFile(path, []byte(script), 0o644)
-		cmd := exec.Command(node, path)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		t.Logf("%s", out)
-		if err != nil || !strings.Contains(string(out), "recipe checks passed") {
-			t.Fatalf("the Polars recipe failed: %v", err)
-		}
+		runRecipe(t, dir, node, "recipe.cjs", script)
 	})
+}
+
+// runRecipe runs script, saved as name in dir, with interpreter there;
+// it must end by printing "recipe checks passed".
+func runRecipe(t *testing.T, dir, interpreter, name, script string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(interpreter, path)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s", out)
+	if err != nil || !strings.Contains(string(out), "recipe checks passed") {
+		t.Fatalf("the recipe %s failed: %v", name, err)
+	}
 }
