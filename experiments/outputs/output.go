@@ -1,6 +1,7 @@
 package outputs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -39,11 +41,26 @@ type RunSummary struct {
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	RunMeta
 	// Cluster is the cluster as every output names it (see
-	// runspec.RunSpec.ClusterSpec) and ClusterGPUs its GPUs; Settings keep
-	// --nodes and --gpus-per-node as given.
+	// runspec.RunSpec.ClusterSpec) and ClusterGPUs its GPUs.
 	Cluster     string          `json:"cluster"`
 	ClusterGPUs int             `json:"cluster_gpus"`
-	Settings    runspec.RunSpec `json:"settings"`
+	Settings    SummarySettings `json:"settings"`
+}
+
+// SummarySettings are a run's settings as summary.json shows them: every
+// setting, except that on node pools gpus_per_node (the largest node's,
+// not every node's) is left out; cluster and cluster_gpus say the cluster.
+type SummarySettings runspec.RunSpec
+
+// MarshalJSON writes the settings as RunSpec does, less gpus_per_node on
+// node pools.
+func (s SummarySettings) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(runspec.RunSpec(s))
+	if err != nil || s.Cluster == "" {
+		return data, err
+	}
+	// RunSpec's fields are in a fixed order, gpus_per_node never last.
+	return bytes.Replace(data, []byte(`"gpus_per_node":`+strconv.Itoa(s.GPUsPerNode)+`,`), nil, 1), nil
 }
 
 // OutputOptions tune WriteRun.
@@ -60,7 +77,7 @@ type OutputOptions struct {
 
 // NewRunSummary assembles summary.json's content for a finished run.
 func NewRunSummary(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) RunSummary {
-	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: res.Summary, RunMeta: meta, Settings: spec, PeakRSSMB: PeakRSSMB(),
+	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: res.Summary, RunMeta: meta, Settings: SummarySettings(spec), PeakRSSMB: PeakRSSMB(),
 		Cluster: spec.ClusterSpec(), ClusterGPUs: res.Config.Cluster.TotalGPUs()}
 	if opt.NoTiming {
 		s.Wall, s.PolicyRoundP50, s.PolicyRoundP99, s.PolicyRoundTotal, s.PeakRSSMB = 0, 0, 0, 0, 0

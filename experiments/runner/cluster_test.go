@@ -18,7 +18,8 @@ import (
 // up to 8 GPUs would be 88); rounds.parquet says which type each placed
 // job held, and types.parquet's rows are the per-type sums of rounds
 // (every round kept) and add up to the run's GPU-hours; the workload
-// paper:1 is workload 1 with its content's digest.
+// paper:1 is workload 1 with its content's digest; summary.json's settings
+// leave out gpus_per_node (8, the largest node's).
 func TestMixedClusterOutputs(t *testing.T) {
 	const pools = "t4:6x4,a100:2x8,rtx2080ti:3x8"
 	spec := runspec.DefaultSpec("sia")
@@ -42,12 +43,16 @@ func TestMixedClusterOutputs(t *testing.T) {
 		Version     string         `json:"polluxsim_version"`
 		GPUHours    float64        `json:"gpu_hours"`
 		JobsByType  map[string]int `json:"jobs_by_type"`
+		Settings    map[string]any `json:"settings"`
 	}
 	if err := json.Unmarshal(data, &sum); err != nil {
 		t.Fatal(err)
 	}
 	if sum.Cluster != pools || sum.ClusterGPUs != 64 || sum.RunID != res.ID || sum.Source != "paper:1" || len(sum.Digest) != 16 || sum.Version == "" {
 		t.Errorf("summary.json: cluster %q of %d GPUs, run_id %q (run %q), workload %q %q, version %q", sum.Cluster, sum.ClusterGPUs, sum.RunID, res.ID, sum.Source, sum.Digest, sum.Version)
+	}
+	if _, ok := sum.Settings["gpus_per_node"]; ok || sum.Settings["nodes"] != 11.0 || sum.Settings["cluster"] != pools {
+		t.Errorf("summary.json settings %v: want 11 nodes, the pools and no gpus_per_node (the largest node's)", sum.Settings)
 	}
 	if got := spec.ClusterText(); got != "64 GPUs ("+pools+")" {
 		t.Errorf("summary line's cluster %q", got)
