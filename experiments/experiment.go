@@ -565,12 +565,13 @@ func LoadExperiment(name string) (*Experiment, []byte, error) {
 	return e, data, err
 }
 
-// GPUs is the cluster size of the experiment's first cell.
+// GPUs is the GPUs of the experiment's first cell's cluster, every pool's
+// (on node pools it was nodes × the largest node).
 func (e *Experiment) GPUs() int {
 	if len(e.Cells) == 0 {
 		return 0
 	}
-	return e.Cells[0].spec.Nodes * e.Cells[0].spec.GPUsPerNode
+	return e.Cells[0].spec.SimConfig().Cluster.TotalGPUs()
 }
 
 // mergeOptions merges option layers (JSON objects, later keys winning)

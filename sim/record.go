@@ -60,6 +60,7 @@ type RoundSink interface {
 type recKey struct {
 	phase                            phase
 	gpus, nodes, local, accum, batch int
+	gtype                            string
 	valid                            bool
 }
 
@@ -139,9 +140,9 @@ func (rc *roundRecorder) record(r *Result, now, wall float64, jobs []*job, activ
 		if rc.mode == RoundsNone {
 			continue
 		}
-		key := recKey{phase: j.phase, gpus: j.gpus, nodes: j.nodes, local: j.local, accum: j.accum, batch: j.batch, valid: true}
+		key := recKey{phase: j.phase, gpus: j.gpus, nodes: j.nodes, local: j.local, accum: j.accum, batch: j.batch, gtype: j.gtype, valid: true}
 		if j.gpus == 0 {
-			key.phase = phasePending
+			key.phase, key.gtype = phasePending, ""
 		}
 		if rc.mode == RoundsChanges && key == j.lastRec {
 			continue
@@ -152,6 +153,7 @@ func (rc *roundRecorder) record(r *Result, now, wall float64, jobs []*job, activ
 		}
 		rec.Time, rec.Job, rec.App = now, j.spec.Name, j.spec.App
 		rec.GPUs, rec.Nodes, rec.Local, rec.Accum, rec.Batch = j.gpus, j.nodes, j.local, j.accum, j.batch
+		rec.Type = key.gtype
 		rec.PGNS = j.agent.grad.PGNS(float64(j.app.Limits.InitBatch))
 		rec.Progress = j.progress / j.target()
 		rec.PolicySeconds = wall

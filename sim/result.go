@@ -44,12 +44,15 @@ type RoundRecord struct {
 	Time float64
 	// Duration is how long the record holds: until the next round or the
 	// job's finish, whichever comes first (see RoundsChanges for its rows).
-	Duration   float64
-	Job        string
-	App        string
-	Phase      string // pending, restarting or running
-	GPUs       int
-	Nodes      int
+	Duration float64
+	Job      string
+	App      string
+	Phase    string // pending, restarting or running
+	GPUs     int
+	Nodes    int
+	// Type is the GPU type the job holds on a cluster of node pools (""
+	// when pending or on a cluster without pools).
+	Type       string
 	Local      int // per-GPU batch
 	Accum      int // accumulation steps
 	Batch      int // total batch
@@ -108,7 +111,10 @@ type Summary struct {
 	// GPU-hours held per GPU type and their cost at the pools' prices
 	// (priced types only).
 	GPUHoursByType map[string]float64 `json:"gpu_hours_by_type,omitempty"`
-	CostByType     map[string]float64 `json:"cost_by_type,omitempty"`
+	// JobsByType is, on a cluster of node pools, the number of jobs that
+	// held GPUs of each type at some time.
+	JobsByType map[string]int     `json:"jobs_by_type,omitempty"`
+	CostByType map[string]float64 `json:"cost_by_type,omitempty"`
 	// Cost is the run's total: node-hours × price on an elastic cluster,
 	// the sum of CostByType on priced node pools.
 	Cost float64 `json:"cost,omitempty"`
@@ -309,9 +315,16 @@ func (r *Result) typeHours(jobs []*job) {
 	for _, t := range r.Config.Cluster.Types() {
 		s.GPUHoursByType[t] = 0
 	}
+	s.JobsByType = map[string]int{}
+	for _, t := range r.Config.Cluster.Types() {
+		s.JobsByType[t] = 0
+	}
 	for _, j := range jobs {
 		for t, sec := range j.typeSec {
 			s.GPUHoursByType[t] += sec / 3600
+			if sec > 0 {
+				s.JobsByType[t]++
+			}
 		}
 	}
 	price := map[string]float64{}

@@ -8,5 +8,6 @@
 // a run's folder (WriteRun: summary.json, jobs.parquet, rounds.parquet,
 // cluster.parquet, nodes.parquet, each atomic), the streamed rounds table
 // (RoundsStream), a run's identity (RunMeta, RunKey; the hash is internal/digest) and the
-// reader of tables written back (ReadTableColumns).
+// reader of tables written back (ReadTableColumns) and their export as
+// CSV or JSON Lines with a sidecar of types (ExportFolder).
 package outputs

@@ -1,6 +1,7 @@
 package outputs
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -19,11 +21,16 @@ import (
 
 // RunMeta identifies where a run's results came from.
 type RunMeta struct {
-	Version    string `json:"version"`
+	// Version is the code that made the run (results.parquet's
+	// polluxsim_version).
+	Version    string `json:"polluxsim_version"`
 	Seed       uint64 `json:"seed"`
 	InputsHash string `json:"inputs_hash"`
-	Workload   string `json:"workload"`
-	Profiles   string `json:"profiles"`
+	// Workload is the workload's canonical source (workload_source) and
+	// WorkloadDigest its content's digest (see WorkloadDigest).
+	Workload       string `json:"workload_source"`
+	WorkloadDigest string `json:"workload_digest"`
+	Profiles       string `json:"profiles"`
 }
 
 // RunSummary is the content of summary.json.
@@ -33,7 +40,27 @@ type RunSummary struct {
 	sim.Summary
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	RunMeta
-	Settings runspec.RunSpec `json:"settings"`
+	// Cluster is the cluster as every output names it (see
+	// runspec.RunSpec.ClusterSpec) and ClusterGPUs its GPUs.
+	Cluster     string          `json:"cluster"`
+	ClusterGPUs int             `json:"cluster_gpus"`
+	Settings    SummarySettings `json:"settings"`
+}
+
+// SummarySettings are a run's settings as summary.json shows them: every
+// setting, except that on node pools gpus_per_node (the largest node's,
+// not every node's) is left out; cluster and cluster_gpus say the cluster.
+type SummarySettings runspec.RunSpec
+
+// MarshalJSON writes the settings as RunSpec does, less gpus_per_node on
+// node pools.
+func (s SummarySettings) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(runspec.RunSpec(s))
+	if err != nil || s.Cluster == "" {
+		return data, err
+	}
+	// RunSpec's fields are in a fixed order, gpus_per_node never last.
+	return bytes.Replace(data, []byte(`"gpus_per_node":`+strconv.Itoa(s.GPUsPerNode)+`,`), nil, 1), nil
 }
 
 // OutputOptions tune WriteRun.
@@ -50,7 +77,8 @@ type OutputOptions struct {
 
 // NewRunSummary assembles summary.json's content for a finished run.
 func NewRunSummary(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) RunSummary {
-	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: res.Summary, RunMeta: meta, Settings: spec, PeakRSSMB: PeakRSSMB()}
+	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: res.Summary, RunMeta: meta, Settings: SummarySettings(spec), PeakRSSMB: PeakRSSMB(),
+		Cluster: spec.ClusterSpec(), ClusterGPUs: res.Config.Cluster.TotalGPUs()}
 	if opt.NoTiming {
 		s.Wall, s.PolicyRoundP50, s.PolicyRoundP99, s.PolicyRoundTotal, s.PeakRSSMB = 0, 0, 0, 0, 0
 	}
@@ -131,7 +159,7 @@ func (f *RunFolder) StreamRounds(policy string, spec runspec.RunSpec, meta RunMe
 
 // Write writes the run's outputs: summary.json, jobs.parquet,
 // rounds.parquet (opt.Rounds when streamed, else from Result.Rounds; none
-// when the run kept no rounds), cluster.parquet and, on an elastic
+// when the run kept no rounds), cluster.parquet, types.parquet and, on an elastic
 // cluster, nodes.parquet (the tables are documented in Tables). They
 // replace an earlier run's outputs in one step at the end; outputs of an
 // earlier run that this one does not have are removed in that step.
@@ -187,6 +215,13 @@ func (f *RunFolder) stage(res *sim.Result, spec runspec.RunSpec, meta RunMeta, o
 	if err := writeCluster(b, filepath.Join(f.dir, "cluster.parquet"), &key, res, opt.NoTiming, kv, order); err != nil {
 		return err
 	}
+	if err := f.hook("types.parquet"); err != nil {
+		return err
+	}
+	types := TypeRows(&key, &res.Summary, res.Config.Cluster, res.Jobs)
+	if err := stageTable(b, filepath.Join(f.dir, TypesTable.File), TypesTable, func(i int) TypeRow { return types[i] }, len(types), kv, order); err != nil {
+		return err
+	}
 	if len(res.NodeStats) > 0 {
 		if err := writeNodes(b, nodesFile(f.dir), &key, res, kv, order); err != nil {
 			return err
@@ -229,7 +264,7 @@ func RunFiles(dir string, res *sim.Result) []string {
 	if res.Config.Rounds != sim.RoundsNone {
 		files = append(files, filepath.Join(dir, "rounds.parquet"))
 	}
-	files = append(files, filepath.Join(dir, "cluster.parquet"))
+	files = append(files, filepath.Join(dir, "cluster.parquet"), filepath.Join(dir, TypesTable.File))
 	if len(res.NodeStats) > 0 {
 		files = append(files, nodesFile(dir))
 	}
@@ -238,7 +273,7 @@ func RunFiles(dir string, res *sim.Result) []string {
 
 // runOutputs are the files of a run's folder, summary.json first.
 func runOutputs() []string {
-	return []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "nodes.parquet"}
+	return []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet", "nodes.parquet"}
 }
 
 // CheckRunFolder reports, before a run, whether WriteRun can put its

@@ -38,7 +38,7 @@ func TestWriteRunReplacesEarlierRun(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	sort.Strings(names)
-	want := []string{"cluster.parquet", "jobs.parquet", "notes.txt", "rounds.parquet", "summary.json"}
+	want := []string{"cluster.parquet", "jobs.parquet", "notes.txt", "rounds.parquet", "summary.json", "types.parquet"}
 	if len(names) != len(want) {
 		t.Fatalf("folder holds %v, want %v", names, want)
 	}

@@ -72,7 +72,7 @@ func TestOutputsByteIdentical(t *testing.T) {
 		if err := json.Unmarshal(data, &sum); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"avg_jct_s", "p50_jct_s", "p99_jct_s", "makespan_s", "jobs", "restarts", "gpu_hours", "wall_s", "settings", "version", "seed", "inputs_hash", "policy_round_p50_s", "policy_round_p99_s", "peak_rss_mb"} {
+		for _, k := range []string{"avg_jct_s", "p50_jct_s", "p99_jct_s", "makespan_s", "jobs", "restarts", "gpu_hours", "wall_s", "settings", "polluxsim_version", "seed", "inputs_hash", "workload_source", "workload_digest", "cluster", "cluster_gpus", "policy_round_p50_s", "policy_round_p99_s", "peak_rss_mb"} {
 			if _, ok := sum[k]; !ok {
 				t.Errorf("summary.json lacks %q", k)
 			}

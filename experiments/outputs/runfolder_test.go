@@ -38,13 +38,13 @@ func TestRunFolderCrashAtEachFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	earlier := dirtest.Snapshot(t, dir)
-	if keys(earlier) != "cluster.parquet jobs.parquet rounds.parquet summary.json" {
+	if keys(earlier) != "cluster.parquet jobs.parquet rounds.parquet summary.json types.parquet" {
 		t.Fatalf("earlier run wrote %s", keys(earlier))
 	}
 	newMeta := meta
 	newMeta.InputsHash = digest.Parts([]byte("new"))
 	crash := errors.New("crash")
-	for _, at := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet", "summary.json"} {
+	for _, at := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet", "summary.json"} {
 		f, err := OpenRunFolder(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +68,7 @@ func TestRunFolderCrashAtEachFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := dirtest.Snapshot(t, dir)
-	if keys(now) != "cluster.parquet jobs.parquet summary.json" {
+	if keys(now) != "cluster.parquet jobs.parquet summary.json types.parquet" {
 		t.Errorf("new run without rounds: folder holds %s", keys(now))
 	}
 	if !bytes.Contains(now["summary.json"], []byte(PlainRunKey(none, newMeta).ID)) {

@@ -9,7 +9,7 @@ import (
 // changes whenever a table gains, loses or renames a column or changes a
 // column's type or nullability; each Parquet file records it as the
 // key-value metadata polluxsim.schema_version.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // SQL type names of output columns, as DuckDB reports them.
 const (
@@ -54,9 +54,9 @@ func (t *TableDoc) Column(name string) (ColumnDoc, bool) {
 
 // Tables documents every output table, in documentation order; each is
 // derived from its declaration (JobsTable, RoundsTable, ClusterTable,
-// NodesTable, ResultsTable, AppsTable).
+// TypesTable, NodesTable, ResultsTable, AppsTable).
 func Tables() []TableDoc {
-	return []TableDoc{JobsTable.Schema(), RoundsTable.Schema(), ClusterTable.Schema(), NodesTable.Schema(), ResultsTable.Schema(), AppsTable.Schema()}
+	return []TableDoc{JobsTable.Schema(), RoundsTable.Schema(), ClusterTable.Schema(), TypesTable.Schema(), NodesTable.Schema(), ResultsTable.Schema(), AppsTable.Schema()}
 }
 
 // Schema returns the documentation of the table in file.

@@ -11,7 +11,7 @@ import (
 func ExampleTables() {
 	t := outputs.Schema("cluster.parquet")
 	fmt.Println(t.File, "-", t.Doc)
-	for _, c := range t.Columns[8:] { // after the run columns
+	for _, c := range t.Columns[9:] { // after the run columns
 		null := ""
 		if c.Nullable {
 			null = " (nullable)"
@@ -30,6 +30,6 @@ func ExampleTables() {
 	//   gpus BIGINT GPUs
 	//   active_jobs BIGINT jobs
 	//   pending_jobs BIGINT jobs
-	//   mean_efficiency DOUBLE (nullable) fraction (0–1]
+	//   avg_efficiency DOUBLE (nullable) fraction (0–1]
 	//   policy_wall_s DOUBLE (nullable) s
 }

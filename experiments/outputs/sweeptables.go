@@ -15,6 +15,7 @@ type ResultRow struct {
 	// Profiles and ProfilesID describe and identify the profiles.
 	Profiles, ProfilesID string
 	Settings             *runspec.RunSpec
+	ClusterGPUs          int
 	Stats                *RunStats
 	// NoTiming: wall-clock metrics were not measured (null).
 	NoTiming bool
@@ -39,8 +40,13 @@ var ResultsTable = &Table[ResultRow]{File: "results.parquet", Where: "sweep", Do
 		Bool("offline_priors", "", "agents seeded with offline-fitted θ_sys", func(r ResultRow) bool { return r.Settings.OfflinePriors }),
 		Bool("offline_priors_scale_out", "", "seeded agents may scale out from their first round (see docs/fidelity.md)", func(r ResultRow) bool { return r.Settings.OfflinePriorsScaleOut }),
 		Str("calibration", "", "calibration to a physical cluster (--calibration), empty for none", func(r ResultRow) string { return r.Settings.Calibration }),
-		I64("nodes", "nodes", "nodes in the cluster", func(r ResultRow) int64 { return int64(r.Settings.Nodes) }),
-		I64("gpus_per_node", "GPUs", "GPUs per node", func(r ResultRow) int64 { return int64(r.Settings.GPUsPerNode) }),
+		Str("cluster", "", "the cluster: its node pools TYPE:NODESxGPUS[@PRICE],... as --cluster gives them, or NODESxGPUS for --nodes × --gpus-per-node (t4 GPUs); an elastic cluster's initial size", func(r ResultRow) string { return r.Settings.ClusterSpec() }),
+		I64("cluster_gpus", "GPUs", "GPUs in the cluster (an elastic cluster's initial size)", func(r ResultRow) int64 { return int64(r.ClusterGPUs) }),
+		I64("nodes", "nodes", "nodes in the cluster, every pool's", func(r ResultRow) int64 { return int64(r.Settings.Nodes) }),
+		I64Null("gpus_per_node", "GPUs", "GPUs of every node; null when the pools' nodes differ in size", func(r ResultRow) (int64, bool) {
+			n, ok := r.Settings.UniformNodeGPUs()
+			return int64(n), ok
+		}),
 		Bool("step", "", "reference-compatible time stepping", func(r ResultRow) bool { return r.Settings.Step }),
 	}, metricFields()...),
 		Str("polluxsim_version", "", "the polluxsim version that made the run", func(r ResultRow) string { return r.Version }),

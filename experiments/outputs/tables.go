@@ -1,12 +1,18 @@
 package outputs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/digest"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 // RunKey identifies the run a row belongs to: the values of the run
@@ -16,8 +22,9 @@ type RunKey struct {
 	Experiment     string // "" for a plain run (null)
 	Cell           string // "" for a plain run (null)
 	Workload       int
-	HasWorkload    bool // false for a plain run (null)
+	HasWorkload    bool // false for a plain run of another source than paper:N (null)
 	WorkloadSource string
+	WorkloadDigest string
 	Policy         string
 	Options        string
 	Seed           uint64
@@ -27,13 +34,35 @@ type RunKey struct {
 const RunIDLen = 16
 
 // PlainRunKey is the identity of a `polluxsim run`: its ID hashes the
-// inputs' hash with every setting.
+// inputs' hash with every setting. The workload number of a reference
+// workload (paper:N, paper-realistic:N) is N, as in a sweep.
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	settings, _ := json.Marshal(spec)
+	n, isPaper := PaperNumber(meta.Workload)
 	return RunKey{
-		ID:             digest.Parts([]byte(meta.InputsHash), settings)[:RunIDLen],
-		WorkloadSource: meta.Workload, Policy: spec.Policy, Options: OptionsJSON(spec), Seed: spec.Seed,
+		ID:       digest.Parts([]byte(meta.InputsHash), settings)[:RunIDLen],
+		Workload: n, HasWorkload: isPaper, WorkloadSource: meta.Workload, WorkloadDigest: meta.WorkloadDigest,
+		Policy: spec.Policy, Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
+}
+
+// PaperNumber is N of a reference workload's canonical source (paper:N,
+// paper-realistic:N).
+func PaperNumber(source string) (int, bool) {
+	if !traces.IsPaperName(source) {
+		return 0, false
+	}
+	_, num, _ := strings.Cut(source, ":")
+	n, err := strconv.Atoi(num)
+	return n, err == nil
+}
+
+// WorkloadDigest identifies a workload's content: the first 16 hex digits
+// of the SHA-256 of the workload as simulated in the workload CSV format
+// (traces.Write), whatever source it came from.
+func WorkloadDigest(csv []byte) string {
+	sum := sha256.Sum256(csv)
+	return hex.EncodeToString(sum[:])[:RunIDLen]
 }
 
 // OptionsJSON is the policy_options column of a run of spec: its
@@ -48,8 +77,9 @@ var runFields = []Field[*RunKey]{
 	Str("run_id", "", "the run's identity: 16 hex digits of a SHA-256 over its inputs (workload as simulated, profiles, polluxsim version) and every setting (policy, its effective options, seed, cluster, interval, ...; in a sweep also the experiment, its version and the run's name)", func(k *RunKey) string { return k.ID }),
 	StrNull("experiment", "", "the sweep's experiment; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Experiment) }),
 	StrNull("cell", "", "the sweep's cell; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Cell) }),
-	I64Null("workload", "", "the sweep's workload number; null for `polluxsim run`", func(k *RunKey) (int64, bool) { return int64(k.Workload), k.HasWorkload }),
-	Str("workload_source", "", "where the workload came from (file, embedded reference workload, generator and its seed)", func(k *RunKey) string { return k.WorkloadSource }),
+	I64Null("workload", "", "the workload's number: the sweep's, or N of a run's paper:N / paper-realistic:N; null for other runs", func(k *RunKey) (int64, bool) { return int64(k.Workload), k.HasWorkload }),
+	Str("workload_source", "", "where the workload came from, the same in runs and sweeps: paper:N / paper-realistic:N for the embedded reference workloads, a file (as given to run; in a sweep relative to --workloads), a generator and its seed", func(k *RunKey) string { return k.WorkloadSource }),
+	Str("workload_digest", "", "the workload's content: 16 hex digits of the SHA-256 of the workload as simulated, in the workload CSV format; equal for the same jobs whatever the source", func(k *RunKey) string { return k.WorkloadDigest }),
 	Str("policy", "", "the scheduling policy", func(k *RunKey) string { return k.Policy }),
 	Str("policy_options", "", "the policy's effective options as one JSON object (every option of that policy, none of another's)", func(k *RunKey) string { return k.Options }),
 	I64("seed", "", "seed of the policy's search", func(k *RunKey) int64 { return int64(k.Seed) }),
@@ -88,9 +118,9 @@ var JobsTable = &Table[JobRow]{File: "jobs.parquet", Where: "run, sweep", Doc: "
 	F64("jct_s", "s", "job completion time, finish − submit", func(r JobRow) float64 { return r.Job.JCT }),
 	F64Null("queueing_s", "s", "first start − submit; null if the job never started", func(r JobRow) (float64, bool) { return finite(r.Job.Queueing) }),
 	I64("restarts", "", "re-allocations after the first start", func(r JobRow) int64 { return int64(r.Job.Restarts) }),
-	F64("gpu_seconds", "GPU·s", "attained service: GPU-seconds held, restarts included", func(r JobRow) float64 { return r.Job.GPUSeconds }),
-	F64Null("mean_batch", "samples", "total batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanBatch, r.Job.MeanBatch > 0 }),
-	F64Null("mean_efficiency", "fraction (0–1]", "statistical efficiency relative to the initial batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanEfficiency, r.Job.MeanBatch > 0 }),
+	F64("gpu_hours", "GPU·h", "attained service: GPU time held, restarts included (gpu_seconds before schema 3)", func(r JobRow) float64 { return r.Job.GPUSeconds / 3600 }),
+	F64Null("avg_batch", "samples", "total batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanBatch, r.Job.MeanBatch > 0 }),
+	F64Null("avg_efficiency", "fraction (0–1]", "statistical efficiency relative to the initial batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanEfficiency, r.Job.MeanBatch > 0 }),
 	I64("epochs", "", "epochs completed", func(r JobRow) int64 { return int64(r.Job.Epochs) }),
 	F64("contention", "jobs", "average number of active jobs over the job's life (N of finish-time fairness)", func(r JobRow) float64 { return r.Job.Contention }),
 	F64Null("exclusive_jct_s", "s", "run time alone on a 1/N share of the cluster; null where it cannot be computed", func(r JobRow) (float64, bool) { return positive(r.Job.ExclusiveJCT) }),
@@ -106,6 +136,15 @@ type RoundRow struct {
 	Rec *sim.RoundRecord
 }
 
+// gpuType names the GPU type t of a record: DefaultType on a cluster
+// without pools (where the engine records none).
+func gpuType(t string) string {
+	if t == "" {
+		return policies.DefaultType
+	}
+	return t
+}
+
 // placed: the job holds GPUs after the round.
 func (r RoundRow) placed() bool { return r.Rec.GPUs > 0 }
 
@@ -118,6 +157,7 @@ var RoundsTable = &Table[RoundRow]{File: "rounds.parquet", Where: "run, sweep --
 	Str("phase", "", "pending, restarting or running, after the round", func(r RoundRow) string { return r.Rec.Phase }),
 	I64("gpus", "GPUs", "GPUs allocated (0 when pending)", func(r RoundRow) int64 { return int64(r.Rec.GPUs) }),
 	I64("nodes", "nodes", "nodes the allocation spans (0 when pending)", func(r RoundRow) int64 { return int64(r.Rec.Nodes) }),
+	StrNull("gpu_type", "", "the GPU type the job holds (t4 on a cluster without pools); null when pending", func(r RoundRow) (string, bool) { return gpuType(r.Rec.Type), r.placed() }),
 	I64Null("local_batch", "samples", "per-GPU batch; null when pending", func(r RoundRow) (int64, bool) { return int64(r.Rec.Local), r.placed() }),
 	I64Null("accum_steps", "", "gradient accumulation steps per update; null when pending", func(r RoundRow) (int64, bool) { return int64(r.Rec.Accum), r.placed() }),
 	I64Null("batch", "samples", "total batch = local_batch × gpus × (accum_steps + 1); null when pending", func(r RoundRow) (int64, bool) { return int64(r.Rec.Batch), r.placed() }),
@@ -212,6 +252,6 @@ var ClusterTable = &Table[ClusterTableRow]{File: "cluster.parquet", Where: "run,
 	I64("gpus", "GPUs", "GPUs allocated after the round", func(r ClusterTableRow) int64 { return int64(r.Round.GPUs) }),
 	I64("active_jobs", "jobs", "submitted, unfinished jobs (0 in an idle round)", func(r ClusterTableRow) int64 { return int64(r.Round.Active) }),
 	I64("pending_jobs", "jobs", "active jobs without GPUs after the round", func(r ClusterTableRow) int64 { return int64(r.Round.Pending) }),
-	F64Null("mean_efficiency", "fraction (0–1]", "mean true statistical efficiency of the jobs holding GPUs; null when none does", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.MeanEfficiency) }),
+	F64Null("avg_efficiency", "fraction (0–1]", "mean true statistical efficiency of the jobs holding GPUs; null when none does", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.MeanEfficiency) }),
 	F64Null("policy_wall_s", "s", "wall-clock time the policy took; null in idle rounds (no call) and with --no-timing", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.PolicyWall) }),
 )}

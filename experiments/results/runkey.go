@@ -2,7 +2,7 @@ package results
 
 import "github.com/polluxsim/polluxsim/experiments/outputs"
 
-// sweepRunKey is the identity of a sweep's stored run: its ID is the
+// SweepRunKey is the identity of a sweep's stored run: its ID is the
 // run's hash, over the same and the experiment.
 func SweepRunKey(r *RunResult) outputs.RunKey {
 	id := r.Hash
@@ -11,6 +11,6 @@ func SweepRunKey(r *RunResult) outputs.RunKey {
 	}
 	return outputs.RunKey{
 		ID: id, Experiment: r.Experiment, Cell: r.Cell, Workload: r.Workload, HasWorkload: true,
-		WorkloadSource: r.WorkloadSource, Policy: r.Settings.Policy, Options: outputs.OptionsJSON(r.Settings), Seed: r.Settings.Seed,
+		WorkloadSource: r.WorkloadSource, WorkloadDigest: r.WorkloadDigest, Policy: r.Settings.Policy, Options: outputs.OptionsJSON(r.Settings), Seed: r.Settings.Seed,
 	}
 }

@@ -38,6 +38,7 @@ type RunResult struct {
 	Config           string          `json:"config"`
 	Jobs             int             `json:"jobs"`
 	WorkloadSource   string          `json:"workload_source"`
+	WorkloadDigest   string          `json:"workload_digest"`
 	Profiles         string          `json:"profiles"`
 	ProfilesID       string          `json:"profiles_id"`
 

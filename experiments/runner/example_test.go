@@ -33,4 +33,5 @@ func ExampleRun() {
 	// jobs.parquet
 	// rounds.parquet
 	// cluster.parquet
+	// types.parquet
 }

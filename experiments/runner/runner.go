@@ -161,11 +161,12 @@ func identity(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, opt O
 		v = version.String()
 	}
 	return outputs.RunMeta{
-		Version:    v,
-		Seed:       spec.Seed,
-		InputsHash: digest.Parts(wl.Bytes(), []byte(set.Digest), []byte(version.Release)),
-		Workload:   w.Source,
-		Profiles:   set.Source,
+		Version:        v,
+		Seed:           spec.Seed,
+		InputsHash:     digest.Parts(wl.Bytes(), []byte(set.Digest), []byte(version.Release)),
+		Workload:       w.Source,
+		WorkloadDigest: outputs.WorkloadDigest(wl.Bytes()),
+		Profiles:       set.Source,
 	}, nil
 }
 

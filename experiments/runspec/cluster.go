@@ -146,6 +146,38 @@ func ClusterString(c policies.Cluster) string {
 	return strings.Join(parts, ",")
 }
 
+// ClusterSpec is the run's cluster as every output names it: its node
+// pools in ParseCluster's syntax ("t4:6x4,a100:2x8,rtx2080ti:3x8"), or
+// NODESxGPUS ("16x4") for a cluster without pools (--nodes ×
+// --gpus-per-node); an elastic cluster's initial size.
+func (s RunSpec) ClusterSpec() string {
+	if c := s.SimConfig().Cluster; len(c.Pools) > 0 {
+		return ClusterString(c)
+	}
+	return fmt.Sprintf("%dx%d", s.Nodes, s.GPUsPerNode)
+}
+
+// ClusterText describes the run's cluster for people: its GPUs and
+// ClusterSpec, "64 GPUs (t4:6x4,a100:2x8,rtx2080ti:3x8)".
+func (s RunSpec) ClusterText() string {
+	return fmt.Sprintf("%d GPUs (%s)", s.SimConfig().Cluster.TotalGPUs(), s.ClusterSpec())
+}
+
+// UniformNodeGPUs is the GPUs of every node when all nodes have the same
+// number, false when the pools' nodes differ.
+func (s RunSpec) UniformNodeGPUs() (int, bool) {
+	c := s.SimConfig().Cluster
+	for _, p := range c.Pools {
+		if p.GPUsPerNode != c.Pools[0].GPUsPerNode {
+			return 0, false
+		}
+	}
+	if len(c.Pools) > 0 {
+		return c.Pools[0].GPUsPerNode, true
+	}
+	return s.GPUsPerNode, true
+}
+
 // LoadCluster reads the --cluster value: a cluster file if arg names an
 // existing file, else pools in ParseCluster's syntax.
 func LoadCluster(arg string) (policies.Cluster, error) {

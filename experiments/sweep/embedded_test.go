@@ -1,12 +1,14 @@
 package sweep
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
@@ -72,8 +74,8 @@ func TestWorkloadStoreEmbedded(t *testing.T) {
 		desc  string
 		jobs  int
 	}{
-		{"tuned", 3, "workloads/workload-3.csv", 160},
-		{"real", 8, "workloads-realistic/workload-8.csv", 160},
+		{"tuned", 3, "paper:3", 160},
+		{"real", 8, "paper-realistic:8", 160},
 		{"tuned", 9, "generated from the embedded Philly summary: 160 jobs, seed 9, tuned", 160},
 		{"half", 1, "generated from the embedded Philly summary: 80 jobs, seed 1, tuned", 80},
 		{"fixed", 1, "generated from the embedded Philly summary: 160 jobs, seed 1, tuned", 160},
@@ -92,6 +94,15 @@ func TestWorkloadStoreEmbedded(t *testing.T) {
 	}
 	if w, _ := st.get(e.Cell("tuned"), 3); fmt.Sprint(w.w.Jobs) != fmt.Sprint(ref.Jobs) {
 		t.Error("workload 3 is not paper:3")
+	}
+	// One identity: the sweep's workload 3 and run's --workload paper:3
+	// have the same source and content digest.
+	var buf bytes.Buffer
+	if err := traces.Write(&buf, ref); err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := st.get(e.Cell("tuned"), 3); w.desc != ref.Source || outputs.WorkloadDigest(w.csv) != outputs.WorkloadDigest(buf.Bytes()) {
+		t.Errorf("sweep workload 3 is %q digest %s, run's paper:3 %q digest %s", w.desc, outputs.WorkloadDigest(w.csv), ref.Source, outputs.WorkloadDigest(buf.Bytes()))
 	}
 	if !strings.Contains(strings.Join(st.noteLog, "\n"), "embedded reference workloads") {
 		t.Errorf("notes %v", st.noteLog)

@@ -15,6 +15,7 @@ import (
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 // MergeReport tells what Merge did.
@@ -160,8 +161,13 @@ func (m *mergeInputs) check(dir string, rr *results.RunResult) error {
 }
 
 // workloadOrigin is a run's workload source without the workload's own
-// part: "generated from <source>" or the folder a file was read from.
+// part: "generated from <source>", the reference set of paper:N
+// (paper-realistic:N), or the folder a file was read from.
 func workloadOrigin(desc string) string {
+	if traces.IsPaperName(desc) {
+		set, _, _ := strings.Cut(desc, ":")
+		return set
+	}
 	if g, _, ok := strings.Cut(desc, ":"); ok && strings.HasPrefix(g, "generated from ") {
 		return g
 	}

@@ -50,11 +50,11 @@ func TestDuckDBReadsTables(t *testing.T) {
 	}
 	args := []string{filepath.Join("testdata", "readers", "duckdb.cjs"), schemaFile}
 	for _, dir := range []string{a, b} {
-		for _, f := range []string{sweep.JobsFile, "rounds.parquet", sweep.ClusterFile} {
+		for _, f := range []string{sweep.JobsFile, "rounds.parquet", sweep.ClusterFile, sweep.TypesFile} {
 			args = append(args, filepath.Join(dir, f))
 		}
 	}
-	for _, f := range []string{sweep.JobsFile, sweep.ClusterFile, sweep.ResultsFile, sweep.AppsFile, sweep.RoundsFile} {
+	for _, f := range []string{sweep.JobsFile, sweep.ClusterFile, sweep.TypesFile, sweep.ResultsFile, sweep.AppsFile, sweep.RoundsFile} {
 		args = append(args, filepath.Join(sweepDir, f))
 	}
 	out, err := exec.Command(node, args...).CombinedOutput()

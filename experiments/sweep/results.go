@@ -112,7 +112,7 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 		return outputs.ResultRow{
 			Key: &keys[i], ExperimentVersion: r[i].ExperimentVersion, Run: r[i].Run, Label: labels[r[i].Cell],
 			Load: r[i].Load, Config: r[i].Config, Jobs: r[i].Jobs, Profiles: r[i].Profiles, ProfilesID: r[i].ProfilesID,
-			Settings: &r[i].Settings, Stats: &r[i].RunStats, NoTiming: r[i].NoTiming, Version: r[i].PolluxsimVersion,
+			Settings: &r[i].Settings, ClusterGPUs: r[i].ClusterGPUs, Stats: &r[i].RunStats, NoTiming: r[i].NoTiming, Version: r[i].PolluxsimVersion,
 		}
 	}
 	kv, order := sweepMeta(exp)
@@ -122,7 +122,7 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 	return nil
 }
 
-// writeSweepTables writes apps.parquet, jobs.parquet and cluster.parquet
+// writeSweepTables writes apps.parquet, jobs.parquet, types.parquet and cluster.parquet
 // over all runs of a sweep.
 func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.RunResult) error {
 	kv, order := sweepMeta(exp)
@@ -133,6 +133,7 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 	var apps []outputs.AppRow
 	var jobs []outputs.JobRow
 	var cluster []outputs.ClusterTableRow
+	var types []outputs.TypeRow
 	for i, r := range runs {
 		n := map[string]int{}
 		for _, j := range r.JobResults {
@@ -152,11 +153,15 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 		for j := range r.Cluster {
 			cluster = append(cluster, outputs.ClusterTableRow{Key: &keys[i], GPUs: r.ClusterGPUs, Round: &r.Cluster[j]})
 		}
+		types = append(types, outputs.TypeRows(&keys[i], &r.Summary, r.Settings.SimConfig().Cluster, r.JobResults)...)
 	}
 	if err := outputs.WriteTable(filepath.Join(dir, AppsFile), outputs.AppsTable, func(i int) outputs.AppRow { return apps[i] }, len(apps), kv, order); err != nil {
 		return err
 	}
 	if err := outputs.WriteTable(filepath.Join(dir, JobsFile), outputs.JobsTable, func(i int) outputs.JobRow { return jobs[i] }, len(jobs), kv, order); err != nil {
+		return err
+	}
+	if err := outputs.WriteTable(filepath.Join(dir, TypesFile), outputs.TypesTable, func(i int) outputs.TypeRow { return types[i] }, len(types), kv, order); err != nil {
 		return err
 	}
 	return outputs.WriteTable(filepath.Join(dir, ClusterFile), outputs.ClusterTable, func(i int) outputs.ClusterTableRow { return cluster[i] }, len(cluster), kv, order)

@@ -1,8 +1,10 @@
 package sweep_test
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -26,7 +28,7 @@ func checkTable(t *testing.T, path string) arrow.Table {
 	if sc.NumFields() != len(doc.Columns) {
 		t.Fatalf("%s: %d columns, documented %d", path, sc.NumFields(), len(doc.Columns))
 	}
-	if v, ok := sc.Metadata().GetValue("polluxsim.schema_version"); ok && v != "2" {
+	if v, ok := sc.Metadata().GetValue("polluxsim.schema_version"); ok && v != strconv.Itoa(outputs.SchemaVersion) {
 		t.Errorf("%s: schema version %q", path, v)
 	}
 	for i, f := range sc.Fields() {
@@ -99,7 +101,7 @@ func TestRunTables(t *testing.T) {
 	exptest.RunWithOptions(t, "pollux", "p=1", b)
 	ids := map[string]bool{}
 	for _, dir := range []string{a, b} {
-		for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet"} {
+		for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet"} {
 			tbl := checkTable(t, filepath.Join(dir, f))
 			for _, r := range rows(tbl) {
 				ids[r["run_id"].(string)] = true
@@ -178,7 +180,7 @@ func TestRunTables(t *testing.T) {
 func TestSweepTables(t *testing.T) {
 	dir := exptest.TinyFull(t)
 	counts := map[string]int64{}
-	for _, f := range []string{sweep.ResultsFile, sweep.AppsFile, sweep.JobsFile, sweep.ClusterFile, sweep.RoundsFile} {
+	for _, f := range []string{sweep.ResultsFile, sweep.AppsFile, sweep.JobsFile, sweep.ClusterFile, sweep.TypesFile, sweep.RoundsFile} {
 		tbl := checkTable(t, filepath.Join(dir, f))
 		counts[f] = tbl.NumRows()
 		ids := map[any]bool{}
@@ -193,7 +195,7 @@ func TestSweepTables(t *testing.T) {
 		}
 		tbl.Release()
 	}
-	if counts[sweep.ResultsFile] != 20 || counts[sweep.JobsFile] == 0 || counts[sweep.ClusterFile] < counts[sweep.ResultsFile] || counts[sweep.AppsFile] < counts[sweep.ResultsFile] || counts[sweep.RoundsFile] < counts[sweep.ClusterFile]/2 {
+	if counts[sweep.ResultsFile] != 20 || counts[sweep.JobsFile] == 0 || counts[sweep.ClusterFile] < counts[sweep.ResultsFile] || counts[sweep.AppsFile] < counts[sweep.ResultsFile] || counts[sweep.RoundsFile] < counts[sweep.ClusterFile]/2 || counts[sweep.TypesFile] != 20 {
 		t.Errorf("row counts %v", counts)
 	}
 	res := parquettest.ReadTable(t, filepath.Join(dir, sweep.ResultsFile))
@@ -201,6 +203,9 @@ func TestSweepTables(t *testing.T) {
 	jobs := int64(0)
 	for _, r := range rows(res) {
 		jobs += r["jobs"].(int64)
+		if n, g := r["nodes"].(int64), r["gpus_per_node"].(int64); r["cluster"] != fmt.Sprintf("%dx%d", n, g) || r["cluster_gpus"] != n*g {
+			t.Errorf("cluster %v of %v GPUs, %d nodes of %d GPUs", r["cluster"], r["cluster_gpus"], n, g)
+		}
 		if r["wall_s"] != nil {
 			t.Errorf("wall_s %v with no timing: want null", r["wall_s"])
 		}

@@ -137,6 +137,7 @@ const (
 	AppsFile       = "apps.parquet"
 	JobsFile       = "jobs.parquet"
 	ClusterFile    = "cluster.parquet"
+	TypesFile      = "types.parquet"
 	RoundsFile     = "rounds.parquet"
 	SummaryFile    = "summary.json"
 	CellsDir       = "cells"
@@ -410,7 +411,7 @@ func (rn *pool) runOne(p planned) error {
 	rr.Hash, rr.PolluxsimVersion = p.hash, rn.opt.Version
 	rr.Settings = spec
 	rr.Load, rr.Config, rr.Jobs = p.run.Cell.Load(), p.run.Cell.Config(), len(p.wl.w.Jobs)
-	rr.WorkloadSource = p.wl.desc
+	rr.WorkloadSource, rr.WorkloadDigest = p.wl.desc, run.Meta.WorkloadDigest
 	rr.Profiles, rr.ProfilesID = rn.opt.Profiles.Source, rn.opt.ProfilesID
 	if rn.opt.JobRounds {
 		key := results.SweepRunKey(rr)
@@ -434,7 +435,7 @@ func hasRounds(dir string, r *results.RunResult) bool {
 // (rounds.parquet when present).
 func SweepOutputs(dir string) []string {
 	var files []string
-	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, RoundsFile, SummaryFile} {
+	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, TypesFile, RoundsFile, SummaryFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			files = append(files, filepath.Join(dir, f))
 		}

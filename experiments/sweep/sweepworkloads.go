@@ -154,6 +154,10 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 			}
 			if s.dir == "" {
 				s.note(fmt.Sprintf("workloads %s %.4gx: the embedded reference workloads (%s/ of %s %s)", k.config, k.load, folder, adaptdl.Repository, adaptdl.Branch))
+				if k.load == 1 && k.index <= traces.PaperWorkloads {
+					// The same workload as run's --workload paper:N.
+					rel = traces.PaperName(k.config, k.index)
+				}
 			} else {
 				s.note(fmt.Sprintf("workloads %s %.4gx: read from %s", k.config, k.load, folder))
 			}

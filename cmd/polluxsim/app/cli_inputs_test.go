@@ -119,7 +119,7 @@ func TestCLIMessages(t *testing.T) {
 	polluxsimBinary(t)
 	dir := t.TempDir()
 	r := runBinary(t, dir, nil, "run", "--policy", "fifo", "--jobs", "1", "--cluster", "t4:1x4,a100:1x8", "--out", "o")
-	if r.code != 0 || !strings.HasPrefix(r.stdout, "policy fifo: 1 jobs on t4:1x4,a100:1x8 (12 GPUs)\n") {
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "policy fifo: 1 jobs on 12 GPUs (t4:1x4,a100:1x8)\n") {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
 	}
 	oneLineError(t, runBinary(t, dir, nil, "report", "--in", "o", "--out", "-"), "--out -: report writes an HTML file, not to standard output")

@@ -414,14 +414,14 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 			continue
 		case name == "summary.json":
 			var s struct {
-				Version    string `json:"version"`
+				Version    string `json:"polluxsim_version"`
 				InputsHash string `json:"inputs_hash"`
 				Jobs       int    `json:"jobs"`
 			}
 			if err := json.Unmarshal(data, &s); err != nil || s.Version == "" || len(s.InputsHash) != 64 || s.Jobs < 1 {
 				t.Errorf("summary.json incomplete (%v): %.200s", err, data)
 			}
-		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet" || name == "nodes.parquet":
+		case name == "jobs.parquet" || name == "rounds.parquet" || name == "cluster.parquet" || name == "types.parquet" || name == "nodes.parquet":
 			if err := checkParquet(data); err != nil {
 				t.Errorf("%s: %v", name, err)
 			}
@@ -432,7 +432,7 @@ func checkOutputs(t *testing.T, dir string, complete bool) (outputs, hidden []st
 		outputs = append(outputs, name)
 	}
 	if have["summary.json"] || complete {
-		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
+		for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet"} {
 			if !have[f] {
 				t.Errorf("%s missing (have %v)", f, outputs)
 			}
@@ -542,7 +542,7 @@ func TestCLIDeterministic(t *testing.T) {
 		}
 		checkOutputs(t, filepath.Join(dir, r.out), true)
 	}
-	for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet"} {
+	for _, f := range []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet"} {
 		a, err := os.ReadFile(filepath.Join(dir, "a", f))
 		if err != nil {
 			t.Fatal(err)
@@ -558,7 +558,7 @@ func TestCLIDeterministic(t *testing.T) {
 		}
 	}
 	var s struct {
-		Version    string `json:"version"`
+		Version    string `json:"polluxsim_version"`
 		Seed       uint64 `json:"seed"`
 		InputsHash string `json:"inputs_hash"`
 		Wall       float64

@@ -55,7 +55,7 @@ func TestRunPaperWorkload(t *testing.T) {
 	var s struct {
 		AvgJCT   float64 `json:"avg_jct_s"`
 		Jobs     int     `json:"jobs"`
-		Workload string  `json:"workload"`
+		Workload string  `json:"workload_source"`
 		Profiles string  `json:"profiles"`
 	}
 	if err := json.Unmarshal(data, &s); err != nil {

@@ -59,7 +59,7 @@ func TestLibraryRunMatchesCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet"} {
+		for _, f := range []string{"jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet"} {
 			a, _ := os.ReadFile(filepath.Join(cli, f))
 			b, _ := os.ReadFile(filepath.Join(lib, f))
 			if len(a) == 0 || !bytes.Equal(a, b) {

@@ -96,6 +96,7 @@ Policies (polluxsim policies lists their options):
 		newPlotCmd(),
 		newReportCmd(),
 		newRegressCmd(),
+		newExportCmd(),
 	)
 	return root
 }

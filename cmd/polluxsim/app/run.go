@@ -13,7 +13,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -191,16 +190,6 @@ func printSummaryJSON(w io.Writer, run *runner.Result) error {
 	return err
 }
 
-// clusterText describes a cluster for people: "16 x 4 GPUs", or its pools
-// and GPU count ("t4:1x4,a100:1x8 (12 GPUs)"; it said "2 x 8 GPUs", the
-// node count by the largest node).
-func clusterText(c policies.Cluster) string {
-	if len(c.Pools) > 1 {
-		return fmt.Sprintf("%s (%d GPUs)", runspec.ClusterString(c), c.TotalGPUs())
-	}
-	return fmt.Sprintf("%d x %d GPUs", c.Nodes, c.GPUsPerNode)
-}
-
 // rhoText is the average ρ for people, "-" when no job has one (it
 // printed 0.00).
 func rhoText(s sim.Summary) string {
@@ -211,14 +200,14 @@ func rhoText(s sim.Summary) string {
 }
 
 func printSummary(w io.Writer, run *runner.Result) error {
-	res, s, files := run.Sim, run.Sim.Summary, run.Files
+	s, files := run.Sim.Summary, run.Files
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %s
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
   avg finish-time fairness rho %s   agent fits %d
   wall %.2f s (policy %.2f s over %d rounds)
 wrote %s
-`, s.Policy, s.Jobs, clusterText(res.Config.Cluster),
+`, s.Policy, s.Jobs, run.Spec.ClusterText(),
 		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
 		rhoText(s), s.AgentFits,

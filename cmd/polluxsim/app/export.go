@@ -1,0 +1,50 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/spf13/cobra"
+)
+
+func newExportCmd() *cobra.Command {
+	var in, format, table, out string
+	cmd := &cobra.Command{
+		Use:   "export --in RUN|SWEEP --format csv|jsonl [--table T] --out FILE|DIR",
+		Short: "Write a run's or a sweep's tables as CSV or JSON Lines",
+		Long: `export writes the Parquet tables of a run's or a sweep's output folder as CSV
+(a header line; an empty field is null) or JSON Lines (one object per row), with
+Arrow's own writers, for readers without Parquet (pandas without pyarrow). Each
+file FILE gets a sidecar FILE.dtypes.json giving every column's type, nullability,
+unit and the pandas dtype that reads it losslessly:
+
+  pd.read_csv(f, dtype={c["name"]: c["pandas"] for c in json.load(open(f + ".dtypes.json"))["columns"]},
+              keep_default_na=False, na_values=[""], float_precision="round_trip")
+
+Without --table every table in the folder goes to the folder --out as TABLE.csv
+(or .jsonl); with --table (jobs, rounds, cluster, types, nodes, results, apps) that
+table goes to the file --out. The files replace earlier ones together at the end.
+The columns are documented in docs/outputs.md.`,
+		Example: `  polluxsim export --in out/table2 --format csv --out out/table2-csv
+  polluxsim export --in out/run --format jsonl --table jobs --out jobs.jsonl`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if in == "" || out == "" {
+				return errors.New("--in and --out are required")
+			}
+			files, err := outputs.ExportFolder(in, format, table, out)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", strings.Join(files, ", "))
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&in, "in", "", "a run's or a sweep's output folder (required)")
+	cmd.Flags().StringVar(&format, "format", outputs.FormatCSV, "csv or jsonl")
+	cmd.Flags().StringVar(&table, "table", "", "one table (jobs, rounds, cluster, types, nodes, results, apps); default: every table in the folder")
+	cmd.Flags().StringVar(&out, "out", "", "output file with --table, else output folder (required)")
+	return cmd
+}
