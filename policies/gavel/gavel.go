@@ -60,6 +60,9 @@ func New(name string, opt Options) (*Policy, error) {
 	if opt.Normalise && name != Throughput {
 		return nil, fmt.Errorf("normalise applies to %s only", Throughput)
 	}
+	if opt.LP == LPInterior && name != Throughput {
+		return nil, fmt.Errorf("lp=%s applies to %s only", LPInterior, Throughput)
+	}
 	w, _ := parseWeights(opt.Weights)
 	return &Policy{name: name, opt: opt, weights: w,
 		running: map[string]bool{}, active: map[string]int{}, received: map[string]map[string]int{},
@@ -212,7 +215,7 @@ func (p *Policy) solve(c policies.Cluster, jobs []policies.Job, types []string, 
 		if p.name == LAS {
 			Xc, err = pr.las(cw)
 		} else {
-			Xc, err = pr.throughput(p.opt.Normalise)
+			Xc, err = pr.throughput(p.opt.Normalise, p.opt.LP == LPInterior)
 		}
 		if err != nil {
 			Xc = pr.allocation(nil, nil)
