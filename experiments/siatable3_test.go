@@ -28,7 +28,7 @@ func TestSiaTable3Spec(t *testing.T) {
 		}
 		switch s.Policy {
 		case "gavel-throughput":
-			if o := string(s.Options); !strings.Contains(o, `"round_s":360`) || !strings.Contains(o, `"placement":"workers"`) || !strings.Contains(o, `"ties":"type"`) {
+			if o := string(s.Options); !strings.Contains(o, `"round_s":360`) || !strings.Contains(o, `"placement":"workers"`) || !strings.Contains(o, `"ties":"type"`) || !strings.Contains(o, `"lp":"interior"`) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		case "pollux":
