@@ -28,7 +28,7 @@ func TestSiaTable3Spec(t *testing.T) {
 		}
 		switch s.Policy {
 		case "gavel-throughput":
-			if !strings.Contains(string(s.Options), `"round_s":360`) {
+			if o := string(s.Options); !strings.Contains(o, `"round_s":360`) || !strings.Contains(o, `"placement":"workers"`) || !strings.Contains(o, `"ties":"type"`) || !strings.Contains(o, `"lp":"interior"`) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		case "pollux":
@@ -36,7 +36,7 @@ func TestSiaTable3Spec(t *testing.T) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		case "sia":
-			if !strings.Contains(string(s.Options), `"share_cap":true`) {
+			if o := string(s.Options); !strings.Contains(o, `"share_cap":true`) || !strings.Contains(o, `"project_throughputs":true`) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		default:

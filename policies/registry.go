@@ -64,6 +64,9 @@ type Env struct {
 	// RestartDelay is the engine's restart delay after a re-allocation, in
 	// seconds, for policies that account for it.
 	RestartDelay float64
+	// RestartDelayByApp overrides RestartDelay per application (a
+	// calibration's restart delays), for policies that account for it.
+	RestartDelayByApp map[string]float64
 	// Workers is the number of goroutines a policy may use within a round
 	// (0: the policy's default). Decisions must not depend on it.
 	Workers int

@@ -27,6 +27,13 @@ func TestCalibrationSettings(t *testing.T) {
 	if c := s.SimConfig(); c.StepScale["cifar10"] != 1.8 || c.RestartDelayByApp["cifar10"] != 50 || c.RestartDelayByApp["yolov3"] != 80 || c.RestartDelayByApp["ncf"] != 15 || c.RestartDelayByApp["imagenet"] != 250 {
 		t.Errorf("sia-engine: %v %v", c.StepScale, c.RestartDelayByApp)
 	}
+	// The policy learns the delays the engine charges.
+	if e := s.Env(0); e.RestartDelay != 30 || e.RestartDelayByApp["bert"] != 120 || e.RestartDelayByApp["cifar10"] != 50 {
+		t.Errorf("sia-engine: the policy's restart delays %v, %v", e.RestartDelay, e.RestartDelayByApp)
+	}
+	if e := DefaultSpec("sia").Env(0); e.RestartDelayByApp != nil {
+		t.Errorf("uncalibrated: the policy's per-application delays %v, want none", e.RestartDelayByApp)
+	}
 	s.Calibration = "testbed"
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "--calibration") || !strings.Contains(err.Error(), "sia-slowdowns") {
 		t.Errorf("unknown calibration: %v", err)

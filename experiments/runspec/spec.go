@@ -183,10 +183,14 @@ func (s RunSpec) SimConfig() sim.Config {
 }
 
 // Env is the environment the spec gives its policy: the seed and the
-// engine's restart delay; workers is the policy's goroutine budget (0: its
-// default).
+// engine's restart delays (the calibration's per application); workers is
+// the policy's goroutine budget (0: its default).
 func (s RunSpec) Env(workers int) policies.Env {
-	return policies.Env{Seed: s.Seed, RestartDelay: s.RestartDelay, Workers: workers}
+	env := policies.Env{Seed: s.Seed, RestartDelay: s.RestartDelay, Workers: workers}
+	if cal, err := LookupCalibration(s.Calibration); err == nil {
+		env.RestartDelayByApp = cal.RestartDelay
+	}
+	return env
 }
 
 // PolicyNames lists the registered policies.

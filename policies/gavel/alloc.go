@@ -393,7 +393,9 @@ func (p *problem) waterFill(coef [][]float64) ([][]float64, error) {
 // whatever its unit of work (the normalisation that file computes and
 // never uses); on a single type every job's coefficient is then 1 and the
 // program favours jobs of few GPUs.
-func (p *problem) throughput(normalise bool) ([][]float64, error) {
+// With interior the program is solved by the barrier method
+// (maxSumInterior), as ECOS solves it for Gavel's code.
+func (p *problem) throughput(normalise, interior bool) ([][]float64, error) {
 	coef := make([][]float64, len(p.thr))
 	for i, row := range p.thr {
 		coef[i] = make([]float64, len(row))
@@ -411,6 +413,9 @@ func (p *problem) throughput(normalise bool) ([][]float64, error) {
 				coef[i][k] = v / sum
 			}
 		}
+	}
+	if interior {
+		return p.maxSumInterior(coef)
 	}
 	return p.maxSum(coef)
 }

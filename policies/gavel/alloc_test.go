@@ -39,7 +39,7 @@ func TestMaxMinHandSolved(t *testing.T) {
 func TestMaxSumHandSolved(t *testing.T) {
 	p := &problem{caps: []float64{2}, scale: []float64{1, 2, 1}, thr: [][]float64{{1}, {1}, {1}}}
 	for _, normalise := range []bool{false, true} {
-		X, err := p.throughput(normalise)
+		X, err := p.throughput(normalise, false)
 		if err != nil {
 			t.Fatal(err)
 		}

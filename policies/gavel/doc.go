@@ -68,6 +68,15 @@
 // after a preemption, moved to another type) pays the engine's restart
 // delay, a first start included.
 //
+// Three options follow Gavel's code as the Sia artifact runs it, where
+// its choices are implementation details the paper leaves open:
+// placement=workers assigns GPUs as its worker-id bookkeeping does
+// (workers.go), ties=type orders pairs of equal priority and X by the
+// types' order before submission order, as its stable sort of the
+// per-type queues, and lp=interior (gavel-throughput) solves the program
+// by an interior-point method, whose answer where the optimum is not
+// unique is the centre of the optimal face, as ECOS's (interior.go).
+//
 // # Deviations from Gavel
 //
 // No space sharing (Gavel's packing variants) and no placement

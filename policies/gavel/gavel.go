@@ -36,6 +36,9 @@ type Policy struct {
 	// depends only on the set of jobs (not gavel-ftf)
 	cacheKey string
 	cacheX   [][]float64
+
+	// workers holds each running job's GPUs (placement workers).
+	workers map[string][]worker
 }
 
 var _ policies.Policy = (*Policy)(nil)
@@ -57,10 +60,13 @@ func New(name string, opt Options) (*Policy, error) {
 	if opt.Normalise && name != Throughput {
 		return nil, fmt.Errorf("normalise applies to %s only", Throughput)
 	}
+	if opt.LP == LPInterior && name != Throughput {
+		return nil, fmt.Errorf("lp=%s applies to %s only", LPInterior, Throughput)
+	}
 	w, _ := parseWeights(opt.Weights)
 	return &Policy{name: name, opt: opt, weights: w,
 		running: map[string]bool{}, active: map[string]int{}, received: map[string]map[string]int{},
-		jobTime: map[string]map[string]float64{}, typeTime: map[string]float64{}}, nil
+		jobTime: map[string]map[string]float64{}, typeTime: map[string]float64{}, workers: map[string][]worker{}}, nil
 }
 
 // Name implements policies.Policy.
@@ -209,7 +215,7 @@ func (p *Policy) solve(c policies.Cluster, jobs []policies.Job, types []string, 
 		if p.name == LAS {
 			Xc, err = pr.las(cw)
 		} else {
-			Xc, err = pr.throughput(p.opt.Normalise)
+			Xc, err = pr.throughput(p.opt.Normalise, p.opt.LP == LPInterior)
 		}
 		if err != nil {
 			Xc = pr.allocation(nil, nil)
@@ -285,21 +291,7 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 			cands = append(cands, candidate{i: i, k: k, x: X[i][k], prio: prio, current: cur == t})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b candidate) int {
-		if d := cmp.Compare(b.prio, a.prio); d != 0 {
-			return d
-		}
-		if d := cmp.Compare(b.x, a.x); d != 0 {
-			return d
-		}
-		if a.current != b.current {
-			if a.current {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.i, b.i) // submission order
-	})
+	sortCandidates(cands, p.opt.Ties)
 	free := make([]int, len(types))
 	for k := range types {
 		free[k] = int(caps[k])
@@ -308,42 +300,20 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 	for i := range pick {
 		pick[i] = -1
 	}
+	var order []int // the picked jobs in picking order
 	for _, cd := range cands {
 		if g := jobs[cd.i].Request.GPUs; pick[cd.i] < 0 && g <= free[cd.k] {
 			pick[cd.i] = cd.k
 			free[cd.k] -= g
+			order = append(order, cd.i)
 		}
 	}
 
-	// Placement: a job that stays on its type with its GPUs keeps them;
-	// the others go to the most free nodes of their type.
-	alloc := make([][]int, len(jobs))
-	for i := range jobs {
-		j := &jobs[i]
-		if k := pick[i]; k >= 0 && len(j.Alloc) == c.Nodes && policies.Sum(j.Alloc) == j.Request.GPUs && c.AllocType(j.Alloc) == types[k] {
-			alloc[i] = append([]int(nil), j.Alloc...)
-		}
-	}
-	nodeFree := policies.FreeGPUs(c, alloc)
-	for i := range jobs {
-		k := pick[i]
-		if k < 0 || alloc[i] != nil {
-			continue
-		}
-		sub := make([]int, c.Nodes)
-		for n, f := range nodeFree {
-			if c.NodeType(n) == types[k] {
-				sub[n] = f
-			}
-		}
-		a := policies.PlaceMostFree(sub, jobs[i].Request.GPUs)
-		if a == nil {
-			continue
-		}
-		for n, v := range a {
-			nodeFree[n] -= v
-		}
-		alloc[i] = a
+	var alloc [][]int
+	if p.opt.Placement == PlaceWorkers {
+		alloc, p.workers = placeWorkers(c, types, jobs, pick, order, p.workers)
+	} else {
+		alloc = placePacked(c, types, jobs, pick)
 	}
 
 	// Book-keeping for the next round's priorities.
@@ -374,4 +344,67 @@ func (p *Policy) newRound(now float64, c policies.Cluster, jobs []policies.Job) 
 		}
 	}
 	return policies.Decision{Alloc: alloc}
+}
+
+// placePacked places the round's picks (placement packed, the default): a
+// job that stays on its type with its GPUs keeps them; the others go to
+// the most free nodes of their type.
+func placePacked(c policies.Cluster, types []string, jobs []policies.Job, pick []int) [][]int {
+	alloc := make([][]int, len(jobs))
+	for i := range jobs {
+		j := &jobs[i]
+		if k := pick[i]; k >= 0 && len(j.Alloc) == c.Nodes && policies.Sum(j.Alloc) == j.Request.GPUs && c.AllocType(j.Alloc) == types[k] {
+			alloc[i] = append([]int(nil), j.Alloc...)
+		}
+	}
+	nodeFree := policies.FreeGPUs(c, alloc)
+	for i := range jobs {
+		k := pick[i]
+		if k < 0 || alloc[i] != nil {
+			continue
+		}
+		sub := make([]int, c.Nodes)
+		for n, f := range nodeFree {
+			if c.NodeType(n) == types[k] {
+				sub[n] = f
+			}
+		}
+		a := policies.PlaceMostFree(sub, jobs[i].Request.GPUs)
+		if a == nil {
+			continue
+		}
+		for n, v := range a {
+			nodeFree[n] -= v
+		}
+		alloc[i] = a
+	}
+	return alloc
+}
+
+// sortCandidates orders a round's (job, type) pairs: decreasing priority,
+// then decreasing time fraction, then by ties (TiesType: the types' order,
+// then submission order; else the job's current type first, then
+// submission order).
+func sortCandidates(cands []candidate, ties string) {
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		if d := cmp.Compare(b.prio, a.prio); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(b.x, a.x); d != 0 {
+			return d
+		}
+		if ties == TiesType {
+			if d := cmp.Compare(a.k, b.k); d != 0 {
+				return d
+			}
+			return cmp.Compare(a.i, b.i)
+		}
+		if a.current != b.current {
+			if a.current {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.i, b.i) // submission order
+	})
 }

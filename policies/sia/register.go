@@ -19,6 +19,7 @@ type Options struct {
 	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); in [0, 1e9] (0: no limit, always exact)"`
 	DoublingCap    bool    `option:"doubling_cap" doc:"offer a job on each GPU type at most twice the most GPUs it has run on there (at least 1; the one-GPU bootstrap counts), as the Sia artifact does (cluster.py get_sia_multi_job_info); false: only the batch limits cap it"`
 	ShareCap       bool    `option:"share_cap" doc:"with doubling_cap: one cap for all GPU types, the largest of the per-type caps, as the Sia artifact's evaluation runs it (run_experiment.sh: --share_max_replicas, implied by --project_throughputs; sia.py optimize_mip)"`
+	Project        bool    `option:"project_throughputs" doc:"model a GPU type only once the job has run there, and value the types it has not run on by projecting its goodput from the first type it ran on through the types' one-GPU throughput ratio, as the Sia artifact's evaluation runs it (run_experiment.sh: --project_throughputs; sia.py _compute_goodputs_v2); implies share_cap, and the doubling cap counts only GPUs run on; false: every type is valued from the job's one-GPU bootstrap model there"`
 	WorkloadBatch  bool    `option:"workload_batch" doc:"value each configuration's goodput over total batch sizes up to the job's own (the workload's) batch size, as the Sia artifact does (job.py get_speedup_fn, target_batch_size); false: up to the application's largest batch"`
 }
 

@@ -32,7 +32,8 @@
 // artifact by default has no model on a type until the job has run there
 // (a value of 1 on one GPU of that type, cap 1); its --project_throughputs
 // instead projects the goodput from a type with a model through the
-// measured throughput ratios between types. Neither is modelled here.
+// measured throughput ratios between types: option project_throughputs
+// (project.go).
 package sia
 
 import (
@@ -51,6 +52,9 @@ const zeroGain = 1e-4
 type Policy struct {
 	opt          Options
 	restartDelay float64
+	// delayByApp overrides restartDelay per application (the engine's
+	// calibrated restart delays).
+	delayByApp map[string]float64
 	// changed holds, per job, when this policy last changed its
 	// allocation: a job whose restart is still under way keeps its
 	// configuration (Sia's non-preemptible constraint).
@@ -77,7 +81,7 @@ func (p *Policy) PolicyStats() policies.Stats {
 
 // New returns a Sia policy with options opt in environment env.
 func New(opt Options, env policies.Env) *Policy {
-	return &Policy{opt: opt, restartDelay: env.RestartDelay, changed: map[string]float64{}, profiled: map[string]map[string]int{}}
+	return &Policy{opt: opt, restartDelay: env.RestartDelay, delayByApp: env.RestartDelayByApp, changed: map[string]float64{}, profiled: map[string]map[string]int{}}
 }
 
 // Name implements policies.Policy.
@@ -230,6 +234,9 @@ func (p *Policy) observe(c policies.Cluster, jobs []policies.Job) {
 // batch) per type; the last two are GPUCap's and the cluster's bounds.
 func (p *Policy) typeCap(c policies.Cluster, j *policies.Job, typ string) int {
 	seen := p.profiled[j.Name][typ]
+	if p.opt.Project {
+		return max(2*seen, 1) // only what it ran on (project.go)
+	}
 	if _, ok := j.TypeModels[typ]; ok {
 		seen = max(seen, 1)
 	}
@@ -251,13 +258,23 @@ func (p *Policy) problem(now float64, c policies.Cluster, r *round, jobs []polic
 		j := &jobs[i]
 		cfgOf[i], prob.Jobs[i] = p.options(now, c, r, j)
 		prob.Fixed[i] = -1
-		if at, ok := p.changed[j.Name]; ok && now-at < p.restartDelay && j.GPUs() > 0 {
+		if at, ok := p.changed[j.Name]; ok && now-at < p.delay(j.App) && j.GPUs() > 0 {
 			if k := current(c, r, j, cfgOf[i]); k >= 0 {
 				prob.Fixed[i] = k
 			}
 		}
 	}
 	return prob, cfgOf
+}
+
+// delay is the engine's restart delay for a job of application app: while
+// it lasts the job keeps its configuration (the artifact's
+// preserve_ckpt_allocs, its job.rescale_time > 0).
+func (p *Policy) delay(app string) float64 {
+	if d, ok := p.delayByApp[app]; ok {
+		return d
+	}
+	return p.restartDelay
 }
 
 // current is the index in cfgs of job j's current configuration, or -1.
@@ -283,12 +300,16 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		batch = j.Request.Batch
 	}
 	shared := 0 // the largest per-type cap, with ShareCap
-	if p.opt.DoublingCap && p.opt.ShareCap {
+	if p.opt.DoublingCap && (p.opt.ShareCap || p.opt.Project) {
 		for _, typ := range r.types {
 			if j.Offers(typ) {
 				shared = max(shared, p.typeCap(c, j, typ))
 			}
 		}
+	}
+	src := -1
+	if p.opt.Project {
+		src = p.source(r, j)
 	}
 	var cfgs []config
 	var gp []float64
@@ -311,7 +332,11 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 				continue
 			}
 			cfgs = append(cfgs, cf)
-			gp = append(gp, goodput(c, j, typ, cf, batch))
+			if p.opt.Project {
+				gp = append(gp, p.projectedGoodput(c, r, j, typ, cf, batch, src))
+			} else {
+				gp = append(gp, goodput(c, j, typ, cf, batch))
+			}
 		}
 	}
 	// Normalise to the slowest useful configuration; a job without a
