@@ -371,8 +371,8 @@ func (e *Experiment) resolve() error {
 	if ws.Config == "" {
 		ws.Config = traces.ConfigTuned
 	}
-	if ws.Count < 1 || ws.Count > 1000 || ws.Jobs < 1 {
-		return fmt.Errorf("workloads: count %d and jobs %d must be positive (count at most 1000)", ws.Count, ws.Jobs)
+	if err := checkSetSize(ws.Count, ws.Jobs); err != nil {
+		return fmt.Errorf("workloads: %w", err)
 	}
 	if err := ws.resolveSets(); err != nil {
 		return fmt.Errorf("workloads: %w", err)

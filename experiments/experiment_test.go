@@ -89,6 +89,8 @@ func TestParseExperimentErrors(t *testing.T) {
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s", "series": [{"label": "s", "points": [{"x": 1e308, "cell": "a"}]}]}]}`, `x 1e+308 must be in [-1e+12, 1e+12]`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s", "log_x": true, "series": [{"label": "s", "points": [{"x": 0, "cell": "a"}]}]}]}`, `x 0 must be positive on a log_x axis`},
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "plots": [{"name": "p", "kind": "lines", "metric": "avg_jct_s", "scale": 1e308, "series": [{"label": "s", "points": [{"x": 1, "cell": "a"}]}]}]}`, `scale must be in [0, 1e+12]`},
+		{`{"name": "x", "version": 1, "workloads": {"count": 1000000000, "jobs": 4}, "cells": [{"name": "a", "policy": "fifo"}]}`, "workloads: count must be in [1, 1000], got 1000000000"},
+		{`{"name": "x", "version": 1, "workloads": {"count": 2, "jobs": 100000000}, "cells": [{"name": "a", "policy": "fifo"}]}`, "workloads: jobs must be in [1, 10000000], got 100000000"},
 		{`not json`, "invalid character"},
 	} {
 		_, err := ParseExperiment([]byte(tc.spec), "test.json")

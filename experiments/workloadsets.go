@@ -3,6 +3,8 @@ package experiments
 import (
 	"fmt"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 )
 
 // Set returns the experiment's workload set called name, or nil.
@@ -33,8 +35,8 @@ func (ws *WorkloadSet) resolveSets() error {
 		if s.Jobs == 0 {
 			s.Jobs = ReferenceJobs
 		}
-		if s.Count < 1 || s.Count > 1000 || s.Jobs < 1 {
-			return fmt.Errorf("set %q: count %d and jobs %d must be positive (count at most 1000)", s.Name, s.Count, s.Jobs)
+		if err := checkSetSize(s.Count, s.Jobs); err != nil {
+			return fmt.Errorf("set %q: %w", s.Name, err)
 		}
 	}
 	return nil
@@ -80,6 +82,21 @@ func (e *Experiment) InputsHint() string {
 		return ""
 	}
 	return "; experiment " + e.Name + " needs " + e.Inputs
+}
+
+// MaxWorkloadCount bounds the workloads of a set (a spec's "count").
+const MaxWorkloadCount = 1000
+
+// checkSetSize checks a workload set's count and jobs, naming the one out
+// of bounds (it said "count 1000000000 and jobs 4 must be positive").
+func checkSetSize(count, jobs int) error {
+	switch {
+	case count < 1 || count > MaxWorkloadCount:
+		return fmt.Errorf("count must be in [1, %d], got %d", MaxWorkloadCount, count)
+	case jobs < 1 || jobs > workloads.MaxGeneratedJobs:
+		return fmt.Errorf("jobs must be in [1, %d], got %d", workloads.MaxGeneratedJobs, jobs)
+	}
+	return nil
 }
 
 // maxCount is the largest number of workloads of a cell.

@@ -2,7 +2,11 @@
 // one: the content goes to a temporary file in the same folder, named
 // ".<name>.tmp-<random>" (hidden, and never the destination's name), which
 // is synced and renamed over the destination only when complete. A process
-// killed mid-write leaves at most such a hidden temporary file.
+// killed mid-write (SIGKILL, or a signal the command does not catch) leaves
+// at most such a hidden temporary file, and the next Write to the same
+// destination removes it: a writer holds an advisory lock on its temporary
+// file until the rename, so one nobody holds is left over (on systems with
+// flock; elsewhere it stays).
 //
 // Only regular files are replaced: a named pipe, device, socket or folder
 // at the destination is refused (see Check), and a symbolic link is
@@ -16,6 +20,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -59,13 +65,18 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	}
 	path = dest
 	dir := filepath.Dir(path)
+	removeAbandoned(dir, filepath.Base(path))
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, fserr.Cause(err))
 	}
+	hold(tmp)
+	closed := false
 	defer func() {
-		if err != nil {
+		if !closed {
 			tmp.Close()
+		}
+		if err != nil {
 			os.Remove(tmp.Name())
 		}
 	}()
@@ -75,14 +86,23 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err = tmp.Close(); err != nil {
+	if err = tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
+	if !renameOpen {
+		if err = tmp.Close(); err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		closed = true
 	}
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if !closed {
+		closed = true
+		if err = tmp.Close(); err != nil {
+			return fmt.Errorf("cannot write %s: %w", path, err)
+		}
 	}
 	// Make the rename itself durable (a crash of the machine, not just of
 	// the process, could otherwise lose it); best effort.
@@ -91,6 +111,24 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 		d.Close()
 	}
 	return nil
+}
+
+// minAbandonedAge spares a temporary file younger than this: its writer
+// may have created it and not yet locked it.
+const minAbandonedAge = time.Minute
+
+// removeAbandoned removes the temporary files of earlier writes to dir/base
+// that no live writer holds (see hold) and that are old enough.
+func removeAbandoned(dir, base string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), "."+base+".tmp-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) >= minAbandonedAge {
+			removeIfAbandoned(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // WriteBytes creates path atomically with data.

@@ -232,28 +232,26 @@ func (b bounds) holds(x float64) bool {
 
 // TestOptionBounds walks the policy and autoscaler registries.
 func TestOptionBounds(t *testing.T) {
-	for _, name := range policies.Names() {
-		docs, err := policies.Describe(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			checkOption(t, "policy "+name, d.Key, d.Type, d.Doc, d.Default, func(layer any) error {
-				_, err := policies.Resolve(name, "", layer)
-				return err
-			})
-		}
-	}
-	for _, name := range autoscalers.Names() {
-		docs, err := autoscalers.Describe(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range docs {
-			checkOption(t, "autoscaler "+name, d.Key, d.Type, d.Doc, d.Default, func(layer any) error {
-				_, err := autoscalers.Resolve(name, "", layer)
-				return err
-			})
+	for _, reg := range []struct {
+		kind     string
+		names    func() []string
+		describe func(string) ([]policies.OptionDoc, error)
+		resolve  func(string, policies.OptionSet, ...any) (policies.OptionSet, error)
+	}{
+		{"policy", policies.Names, policies.Describe, policies.Resolve},
+		{"autoscaler", autoscalers.Names, autoscalers.Describe, autoscalers.Resolve},
+	} {
+		for _, name := range reg.names() {
+			docs, err := reg.describe(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range docs {
+				checkOption(t, reg.kind+" "+name, d.Key, d.Type, d.Doc, d.Default, func(layer any) error {
+					_, err := reg.resolve(name, "", layer)
+					return err
+				})
+			}
 		}
 	}
 }

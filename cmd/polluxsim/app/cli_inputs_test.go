@@ -15,8 +15,9 @@ import (
 // TestCLISpecialInputs: a named pipe (which blocked for ever) or a link
 // to /dev/zero (which grew to gigabytes) as an input file ends in one line
 // naming the file, for every reader: --workload, --cluster, the tables of
-// a --profiles folder, a compact profile, and the Philly inputs of
-// `workload`; `profiles list` reads profiles the same way.
+// a --profiles folder, a compact profile, the Philly inputs of `workload`,
+// an experiment spec and the cluster traces (by header or by format);
+// `profiles list` reads profiles the same way.
 func TestCLISpecialInputs(t *testing.T) {
 	polluxsimBinary(t)
 	if _, err := os.Stat("/dev/zero"); err != nil {
@@ -40,6 +41,14 @@ func TestCLISpecialInputs(t *testing.T) {
 		"philly table fifo":     {"t.csv", "fifo", []string{"workload", "summarize-philly", "--philly", "t.csv", "--out", "s.json"}},
 		"generate philly zero":  {"t.csv", "zero", []string{"workload", "generate", "--jobs", "2", "--philly", "t.csv", "--out", "w.csv"}},
 		"generate summary fifo": {"s.json", "fifo", []string{"workload", "generate", "--jobs", "2", "--summary", "s.json", "--out", "w.csv"}},
+		"cluster zero":          {"c.txt", "zero", []string{"run", "--quiet", "--out", "out", "--cluster", "c.txt"}},
+		"workload zero":         {"w.csv", "zero", []string{"run", "--quiet", "--out", "out", "--workload", "w.csv"}},
+		"spec zero":             {"e.json", "zero", []string{"sweep", "--quiet", "--out", "out", "--experiment", "e.json"}},
+		"philly log zero":       {"log.json", "zero", []string{"workload", "philly", "--log", "log.json", "--out", "t.csv"}},
+		"trace zero":            {"t.csv", "zero", []string{"trace", "summarize", "t.csv"}},
+		"helios trace zero":     {"t.csv", "zero", []string{"trace", "summarize", "helios:t.csv"}},
+		"itp trace zero":        {"t.csv", "zero", []string{"run", "--quiet", "--out", "out", "--workload", "itp:t.csv"}},
+		"acme trace fifo":       {"t.csv", "fifo", []string{"workload", "generate", "--trace", "acme:t.csv", "--out", "w.csv"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
