@@ -1,6 +1,6 @@
 # polluxsim: build, test, benchmark, lint.
 # The Go build cache (GOCACHE) is kept between targets, so after the first
-# cold build (about two minutes on two cores, mostly Apache Arrow) the
+# cold build (minutes: 4 min of CPU, mostly Apache Arrow; see README) the
 # others are quick.
 
 GO      ?= go

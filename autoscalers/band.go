@@ -13,22 +13,27 @@ import (
 // predicted utility is at least the band's middle (utility falls with the
 // node count).
 type Band struct {
-	Low    float64 `option:"low" doc:"scale down when the averaged utility is below this"`
-	High   float64 `option:"high" doc:"scale up when the averaged utility is above this"`
-	Window int     `option:"window" doc:"rounds over which utility is averaged"`
+	Low    float64 `option:"low" doc:"scale down when the averaged utility is below this, in (0, 1) and below high"`
+	High   float64 `option:"high" doc:"scale up when the averaged utility is above this, in (0, 1] and above low"`
+	Window int     `option:"window" doc:"rounds over which utility is averaged, in [1, 100000]"`
 
 	hist []float64
 }
 
-// Validate checks 0 < Low < High ≤ 1 and a positive window.
+// MaxWindow bounds Band.Window: a longer window (at the default 60 s
+// interval, over 69 days) would keep the cluster at its size for the whole
+// of any run, silently.
+const MaxWindow = 100000
+
+// Validate checks 0 < Low < High ≤ 1 and a window in [1, MaxWindow].
 func (b *Band) Validate() error {
 	switch {
 	case !(b.Low > 0) || !(b.High <= 1) || math.IsNaN(b.High):
 		return fmt.Errorf("low and high must be in (0, 1], got low=%v high=%v", b.Low, b.High)
 	case !(b.High > b.Low):
 		return fmt.Errorf("high must be greater than low, got high=%v low=%v", b.High, b.Low)
-	case b.Window < 1:
-		return fmt.Errorf("window must be at least 1 round, got %d", b.Window)
+	case b.Window < 1 || b.Window > MaxWindow:
+		return fmt.Errorf("window must be in [1, %d] rounds, got %d", MaxWindow, b.Window)
 	}
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 // Rule is the paper's scaling rule with thresholds U > L, both in (0, 1]
 // as fractions of the ideal (perfectly scaling) value.
 type Rule struct {
-	U float64 `option:"u" doc:"scale up when the predicted value per node exceeds this fraction of the ideal"`
-	L float64 `option:"l" doc:"scale to the largest node count whose predicted value is at least this fraction of the ideal"`
+	U float64 `option:"u" doc:"scale up when the predicted value per node exceeds this fraction of the ideal, in (0, 1] and above l"`
+	L float64 `option:"l" doc:"scale to the largest node count whose predicted value is at least this fraction of the ideal, in (0, 1) and below u"`
 	// Down also scales down, to the L target, when the ratio falls below
 	// L; the paper's rule only scales up (a job's goodput per node grows
 	// as training goes on).

@@ -113,6 +113,15 @@ type CellWorkload struct {
 	// Set names one of the experiment's workload sets (WorkloadSet.Sets)
 	// to run on instead; it excludes the other fields.
 	Set string `json:"set,omitempty"`
+	// Trace, when set, samples the cell's workloads from a registered
+	// trace by name (itp:cluster02, helios:FOLDER, ...) by the paper's
+	// method (traces.SampleTrace): workload i is the cell's job count
+	// with seed i, in its Config, never read from --workloads.
+	Trace string `json:"trace,omitempty"`
+	// Window is the trace's arrival window (traces.TraceSampleOptions.
+	// SetWindow: daily, the paper's and the default, daily:H1-H2,
+	// span:FROM-UNTIL); only with Trace.
+	Window string `json:"window,omitempty"`
 }
 
 // Cell is one setting of an experiment.
@@ -148,6 +157,9 @@ type Cell struct {
 	// workloads.
 	set   string
 	count int
+	// trace and window: the trace the cell's workloads are sampled from
+	// ("" for none) and its window.
+	trace, window string
 }
 
 // Ratio compares two cells on a metric: per workload num/den, then the
@@ -398,6 +410,8 @@ func (e *Experiment) resolve() error {
 		}
 		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
 			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)
+		} else if n.trace != d.trace || n.window != d.window {
+			return fmt.Errorf("ratio %q: cells %q and %q sample different traces (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.traceRef(), d.traceRef())
 		}
 	}
 	plotNames := map[string]bool{}
@@ -489,8 +503,12 @@ func (c *Cell) resolve(e *Experiment) error {
 	}
 	c.spec = s
 	c.load, c.config, c.jobs, c.set, c.count = e.Workloads.Load, e.Workloads.Config, 0, "", e.Workloads.Count
+	c.trace, c.window = "", ""
 	if w := c.Workload; w != nil && w.Set != "" {
 		return c.resolveSet(e)
+	}
+	if err := c.resolveTrace(); err != nil {
+		return err
 	}
 	if w := c.Workload; w != nil {
 		if w.Load != 0 {

@@ -43,8 +43,8 @@ func (ws *WorkloadSet) resolveSets() error {
 // resolveSet resolves the workload of a cell that runs on a named set.
 func (c *Cell) resolveSet(e *Experiment) error {
 	w := c.Workload
-	if w.Load != 0 || w.Config != "" || w.Jobs != 0 || w.Uniform != nil {
-		return fmt.Errorf("workload: set %q excludes load, config, jobs and uniform (the set's files are read as they are)", w.Set)
+	if w.Load != 0 || w.Config != "" || w.Jobs != 0 || w.Uniform != nil || w.Trace != "" || w.Window != "" {
+		return fmt.Errorf("workload: set %q excludes load, config, jobs, uniform, trace and window (the set's files are read as they are)", w.Set)
 	}
 	s := e.Workloads.Set(w.Set)
 	if s == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +67,9 @@ type OptionDoc struct {
 }
 
 // DescribeOptions is Describe for a registration that need not be in the
-// policy registry (another registry reusing the options machinery).
+// policy registry (another registry reusing the options machinery). An
+// option whose field is tagged `for:"name,..."` (one of a family of
+// policies sharing an options struct) is listed only for those policies.
 func DescribeOptions(r Registration) ([]OptionDoc, error) {
 	if r.Defaults == nil {
 		return nil, nil
@@ -77,9 +80,12 @@ func DescribeOptions(r Registration) ([]OptionDoc, error) {
 		return nil, err
 	}
 	rv := reflect.ValueOf(v).Elem()
-	docs := make([]OptionDoc, len(fields))
-	for i, f := range fields {
-		docs[i] = OptionDoc{Key: f.key, Type: typeName(f.kind), Default: fmt.Sprint(rv.Field(f.index).Interface()), Doc: f.doc}
+	var docs []OptionDoc
+	for _, f := range fields {
+		if f.only != nil && !slices.Contains(f.only, r.Name) {
+			continue
+		}
+		docs = append(docs, OptionDoc{Key: f.key, Type: typeName(f.kind), Default: fmt.Sprint(rv.Field(f.index).Interface()), Doc: f.doc})
 	}
 	return docs, nil
 }
@@ -283,6 +289,10 @@ type optionField struct {
 	key, doc string
 	index    int
 	kind     reflect.Kind
+	// only, from the field's `for:"name,name"` tag, names the policies of
+	// a family sharing one options struct that the option applies to
+	// (empty: all).
+	only []string
 }
 
 // optionFields lists the tagged fields of a pointer to an options struct.
@@ -309,7 +319,11 @@ func optionFields(v any) ([]optionField, error) {
 			return nil, fmt.Errorf("option %s must be an exported field, unique, with a doc tag", key)
 		}
 		seen[key] = true
-		out = append(out, optionField{key: key, doc: sf.Tag.Get("doc"), index: i, kind: sf.Type.Kind()})
+		f := optionField{key: key, doc: sf.Tag.Get("doc"), index: i, kind: sf.Type.Kind()}
+		if only := sf.Tag.Get("for"); only != "" {
+			f.only = strings.Split(only, ",")
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -21,8 +21,10 @@ type Registration struct {
 	// policy's defaults, or nil for a policy without options. Its exported
 	// fields tagged `option:"key"` (with a one-line `doc:"..."`) are the
 	// options users can set; their types may be float64, int, uint64, bool
-	// or string. If the struct's pointer has a method Validate() error, it
-	// is called after every decoding.
+	// or string. A field also tagged `for:"name,..."` applies to those
+	// policies only (of a family sharing one struct): Describe lists it
+	// for them alone. If the struct's pointer has a method Validate()
+	// error, it is called after every decoding.
 	Defaults func() any
 	// New builds a policy from decoded, validated options (a pointer of
 	// Defaults' type, or nil without options) and the run's environment.

@@ -1,7 +1,8 @@
 // Package figures draws figures with gonum/plot, as PNG, SVG or PDF at page
 // or column size: the figures an experiment lists (CDFs of JCT and ρ,
 // timelines, lines against a setting, grouped bars, elastic clusters;
-// Plot, RenderSVG), Fig 6 (co-adaptation, from a run's tables;
-// PlotCoAdaptation) and Fig 3 (the throughput model against the
-// measurements; PlotProfileFit).
+// Plot, RenderSVG), figures of one run's tables (Fig 6, co-adaptation;
+// PlotRun) and of one application's profile (Fig 3, the throughput model
+// against the measurements; PlotProfile). Every figure is a Kind,
+// registered by name (Register), so a new one is one file.
 package figures

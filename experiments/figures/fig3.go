@@ -49,15 +49,24 @@ func FitProfile(app *profiles.App) (*ProfileFit, error) {
 	return f, nil
 }
 
-// PlotProfileFit draws the paper's Fig 3 for one application: the fitted
+// KindProfileFit is the figure kind of the paper's Fig 3 (a profile
+// figure): PlotProfile(KindProfileFit, app, ...).
+const KindProfileFit = "fig3"
+
+func init() {
+	Register(Kind{Name: KindProfileFit, File: ProfileFitFile, DrawProfile: profileFit,
+		Doc: "the throughput model fitted to an application's measured step times, against them (paper Fig 3)"})
+}
+
+// profileFit draws the paper's Fig 3 for one application: the fitted
 // throughput model against the measured step times, (a) throughput against
 // the number of GPUs (packed on the fewest nodes measured) at three per-GPU
 // batch sizes and (b) step time against the per-GPU batch size on a few
 // placements; measured values are marks, the model lines.
-func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (*PlotReport, error) {
+func profileFit(app *profiles.App, source string) (Figure, error) {
 	fit, err := FitProfile(app)
 	if err != nil {
-		return nil, err
+		return Figure{}, err
 	}
 	// (a) throughput vs GPUs at a few per-GPU batch sizes.
 	byLocal := map[float64][]models.Observation{}
@@ -104,7 +113,7 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 			maxTput = math.Max(maxTput, math.Max(meas[len(meas)-1].Y, model[len(model)-1].Y))
 		}
 		if err := addFitLines(a, leg, i, meas, model, fmt.Sprintf("batch %g per GPU", m)); err != nil {
-			return nil, err
+			return Figure{}, err
 		}
 	}
 	var ticks []plot.Tick
@@ -141,7 +150,7 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 			model = append(model, plotter.XY{X: m, Y: fit.Params.TIter(pl.n, pl.k, m, 0)})
 		}
 		if err := addFitLines(b, leg, len(chosen)+i, meas, model, gpusOnNodes(pl.k, pl.n)); err != nil {
-			return nil, err
+			return Figure{}, err
 		}
 	}
 	b.Y.Min = 0
@@ -149,12 +158,7 @@ func PlotProfileFit(app *profiles.App, source, outDir string, opt PlotOptions) (
 	fig := Figure{plots: []*plot.Plot{a, b}, legend: leg, w: 8 * vg.Inch, h: 6.4 * vg.Inch,
 		caption: fmt.Sprintf("profiles: %s; θ_sys fitted (models.Fit) to %d measured step times, RMS log error %.3f; marks: measured, lines: model",
 			source, len(fit.Obs), fit.RMSLogError)}
-	opt, err = opt.resolved(outDir)
-	if err != nil {
-		return nil, err
-	}
-	rep := &PlotReport{}
-	return rep, fig.saveAll(rep, outDir, ProfileFitFile+"-"+app.Name, opt)
+	return fig, nil
 }
 
 // addFitLines adds measured marks and a model line in style i, with one

@@ -28,7 +28,7 @@ func TestPlotProfileFit(t *testing.T) {
 	}
 	app, _ := set.App("imagenet")
 	out := t.TempDir()
-	rep, err := PlotProfileFit(app, set.Source, out, PlotOptions{Formats: []string{"svg", "pdf"}})
+	rep, err := PlotProfile(KindProfileFit, app, set.Source, out, PlotOptions{Formats: []string{"svg", "pdf"}})
 	if err != nil || len(rep.Files) != 2 {
 		t.Fatalf("%v %v", rep, err)
 	}
@@ -39,7 +39,7 @@ func TestPlotProfileFit(t *testing.T) {
 		}
 	}
 	capp, _ := profiles.Compact().App("imagenet")
-	if _, err := PlotProfileFit(capp, "compact", t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "measured tables") {
+	if _, err := PlotProfile(KindProfileFit, capp, "compact", t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "measured tables") {
 		t.Errorf("compact: %v", err)
 	}
 }

@@ -19,35 +19,38 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// CoAdaptationOptions tune PlotCoAdaptation.
-type CoAdaptationOptions struct {
-	// Jobs are the jobs to draw; by default the longest imagenet job and
-	// the two longest yolov3 jobs (the paper's choice), or the three
-	// longest jobs when the run has none of those.
-	Jobs []string
-	PlotOptions
-}
+// KindCoAdaptation is the figure kind of the paper's Fig 6 (a run
+// figure): PlotRun(KindCoAdaptation, RunInput{Dir: run}, ...).
+const KindCoAdaptation = "fig6"
 
 // CoAdaptationFile is the base name of the co-adaptation figure.
 const CoAdaptationFile = "fig6-coadaptation"
 
-// PlotCoAdaptation draws the paper's Fig 6 from a run's output folder
+func init() {
+	Register(Kind{Name: KindCoAdaptation, File: CoAdaptationFile, DrawRun: coAdaptation,
+		Doc: "co-adaptation of chosen jobs over time: active jobs, and each job's GPUs, batch size and efficiency (paper Fig 6)"})
+}
+
+// coAdaptation draws the paper's Fig 6 from a run's output folder
 // (jobs.parquet, rounds.parquet, cluster.parquet): over time, the number of
 // active jobs in the cluster, and for each chosen job its GPUs, its total
 // batch size and its statistical efficiency. Lines break where a job is
-// pending (no batch, no efficiency).
-func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotReport, error) {
+// pending (no batch, no efficiency). By default the jobs are the longest
+// imagenet job and the two longest yolov3 jobs (the paper's choice), or
+// the three longest jobs when the run has none of those.
+func coAdaptation(in RunInput) (Figure, error) {
+	runDir := in.Dir
 	if _, err := os.Stat(filepath.Join(runDir, sweep.ExperimentFile)); err == nil {
-		return nil, fmt.Errorf("%s is a sweep's folder: fig6 draws one run's tables (polluxsim run --out DIR)", runDir)
+		return Figure{}, fmt.Errorf("%s is a sweep's folder: fig6 draws one run's tables (polluxsim run --out DIR)", runDir)
 	}
 	if _, err := os.Stat(filepath.Join(runDir, roundsFile)); errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no %s: fig6 draws a run's per-round records (run it with --rounds all)", runDir, roundsFile)
+		return Figure{}, fmt.Errorf("%s has no %s: fig6 draws a run's per-round records (run it with --rounds all)", runDir, roundsFile)
 	}
 	jobs, err := outputs.ReadTableColumns(filepath.Join(runDir, sweep.JobsFile), "run_id", "name", "application", "jct_s", "submit_s", "finish_s", "policy", "workload_source")
 	if err != nil {
-		return nil, err
+		return Figure{}, err
 	}
-	names := opt.Jobs
+	names := in.Jobs
 	if len(names) == 0 {
 		names = defaultCoAdaptJobs(jobs)
 	}
@@ -57,20 +60,20 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 	}
 	for _, n := range names {
 		if _, ok := known[n]; !ok {
-			return nil, fmt.Errorf("--jobs: no job %q in %s", n, filepath.Join(runDir, sweep.JobsFile))
+			return Figure{}, fmt.Errorf("--jobs: no job %q in %s", n, filepath.Join(runDir, sweep.JobsFile))
 		}
 	}
 	rounds, err := outputs.ReadTableColumns(filepath.Join(runDir, roundsFile), "run_id", "name", "time_s", "duration_s", "gpus", "batch", "efficiency")
 	if err != nil {
-		return nil, err
+		return Figure{}, err
 	}
 	cluster, err := outputs.ReadTableColumns(filepath.Join(runDir, sweep.ClusterFile), "run_id", "time_s", "active_jobs")
 	if err != nil {
-		return nil, err
+		return Figure{}, err
 	}
 	// The three tables must be of one run (of two, the panels were empty).
 	if err := sameRun(runDir, map[string]*outputs.TableColumns{sweep.JobsFile: jobs, roundsFile: rounds, sweep.ClusterFile: cluster}); err != nil {
-		return nil, err
+		return Figure{}, err
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, n := range names {
@@ -134,7 +137,7 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 			for si, seg := range panel.segs {
 				l, err := plotter.NewLine(seg)
 				if err != nil {
-					return nil, err
+					return Figure{}, err
 				}
 				l.LineStyle = lineStyle(k)
 				panel.p.Add(l)
@@ -167,12 +170,7 @@ func PlotCoAdaptation(runDir, outDir string, opt CoAdaptationOptions) (*PlotRepo
 	}
 	fig := Figure{plots: []*plot.Plot{active, gpus, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch,
 		caption: fmt.Sprintf("run %s: policy %s; workload: %s; jobs: %s", filepath.Base(filepath.Clean(runDir)), policy, source, strings.Join(names, ", "))}
-	po, err := opt.PlotOptions.resolved(outDir)
-	if err != nil {
-		return nil, err
-	}
-	rep := &PlotReport{}
-	return rep, fig.saveAll(rep, outDir, CoAdaptationFile, po)
+	return fig, nil
 }
 
 // defaultCoAdaptJobs picks the longest imagenet job and the two longest

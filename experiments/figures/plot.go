@@ -113,9 +113,8 @@ func figures(exp *experiments.Experiment, runs []*results.RunResult) []namedFigu
 	var out []namedFigure
 	for _, ps := range experiments.PlotsOf(exp) {
 		var fig Figure
-		k, ok := kinds.Lookup(ps.Kind)
-		err := fmt.Errorf("no figure kind %q is registered in this binary (known: %s)", ps.Kind, strings.Join(kinds.Names(), ", "))
-		if ok {
+		k, err := lookup(ps.Kind, FromSweep)
+		if err == nil {
 			fig, err = k.Draw(exp, ps, byCell)
 		}
 		fig.caption = captionOf(exp, runs, ps)

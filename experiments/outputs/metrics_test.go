@@ -8,8 +8,8 @@ import (
 
 // TestMetricsDeclaredOnce: results.parquet's documented metric columns are
 // exactly the declared column metrics, in order, with their types,
-// nullability and units; every metric has a getter, a unique name, and a
-// report title only with a format.
+// nullability and units; every metric has a getter, a unique name and a
+// label.
 func TestMetricsDeclaredOnce(t *testing.T) {
 	doc := Schema("results.parquet")
 	seen := map[string]bool{}
@@ -19,8 +19,8 @@ func TestMetricsDeclaredOnce(t *testing.T) {
 			t.Errorf("metric %s declared twice", m.Name)
 		}
 		seen[m.Name] = true
-		if m.Get == nil || (m.Title != "") != (m.Format != nil) {
-			t.Errorf("metric %s: getter %v, title %q with format %v", m.Name, m.Get != nil, m.Title, m.Format != nil)
+		if m.Get == nil || m.Label == "" {
+			t.Errorf("metric %s: getter %v, label %q", m.Name, m.Get != nil, m.Label)
 			continue
 		}
 		col, ok := doc.Column(m.Name)

@@ -37,9 +37,10 @@ func writeReport(t *testing.T) (string, int) {
 	return path, len(experiments.PlotsOf(exp))
 }
 
-// TestReportContent: the report holds every figure as inline SVG, the
-// metric and ratio tables with confidence intervals, the provenance, and
-// loads nothing from elsewhere.
+// TestReportContent: the report leads with the headline table, then the
+// figures (every one as inline SVG), then the metric tables, and ends with
+// the collapsed provenance; it shows labels, not metric names, and loads
+// nothing from elsewhere.
 func TestReportContent(t *testing.T) {
 	path, nfig := writeReport(t)
 	data, _ := os.ReadFile(path)
@@ -50,16 +51,23 @@ func TestReportContent(t *testing.T) {
 	if got := strings.Count(html, "<svg"); got != nfig {
 		t.Errorf("%d inline SVGs, want %d", got, nfig)
 	}
-	for _, want := range []string{`id="provenance"`, `id="metric-avg_jct_s"`, "95 % CI", `id="ratios-table"`,
-		"polluxsim", "profiles", "compact", "do the references apply?", "only roughly", "<?xml"} {
-		if want == "<?xml" {
-			if strings.Contains(html, want) {
-				t.Error("an SVG's XML prolog is inlined")
-			}
-			continue
-		}
+	for _, want := range []string{`<table id="headline"`, "<th>average JCT (", "<th>made-up</th>", "Pollux / Optimus",
+		`id="metric-avg_jct_s"`, `<details id="provenance">`, "compact", "interval_s=120 p=1",
+		"Do the references apply to these runs? only roughly", "95 % CI"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+	if h1, head, fig, prov := strings.Index(html, "<h1>"), strings.Index(html, `<table id="headline"`),
+		strings.Index(html, `<figure id="plot-`), strings.Index(html, `<details id="provenance">`); !(h1 < head && head < fig && fig < prov) {
+		t.Errorf("order: title at %d, headline at %d, first figure at %d, provenance at %d", h1, head, fig, prov)
+	}
+	if strings.Contains(html, "<?xml") {
+		t.Error("an SVG's XML prolog is inlined")
+	}
+	for _, raw := range []string{"<td>avg_jct_s</td>", `{&#34;`, `{"`} {
+		if i := strings.Index(html, raw); i >= 0 && i < strings.Index(html, "<script>") {
+			t.Errorf("report shows %q (a raw metric name or JSON)", raw)
 		}
 	}
 	if m := regexp.MustCompile(`(src|href)\s*=\s*"(https?:|//|file:)`).FindString(html); m != "" {
@@ -80,7 +88,9 @@ func chromium() string {
 // TestReportInChromium loads the report from disk in headless Chromium:
 // every figure lays out with a non-empty box, nothing is logged to the
 // console (the page's Content-Security-Policy makes any outside load an
-// error), and a screenshot is not blank. It skips, saying so, without
+// error), the headline table lies wholly within the first screen of a
+// 1280 × 800 window (the page's script records the table's box from
+// getBoundingClientRect), and a screenshot is not blank. It skips, saying so, without
 // Chromium (.ci/run installs the Debian package).
 func TestReportInChromium(t *testing.T) {
 	bin := chromium()
@@ -102,7 +112,7 @@ func TestReportInChromium(t *testing.T) {
 		}
 		return o.String(), e.String()
 	}
-	dom, logs := run("--dump-dom")
+	dom, logs := run("--window-size=1280,800", "--dump-dom")
 	for _, line := range strings.Split(logs, "\n") {
 		if strings.Contains(line, ":CONSOLE") {
 			t.Errorf("console: %s", line)
@@ -114,6 +124,11 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if got := strings.Count(dom, `data-rendered="yes"`); got != nfig {
 		t.Errorf("%d figures rendered, want %d", got, nfig)
+	}
+	top, bottom := domInt(t, dom, "data-headline-top"), domInt(t, dom, "data-headline-bottom")
+	t.Logf("headline table at %d..%d px", top, bottom)
+	if !(0 <= top && top < bottom && bottom <= 800) {
+		t.Errorf("the headline table spans %d..%d px, want within the first 800", top, bottom)
 	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	run("--window-size=1100,2400", "--screenshot="+shot)
@@ -141,4 +156,15 @@ func TestReportInChromium(t *testing.T) {
 	if frac := float64(ink) / float64(total); frac < 0.02 || len(colours) < 8 {
 		t.Errorf("screenshot looks blank: %.1f %% ink, %d colours", 100*frac, len(colours))
 	}
+}
+
+// domInt reads the integer attribute name from a dumped DOM.
+func domInt(t *testing.T, dom, name string) int {
+	t.Helper()
+	m := regexp.MustCompile(name + `="(-?\d+)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the page recorded no %s", name)
+	}
+	v, _ := strconv.Atoi(m[1])
+	return v
 }

@@ -150,6 +150,27 @@ func KnownMetric(name string) bool {
 	return ok && t != ""
 }
 
+// Declaration returns how a metric name reads for people: the declared
+// metric (or the one an earlier name stands for), or for a
+// per-application or per-GPU-type metric the declaration of the metric it
+// splits, labelled with its application or type.
+func Declaration(name string) (outputs.Metric, bool) {
+	if a, ok := metricAliases[name]; ok {
+		name = a
+	}
+	if m, ok := outputs.LookupMetric(name); ok {
+		return m, true
+	}
+	for _, p := range []string{appMetricPrefix, typeMetricPrefix} {
+		if part, ok := strings.CutPrefix(name, p); ok && part != "" {
+			m, ok := outputs.LookupMetric(strings.TrimSuffix(p, "_"))
+			m.Name, m.Label = name, m.Label+" of "+part
+			return m, ok
+		}
+	}
+	return outputs.Metric{}, false
+}
+
 // Metric returns the named metric of the run; ok is false for an unknown
 // metric or an application without jobs in this run.
 func (r *RunResult) Metric(name string) (v float64, ok bool) {

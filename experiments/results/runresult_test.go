@@ -50,3 +50,25 @@ func TestRunResultChecksum(t *testing.T) {
 		t.Errorf("no checksum: %v", err)
 	}
 }
+
+// TestDeclaration: earlier names, per-application and per-type metrics
+// read as the metric they stand for or split.
+func TestDeclaration(t *testing.T) {
+	for name, label := range map[string]string{
+		"avg_jct_s":          "average JCT",
+		"max_rho":            "largest finish-time fairness ρ",
+		"avg_jct_s_imagenet": "average JCT of imagenet",
+		"gpu_hours_a100":     "GPU time of a100",
+	} {
+		m, ok := Declaration(name)
+		if !ok || m.Label != label {
+			t.Errorf("Declaration(%q) = %q, %v; want %q", name, m.Label, ok, label)
+		}
+	}
+	if _, ok := Declaration("avg_jct_s_"); ok {
+		t.Error("avg_jct_s_ (no application) declared")
+	}
+	if _, ok := Declaration("nope"); ok {
+		t.Error("nope declared")
+	}
+}

@@ -56,6 +56,8 @@ type workloadKey struct {
 	index       int
 	uniform     runspec.Uniform
 	set         string
+	// trace and window: the trace the workload is sampled from.
+	trace, window string
 }
 
 // workloadStore reads or generates each workload a sweep needs once and
@@ -72,6 +74,8 @@ type workloadStore struct {
 	noteLog []string
 	src     traces.Source
 	srcDesc string
+	// tables holds the traces read, by name: each is read once.
+	tables map[string]*traces.TraceTable
 }
 
 // GeneratedWorkloads, as SweepOptions.Workloads, generates every workload
@@ -99,7 +103,7 @@ func (s *workloadStore) note(msg string) {
 
 // get returns workload index of the cell's kind.
 func (s *workloadStore) get(c *experiments.Cell, index int) (*sweepWorkload, error) {
-	k := workloadKey{c.Config(), c.Load(), c.Jobs(), c.FixedJobs(), c.Spec().GPUsPerNode, index, c.UniformWorkload(), c.Set()}
+	k := workloadKey{c.Config(), c.Load(), c.Jobs(), c.FixedJobs(), c.Spec().GPUsPerNode, index, c.UniformWorkload(), c.Set(), c.Trace(), c.Window()}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if w, ok := s.cache[k]; ok {
@@ -125,6 +129,9 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 		}
 		s.note(fmt.Sprintf("workloads %s: read from %s", k.set, k.set))
 		return finishWorkload(w, rel)
+	}
+	if k.trace != "" {
+		return s.sample(k)
 	}
 	if k.uniform.App != "" {
 		w, err := runspec.UniformWorkload(s.set, k.uniform, k.jobs)
@@ -168,6 +175,36 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 		return nil, err
 	}
 	return finishWorkload(w, fmt.Sprintf("generated from %s: %d jobs, seed %d, %s", srcDesc, k.jobs, k.index, k.config))
+}
+
+// sample samples workload k from its trace by the paper's method
+// (workloads.Generate.MakeFromTrace), reading the trace once per sweep.
+func (s *workloadStore) sample(k workloadKey) (*sweepWorkload, error) {
+	t := s.tables[k.trace]
+	if t == nil {
+		var err error
+		if t, err = traces.ReadTrace(k.trace); err != nil {
+			return nil, fmt.Errorf("workloads: %w", err)
+		}
+		if s.tables == nil {
+			s.tables = map[string]*traces.TraceTable{}
+		}
+		s.tables[k.trace] = t
+	}
+	g := workloads.Generate{Jobs: k.jobs, Seed: uint64(k.index), Config: k.config, Trace: k.trace, Window: k.window}
+	w, warnings, err := g.MakeFromTrace(t, workloads.Env{Profiles: s.set, GPUsPerNode: k.gpusPerNode})
+	if err != nil {
+		return nil, fmt.Errorf("workloads: %w", err)
+	}
+	window := k.window
+	if window == "" {
+		window = "daily"
+	}
+	s.note(fmt.Sprintf("workloads %s: sampled from %s by the paper's method (window %s, workload i with seed i)", k.config, k.trace, window))
+	for _, msg := range warnings {
+		s.note(fmt.Sprintf("workload %d: %s", k.index, msg))
+	}
+	return finishWorkload(w, w.Source)
 }
 
 func finishWorkload(w *traces.Workload, desc string) (*sweepWorkload, error) {

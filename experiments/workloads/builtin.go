@@ -14,7 +14,7 @@ func init() {
 		{Name: CSVSource, Usage: "csv:FILE, or any FILE", Doc: "a workload CSV (name,time,application,num_replicas,batch_size), the reference simulator's format", Resolve: readCSV},
 		{Name: "paper", Usage: "paper:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N, TunedJobs configurations (embedded)", Resolve: paper("paper")},
 		{Name: "paper-realistic", Usage: "paper-realistic:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N with its users' configurations (embedded)", Resolve: paper("paper-realistic")},
-		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W]][,all=true][,max_replicas=N]",
+		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W][,oversize=cap|skip|refuse]][,all=true][,max_replicas=N]",
 			Doc: "the paper's generator: jobs sampled from the embedded Philly summary, a Philly table or any registered trace (see docs/traces.md)", Resolve: generate},
 		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
 	} {
@@ -55,6 +55,10 @@ type Generate struct {
 	Window      string // window: the trace's window (daily, daily:H1-H2, span:FROM-UNTIL, all)
 	All         bool   // all: every job of the table (philly or trace), no sampling
 	MaxReplicas int    // max_replicas: cap realistic GPU counts (0: none)
+	// Oversize (oversize: cap, skip or refuse; default cap) is what becomes
+	// of a trace's jobs larger than the profiles' largest measured
+	// placement (see traces.TraceSampleOptions.Oversize).
+	Oversize string
 }
 
 // DefaultGenerate is the default generated workload: 160 jobs from the
@@ -68,7 +72,7 @@ const MaxGeneratedJobs = 10_000_000
 // with the keys that differ from the defaults.
 func (g Generate) Ref() string {
 	parts := []string{"jobs=" + strconv.Itoa(g.Jobs), "seed=" + strconv.FormatUint(g.Seed, 10), "config=" + g.Config}
-	for _, kv := range [][2]string{{"philly", g.Philly}, {"summary", g.Summary}, {"trace", g.Trace}, {"window", g.Window}} {
+	for _, kv := range [][2]string{{"philly", g.Philly}, {"summary", g.Summary}, {"trace", g.Trace}, {"window", g.Window}, {"oversize", g.Oversize}} {
 		if kv[1] != "" {
 			parts = append(parts, kv[0]+"="+kv[1])
 		}
@@ -94,7 +98,19 @@ func (g Generate) Validate() error {
 	if g.Config != traces.ConfigTuned && g.Config != traces.ConfigRealistic {
 		return fmt.Errorf("--config must be %s or %s, got %q", traces.ConfigTuned, traces.ConfigRealistic, g.Config)
 	}
+	if err := checkOversize(g.Oversize); err != nil {
+		return fmt.Errorf("--oversize %w", err)
+	}
 	return nil
+}
+
+// checkOversize checks an oversize rule ("" is the default, cap).
+func checkOversize(rule string) error {
+	switch rule {
+	case "", traces.OversizeCap, traces.OversizeSkip, traces.OversizeRefuse:
+		return nil
+	}
+	return fmt.Errorf("must be %s, %s or %s, got %q", traces.OversizeCap, traces.OversizeSkip, traces.OversizeRefuse, rule)
 }
 
 // ParseGenerate reads a generator's description (the part after
@@ -137,6 +153,9 @@ func ParseGenerate(arg string) (Generate, error) {
 			g.Trace = v
 		case "window":
 			g.Window = v
+		case "oversize":
+			g.Oversize = v
+			err = checkOversize(v)
 		case "all":
 			g.All, err = strconv.ParseBool(v)
 		case "max_replicas":
@@ -145,7 +164,7 @@ func ParseGenerate(arg string) (Generate, error) {
 				err = fmt.Errorf("must not be negative (0: no cap)")
 			}
 		default:
-			return g, fmt.Errorf("generate: unknown key %q (known: jobs, seed, config, philly, summary, trace, window, all, max_replicas)", k)
+			return g, fmt.Errorf("generate: unknown key %q (known: jobs, seed, config, philly, summary, trace, window, oversize, all, max_replicas)", k)
 		}
 		if err != nil {
 			return g, fmt.Errorf("generate: %s=%s: %w", k, v, err)
@@ -164,6 +183,8 @@ func ParseGenerate(arg string) (Generate, error) {
 		return g, fmt.Errorf("generate: all=true needs philly=FILE or trace=NAME: it replays every job of a table")
 	case g.Window != "" && g.Trace == "":
 		return g, fmt.Errorf("generate: window needs trace=NAME")
+	case g.Oversize != "" && g.Trace == "":
+		return g, fmt.Errorf("generate: oversize needs trace=NAME")
 	}
 	return g, nil
 }
@@ -177,25 +198,18 @@ func generate(arg string, env Env) (*traces.Workload, []string, error) {
 }
 
 // Make makes the generator's workload for env, with the warnings reading
-// its table gave.
+// its table gave (and, for a trace, the count of its jobs larger than the
+// profiles' largest measured placement).
 func (g Generate) Make(env Env) (*traces.Workload, []string, error) {
-	gpn := env.GPUsPerNode
-	if gpn < 1 {
-		gpn = 4
-	}
 	if env.Profiles == nil {
 		return nil, nil, fmt.Errorf("generate: no profiles to take the applications' configurations from")
 	}
-	apps := runspec.AppConfigs(env.Profiles, gpn)
 	if g.Trace != "" {
-		opts := traces.TraceSampleOptions{Jobs: g.Jobs, Seed: g.Seed, Config: g.Config, Apps: apps, All: g.All}
-		if g.Window != "" {
-			if err := opts.SetWindow(g.Window); err != nil {
-				return nil, nil, fmt.Errorf("generate: window=%s: %w", g.Window, err)
-			}
+		t, err := traces.ReadTrace(g.Trace)
+		if err != nil {
+			return nil, nil, err
 		}
-		w, _, err := traces.SampleTraceByName(g.Trace, opts)
-		return w, nil, err
+		return g.MakeFromTrace(t, env)
 	}
 	var warnings []string
 	var src traces.Source
@@ -223,6 +237,64 @@ func (g Generate) Make(env Env) (*traces.Workload, []string, error) {
 	return w, warnings, err
 }
 
+// MakeFromTrace makes the generator's workload from the trace table t,
+// already read (a sweep reads each trace once for all its workloads); g's
+// trace key is not read. The jobs larger than the profiles' largest
+// measured placement are capped, skipped or refused as g.Oversize says;
+// the warnings count them.
+func (g Generate) MakeFromTrace(t *traces.TraceTable, env Env) (*traces.Workload, []string, error) {
+	opts, err := traceOptions(env, g.Oversize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("generate: %w", err)
+	}
+	opts.Jobs, opts.Seed, opts.Config, opts.All = g.Jobs, g.Seed, g.Config, g.All
+	if g.Window != "" {
+		if err := opts.SetWindow(g.Window); err != nil {
+			return nil, nil, fmt.Errorf("generate: window=%s: %w", g.Window, err)
+		}
+	}
+	return sampleTrace(t, opts)
+}
+
+// traceOptions are the sampling options every trace workload shares: the
+// applications of env's profiles and, as the size limit, their largest
+// measured placement, with oversize ("" for cap) for larger jobs.
+func traceOptions(env Env, oversize string) (traces.TraceSampleOptions, error) {
+	if env.Profiles == nil {
+		return traces.TraceSampleOptions{}, fmt.Errorf("no profiles to take the applications' configurations from")
+	}
+	if err := checkOversize(oversize); err != nil {
+		return traces.TraceSampleOptions{}, fmt.Errorf("oversize %w", err)
+	}
+	gpn := env.GPUsPerNode
+	if gpn < 1 {
+		gpn = 4
+	}
+	return traces.TraceSampleOptions{
+		Apps:     runspec.AppConfigs(env.Profiles, gpn),
+		MaxGPUs:  env.Profiles.LargestMeasuredGPUs(),
+		Oversize: oversize,
+	}, nil
+}
+
+// sampleTrace samples t with opts; the warnings count the trace's jobs
+// larger than opts.MaxGPUs and say what became of them.
+func sampleTrace(t *traces.TraceTable, opts traces.TraceSampleOptions) (*traces.Workload, []string, error) {
+	w, rep, err := traces.SampleTrace(t, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", t.Name, err)
+	}
+	if rep.Oversize == 0 {
+		return w, nil, nil
+	}
+	what := fmt.Sprintf("%d of the workload's jobs capped to %d GPUs (oversize=cap; tuned configurations are the profiles' own)", rep.Capped, opts.MaxGPUs)
+	if opts.Oversize == traces.OversizeSkip {
+		what = "left out of the jobs sampled (oversize=skip)"
+	}
+	return w, []string{fmt.Sprintf("%s: %d jobs ask for more than %d GPUs, the largest placement the profiles measured: %s",
+		t.Name, rep.Oversize, opts.MaxGPUs, what)}, nil
+}
+
 // MakeFrom makes the generator's workload from src, a Philly table or
 // summary already read (a sweep reads its table once for all its
 // workloads); g's philly, summary and trace keys are not read.
@@ -245,19 +317,18 @@ func (g Generate) MakeFrom(src traces.Source, env Env) (*traces.Workload, error)
 // replay is a trace replayed whole: every job of the trace (KeepAllFilter:
 // no duration or GPU-time filter), at its own submission time, seed 1,
 // TunedJobs configurations, applications by the paper's method with the
-// trace's own GPU-time classes. generate:trace=NAME,all=true,... samples
+// trace's own GPU-time classes; jobs larger than the profiles' largest
+// measured placement are counted in a warning (tuned pairs fit). generate:trace=NAME,all=true,... samples
 // the filtered jobs instead, with other seeds and configurations.
 func replay(ref string, env Env) (*traces.Workload, []string, error) {
-	if env.Profiles == nil {
-		return nil, nil, fmt.Errorf("%s: no profiles to take the applications' configurations from", ref)
+	opts, err := traceOptions(env, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", ref, err)
 	}
-	gpn := env.GPUsPerNode
-	if gpn < 1 {
-		gpn = 4
+	opts.All, opts.Filter, opts.Seed, opts.Config = true, traces.KeepAllFilter(), 1, traces.ConfigTuned
+	t, err := traces.ReadTrace(ref)
+	if err != nil {
+		return nil, nil, err
 	}
-	w, _, err := traces.SampleTraceByName(ref, traces.TraceSampleOptions{
-		All: true, Filter: traces.KeepAllFilter(), Seed: 1, Config: traces.ConfigTuned,
-		Apps: runspec.AppConfigs(env.Profiles, gpn),
-	})
-	return w, nil, err
+	return sampleTrace(t, opts)
 }

@@ -13,13 +13,13 @@ type Options struct {
 	RoundSeconds float64 `option:"round_s" doc:"round length in seconds, in (0, 1e6] as --interval: allocations change only at round boundaries (Gavel's default: 360)"`
 	// Weights are priority weights per application, "app=w,app=w"
 	// (gavel-las; others weigh 1).
-	Weights string `option:"weights" doc:"gavel-las priority weights per application, e.g. 'bert=2,ncf=0.5' (others 1), each in (0, 1e6]; a job's share grows with its weight"`
+	Weights string `option:"weights" for:"gavel-las" doc:"gavel-las priority weights per application, e.g. 'bert=2,ncf=0.5' (others 1), each in (0, 1e6]; a job's share grows with its weight"`
 	// Tolerance is gavel-ftf's relative precision of the finish-time ratio.
-	Tolerance float64 `option:"ftf_tol" doc:"gavel-ftf: relative precision of the bisection on the largest finish-time ratio, in (0, 1)"`
+	Tolerance float64 `option:"ftf_tol" for:"gavel-ftf" doc:"gavel-ftf: relative precision of the bisection on the largest finish-time ratio, in (0, 1)"`
 	// Normalise selects gavel-throughput's objective: false (default) the
 	// sum of raw throughputs, as Gavel's code (max_sum_throughput.py);
 	// true each job's throughputs divided by their sum over types.
-	Normalise bool `option:"normalise" doc:"gavel-throughput: maximise the sum of each job's throughputs divided by their sum over GPU types (the normalised form); false (default): the sum of raw steps per second, as Gavel's scheduler/policies/max_sum_throughput.py does (it computes the normalisation and never uses it)"`
+	Normalise bool `option:"normalise" for:"gavel-throughput" doc:"gavel-throughput: maximise the sum of each job's throughputs divided by their sum over GPU types (the normalised form); false (default): the sum of raw steps per second, as Gavel's scheduler/policies/max_sum_throughput.py does (it computes the normalisation and never uses it)"`
 	// Share selects the rounds' priority denominator (see the package
 	// documentation, Rounds).
 	Share string `option:"share" doc:"the share a round's priority X / share divides by: type (default, Gavel's code as the Sia artifact runs it: the job's time on the GPU type over all jobs' time there, a new job starting at half a round on every type, never reset) or job (the share of the job's own rounds it ran on the type)"`

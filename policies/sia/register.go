@@ -12,11 +12,11 @@ const Name = "sia"
 
 // Options are Sia's user-settable options, with the paper's defaults.
 type Options struct {
-	P              float64 `option:"p" doc:"fairness exponent applied to each job's normalised goodput, 0.01 <= |p| <= 10 (< 0 minimises, > 0 maximises)"`
+	P              float64 `option:"p" doc:"fairness exponent applied to each job's normalised goodput, in [-10, -0.01] or [0.01, 10] (< 0 minimises, > 0 maximises)"`
 	LambdaN        float64 `option:"lambda_n" doc:"penalty per job left without GPUs, in (1, 1e6] when p < 0 (at most 1, a job's one-GPU value, nothing is worth allocating), in (0, 1e6] when p > 0"`
 	Clip           float64 `option:"clip" doc:"largest value of a powered goodput, in [1, 1e6] (Sia clips at 3000)"`
 	RestartPenalty float64 `option:"restart_penalty_s" doc:"seconds a re-allocation costs in the restart factor, in [0, 1e6] (0: Sia's measured per-model penalties)"`
-	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); 0: no limit, always exact; at most 1e9"`
+	MaxNodes       int     `option:"max_search_nodes" doc:"most branch-and-bound nodes per round before the best allocation found is used unproven (counted in summary.json policy_stats); in [0, 1e9] (0: no limit, always exact)"`
 	DoublingCap    bool    `option:"doubling_cap" doc:"offer a job on each GPU type at most twice the most GPUs it has run on there (at least 1; the one-GPU bootstrap counts), as the Sia artifact does (cluster.py get_sia_multi_job_info); false: only the batch limits cap it"`
 	ShareCap       bool    `option:"share_cap" doc:"with doubling_cap: one cap for all GPU types, the largest of the per-type caps, as the Sia artifact's evaluation runs it (run_experiment.sh: --share_max_replicas, implied by --project_throughputs; sia.py optimize_mip)"`
 	WorkloadBatch  bool    `option:"workload_batch" doc:"value each configuration's goodput over total batch sizes up to the job's own (the workload's) batch size, as the Sia artifact does (job.py get_speedup_fn, target_batch_size); false: up to the application's largest batch"`

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 )
 
@@ -175,11 +176,19 @@ func TestCLIWarnings(t *testing.T) {
 }
 
 // TestSweepLock: a second sweep into a folder a sweep holds exits 1 naming
-// the holder; a lock left by a killed sweep does not block.
+// the holder; a lock left by a sweep killed while it held the lock does not
+// block. The spec is two runs: a Pollux run of a few seconds, which the
+// killed sweep is in when it is killed, and a FIFO run of a fraction of a
+// second, the only one of shard 0/2, which the sweep after the kill runs to
+// show that it proceeds.
 func TestSweepLock(t *testing.T) {
 	bin := polluxsimBinary(t)
-	spec := tinySpecPath(t)
 	dir := t.TempDir()
+	spec := filepath.Join(dir, "lock.json")
+	if err := os.WriteFile(spec, []byte(`{"name": "lock", "version": 1, "workloads": {"count": 1, "jobs": 240},
+"cells": [{"name": "fifo", "policy": "fifo"}, {"name": "pollux", "policy": "pollux"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "out")
 	os.MkdirAll(out, 0o755)
 	release, err := dirlock.Acquire(out, "test holder")
@@ -193,26 +202,48 @@ func TestSweepLock(t *testing.T) {
 	}
 	release()
 
-	// A sweep killed with SIGKILL while holding the lock leaves the lock
+	// A sweep killed with SIGKILL while it holds the lock leaves the lock
 	// file behind; the next sweep goes on.
 	cmd := exec.Command(bin, "sweep", "--quiet", "--experiment", spec, "--out", out, "--parallel", "1")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	lockFile := filepath.Join(out, dirlock.FileName)
-	for start := time.Now(); time.Since(start) < 20*time.Second; time.Sleep(20 * time.Millisecond) {
-		if data, err := os.ReadFile(lockFile); err == nil && strings.Contains(string(data), strconv.Itoa(cmd.Process.Pid)) {
+	holder := fmt.Sprintf("pid %d on ", cmd.Process.Pid)
+	for deadline := time.Now().Add(time.Minute); ; {
+		if data, err := os.ReadFile(lockFile); err == nil && strings.HasPrefix(string(data), holder) {
 			break
 		}
+		select {
+		case err := <-exited:
+			t.Fatalf("the sweep ended (%v) before it was seen holding the lock", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the sweep did not take the lock within a minute")
+		}
 	}
-	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	if _, err := os.Stat(lockFile); err != nil {
-		t.Logf("no lock file after the kill: %v", err)
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
 	}
-	r = runBinary(t, dir, nil, "sweep", "--quiet", "--no-timing", "--experiment", spec, "--out", "out")
-	if r.code != 0 || countRunFiles(out) != 20 {
-		t.Errorf("sweep after a killed one: exit %d, %d runs\n%s", r.code, countRunFiles(out), r.stderr)
+	err = <-exited
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the sweep was not killed by SIGKILL (%v): it ended before the kill", err)
+	}
+	// The release removes the file: still there naming the killed sweep,
+	// the lock was held when the kill came.
+	if data, err := os.ReadFile(lockFile); err != nil || !strings.HasPrefix(string(data), holder) {
+		t.Fatalf("after the kill the lock file holds %q (%v), want the killed sweep's %q", data, err, holder)
+	}
+	r = runBinary(t, dir, nil, "sweep", "--quiet", "--no-timing", "--experiment", spec, "--out", "out", "--shard", "0/2")
+	if _, err := os.Stat(filepath.Join(out, sweep.CellsDir, "fifo.w1.json")); r.code != 0 || err != nil || countRunFiles(out) != 1 {
+		t.Errorf("sweep after a killed one: exit %d, %d runs (fifo.w1: %v)\n%s", r.code, countRunFiles(out), err, r.stderr)
+	}
+	if _, err := os.Stat(lockFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the sweep after the killed one left the lock file (%v)", err)
 	}
 }
 

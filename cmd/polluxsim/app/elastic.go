@@ -9,7 +9,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -23,13 +25,13 @@ type elasticFlags struct {
 func (ef *elasticFlags) register(f *pflag.FlagSet, rf *runFlags) {
 	e := &rf.spec.ElasticSpec
 	ef.flags = f
-	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(autoscalers.Names(), ", ")+" (`polluxsim autoscalers` lists their options); --nodes is the initial size")
+	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(autoscalers.Names(), ", ")+" ('polluxsim autoscalers' lists their options); --nodes is the initial size")
 	f.StringArrayVar(&ef.opts, "autoscaler-opt", nil, "autoscaler option key=value (repeatable)")
-	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster (default 1)")
-	f.Var(flagvalue.NewInt(&e.MaxNodes, 0), "max-nodes", "most nodes of the elastic cluster (default --nodes)")
-	f.Var(flagvalue.NewSeconds(&e.ProvisionDelay, 0, false), "provision-delay", "time from ordering a node to its being ready (seconds or duration)")
-	f.Var(flagvalue.NewFloat(&e.NodePrice, 0), "node-price", "price of one node-hour; cost = node-hours x price")
-	f.Var(flagvalue.NewInt(&rf.spec.ClosedLoop, 0), "closed-loop", "submit the workload's jobs N at a time, the next when one finishes (0: at their submission times)")
+	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster, "+inRange(1, runspec.MaxNodes)+" (default 1)")
+	f.Var(flagvalue.NewInt(&e.MaxNodes, 0), "max-nodes", "most nodes of the elastic cluster, "+inRange(1, runspec.MaxNodes)+" (default --nodes)")
+	f.Var(flagvalue.NewSeconds(&e.ProvisionDelay, 0, false), "provision-delay", "time from ordering a node to its being ready (seconds or duration), "+inRange(0, runspec.MaxSeconds))
+	f.Var(flagvalue.NewFloat(&e.NodePrice, 0), "node-price", "price of one node-hour, "+inRange(0, runspec.MaxPrice)+"; cost = node-hours x price")
+	f.Var(flagvalue.NewInt(&rf.spec.ClosedLoop, 0), "closed-loop", "submit the workload's jobs N at a time, the next when one finishes, 0 or more (0: at their submission times)")
 }
 
 // resolve makes the autoscaler's options canonical with --autoscaler-opt
@@ -73,24 +75,30 @@ func printElastic(w io.Writer, res *sim.Result) error {
 }
 
 func newAutoscalersCmd() *cobra.Command {
-	return &cobra.Command{
+	var o output
+	cmd := &cobra.Command{
 		Use:   "autoscalers",
 		Short: "List the autoscalers of elastic clusters and their options",
-		Args:  cobra.NoArgs,
+		Long: `autoscalers lists every registered autoscaler with a one-line description and
+each option's key, type, default and meaning (set with run --autoscaler-opt
+key=value). -o json prints [{"name", "doc", "options": [{"key", "type",
+"default", "doc"}]}], as policies -o json does.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, name := range autoscalers.Names() {
-				r, _ := autoscalers.Lookup(name)
-				fmt.Fprintf(w, "%s\n  %s\n", name, r.Doc)
-				docs, err := autoscalers.Describe(name)
-				if err != nil {
-					return err
-				}
-				for _, d := range docs {
-					fmt.Fprintf(w, "  --autoscaler-opt %s=%s  (%s) %s\n", d.Key, d.Default, d.Type, d.Doc)
-				}
+			if err := o.check(); err != nil {
+				return err
 			}
-			return nil
+			list, err := registeredList(autoscalers.Names(), func(n string) (string, []policies.OptionDoc, error) {
+				r, _ := autoscalers.Lookup(n)
+				docs, err := autoscalers.Describe(n)
+				return r.Doc, docs, err
+			})
+			if err != nil {
+				return err
+			}
+			return o.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return writeRegistered(w, list) })
 		},
 	}
+	o.register(cmd.Flags())
+	return cmd
 }

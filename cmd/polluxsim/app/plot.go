@@ -30,6 +30,9 @@ the timeline of all their cells.`,
 			if in == "" || out == "" {
 				return errors.New("plot needs --in DIR (a sweep's output) and --out DIR")
 			}
+			if err := needSweepFolder("plot", in); err != nil {
+				return err
+			}
 			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err
@@ -58,7 +61,7 @@ the timeline of all their cells.`,
 			return nil
 		},
 	}
-	cmd.AddCommand(newPlotFig6Cmd())
+	cmd.AddCommand(newPlotRunCmds()...)
 	cmd.Flags().StringVar(&in, "in", "", "a sweep's output folder")
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figures")
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide (about 8 in, for a page or a screen) or column (3.4 in, one column of a two-column paper)")
@@ -66,27 +69,39 @@ the timeline of all their cells.`,
 	return cmd
 }
 
-func newPlotFig6Cmd() *cobra.Command {
+// newPlotRunCmds makes one subcommand per run figure kind (figures.FromRun:
+// fig6, and any a binary of one's own registers): plot KIND --in RUN.
+func newPlotRunCmds() []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, k := range figures.KindsFrom(figures.FromRun) {
+		cmds = append(cmds, newPlotRunCmd(k))
+	}
+	return cmds
+}
+
+func newPlotRunCmd(k figures.Kind) *cobra.Command {
 	var in, out, size string
 	var formats, jobs []string
 	cmd := &cobra.Command{
-		Use:   "fig6 --in RUN_DIR --out DIR",
-		Short: "Draw the co-adaptation of chosen jobs over time (paper Fig 6) from a run's output",
-		Long: `fig6 reads the tables of one run (polluxsim run --out RUN_DIR) and draws, over
-time, the number of active jobs in the cluster and, for each chosen job, its GPUs,
-its total batch size and its statistical efficiency (lines break while a job is
-pending). By default the jobs are the longest imagenet job and the two longest
-yolov3 jobs, as in the paper; --jobs names others. Writes DIR/fig6-coadaptation.*`,
+		Use:   k.Name + " --in RUN_DIR --out DIR",
+		Short: "Draw " + k.Doc + " from a run's output",
+		Long: k.Name + ` reads the tables of one run (polluxsim run --out RUN_DIR) and draws ` + k.Doc + `.
+--jobs names the jobs to draw where the figure draws chosen jobs (fig6: by default
+the longest imagenet job and the two longest yolov3 jobs, as in the paper).
+Writes DIR/` + k.FileName("") + `.*`,
 		Example: `  polluxsim run --policy pollux --workload paper:1 --out out/p1
-  polluxsim plot fig6 --in out/p1 --out out/p1/plots
-  polluxsim plot fig6 --in out/p1 --out out/p1/plots --jobs imagenet-3,bert-7 --size column --format pdf`,
+  polluxsim plot ` + k.Name + ` --in out/p1 --out out/p1/plots
+  polluxsim plot ` + k.Name + ` --in out/p1 --out out/p1/plots --jobs imagenet-3,bert-7 --size column --format pdf`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in == "" || out == "" {
-				return errors.New("plot fig6 needs --in DIR (a run's output) and --out DIR")
+				return fmt.Errorf("plot %s needs --in DIR (a run's output) and --out DIR", k.Name)
 			}
-			rep, err := figures.PlotCoAdaptation(in, out, figures.CoAdaptationOptions{Jobs: jobs,
-				PlotOptions: figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats}})
+			if err := needRunFolder("plot "+k.Name, in); err != nil {
+				return err
+			}
+			rep, err := figures.PlotRun(k.Name, figures.RunInput{Dir: in, Jobs: jobs}, out,
+				figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}
@@ -98,7 +113,7 @@ yolov3 jobs, as in the paper; --jobs names others. Writes DIR/fig6-coadaptation.
 	}
 	cmd.Flags().StringVar(&in, "in", "", "a run's output folder")
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figure")
-	cmd.Flags().StringSliceVar(&jobs, "jobs", nil, "jobs to draw (names as in jobs.parquet; default: the longest imagenet and two longest yolov3 jobs)")
+	cmd.Flags().StringSliceVar(&jobs, "jobs", nil, "jobs to draw (names as in jobs.parquet; default: the figure's own choice)")
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
 	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")
 	return cmd

@@ -12,45 +12,89 @@ import (
 )
 
 func newPoliciesCmd() *cobra.Command {
-	return &cobra.Command{
+	var o output
+	cmd := &cobra.Command{
 		Use:   "policies [NAME...]",
 		Short: "List the scheduling policies with their options, defaults and docs",
 		Long: `policies lists every registered scheduling policy (or the ones named) with a
 one-line description and each option's key, type, default and meaning. Set
-options with run --policy-opt key=value, or in a sweep spec's cell "options".`,
+options with run --policy-opt key=value, or in a sweep spec's cell "options".
+-o json prints [{"name", "doc", "options": [{"key", "type", "default", "doc"}]}].`,
+		ValidArgsFunction: policyArgCompletion,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
 			names := args
 			if len(names) == 0 {
 				names = policies.Names()
 			}
-			for _, n := range names {
-				if _, ok := policies.Lookup(n); !ok {
-					return fmt.Errorf("unknown policy %q (known: %s)", n, strings.Join(policies.Names(), ", "))
+			list, err := registeredList(names, func(n string) (string, []policies.OptionDoc, error) {
+				r, ok := policies.Lookup(n)
+				if !ok {
+					return "", nil, fmt.Errorf("unknown policy %q (known: %s)", n, strings.Join(policies.Names(), ", "))
 				}
+				docs, err := policies.Describe(n)
+				return r.Doc, docs, err
+			})
+			if err != nil {
+				return err
 			}
-			return writePolicies(cmd.OutOrStdout(), names)
+			return o.print(cmd.OutOrStdout(), list, func(w io.Writer) error { return writeRegistered(w, list) })
 		},
 	}
+	o.register(cmd.Flags())
+	return cmd
 }
 
-func writePolicies(w io.Writer, names []string) error {
-	for i, n := range names {
-		r, _ := policies.Lookup(n)
-		docs, err := policies.Describe(n)
+// registered is a policy or an autoscaler as the listings show it.
+type registered struct {
+	Name    string      `json:"name"`
+	Doc     string      `json:"doc"`
+	Options []optionDoc `json:"options"`
+}
+
+// optionDoc is one option of a listing.
+type optionDoc struct {
+	Key     string `json:"key"`
+	Type    string `json:"type"`
+	Default string `json:"default"`
+	Doc     string `json:"doc"`
+}
+
+// registeredList describes each of names (a policy's or an autoscaler's)
+// through describe: its one-line doc and its options.
+func registeredList(names []string, describe func(name string) (string, []policies.OptionDoc, error)) ([]registered, error) {
+	var list []registered
+	for _, n := range names {
+		doc, docs, err := describe(n)
 		if err != nil {
-			return err
+			return nil, err
 		}
+		r := registered{Name: n, Doc: doc, Options: []optionDoc{}}
+		for _, d := range docs {
+			r.Options = append(r.Options, optionDoc(d))
+		}
+		list = append(list, r)
+	}
+	return list, nil
+}
+
+// writeRegistered lists registrations for people: name, doc, and a table
+// of options (key, type, default, doc).
+func writeRegistered(w io.Writer, list []registered) error {
+	for i, r := range list {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s\n  %s\n", n, r.Doc)
-		if len(docs) == 0 {
+		fmt.Fprintf(w, "%s\n  %s\n", r.Name, r.Doc)
+		if len(r.Options) == 0 {
 			fmt.Fprintln(w, "  (no options)")
 			continue
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  option\ttype\tdefault\tmeaning")
-		for _, d := range docs {
+		for _, d := range r.Options {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", d.Key, d.Type, d.Default, d.Doc)
 		}
 		if err := tw.Flush(); err != nil {

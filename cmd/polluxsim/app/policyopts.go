@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/policies/pollux"
 )
 
 // optionAliases are shorthand flags for policy options (Pollux's, from
@@ -22,10 +23,10 @@ type optionAliases struct {
 }
 
 func (a *optionAliases) register(f *pflag.FlagSet) {
-	f.Var(flagvalue.NewFloat(&a.p, -1), "p", "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer); = --policy-opt p=X")
+	f.Var(flagvalue.NewFloat(&a.p, -1), "p", "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer), any finite number; = --policy-opt p=X")
 	f.BoolVar(&a.noInterferenceAvoidance, "no-interference-avoidance", false, "Pollux: allow several multi-node jobs per node; = --policy-opt no_interference_avoidance=true")
-	f.Var(flagvalue.NewInt(&a.population, 64), "population", "Pollux: genetic algorithm population; = --policy-opt population=N")
-	f.Var(flagvalue.NewInt(&a.generations, 40), "generations", "Pollux: genetic algorithm generations; = --policy-opt generations=N")
+	f.Var(flagvalue.NewInt(&a.population, 64), "population", "Pollux: genetic algorithm population, "+inRange(1, pollux.MaxPopulation)+"; = --policy-opt population=N")
+	f.Var(flagvalue.NewInt(&a.generations, 40), "generations", "Pollux: genetic algorithm generations, "+inRange(0, pollux.MaxGenerations)+"; = --policy-opt generations=N")
 	f.BoolVar(&a.noLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm; = --policy-opt local_search=false")
 	f.BoolVar(&a.fullSearch, "full-search", false, "Pollux: run every generation every round over every job (no early stop, no work cap, no skipped rounds, no window on the waiting jobs); = --policy-opt stall=0 --policy-opt max_rows_per_round=0 --policy-opt max_local_rows=0 --policy-opt skip_unchanged=false --policy-opt quick_stall=0 --policy-opt skip_settled=false --policy-opt waiting_per_gpu=0")
 }

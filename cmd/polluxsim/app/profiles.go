@@ -15,8 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -37,51 +35,90 @@ reference (adaptdl) format or a compact profile file written by "profiles derive
 
 func newProfilesListCmd() *cobra.Command {
 	var dir string
+	var o output
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in profile sets and the applications of one with their limits",
-		Args:  cobra.NoArgs,
+		Long: `list prints the built-in profile sets (the one in use marked *) and the
+applications of the profiles in use with their batch limits and training
+length. -o json prints {"sets": [{name, description, current}], "profiles",
+"applications": [{name, init_batch, max_batch, min_local_batch,
+max_local_batch, epochs, target, fixed_batch, max_gpus}]} (fixed_batch and
+max_gpus 0 when unset).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
 			set, err := runner.LoadProfiles(dir)
 			if err != nil {
 				return err
 			}
-			if err := writeProfileSets(cmd.OutOrStdout(), set.Source); err != nil {
-				return err
-			}
-			return writeProfileList(cmd.OutOrStdout(), set)
+			l := newProfileListing(set)
+			return o.print(cmd.OutOrStdout(), l, l.write)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
+	o.register(cmd.Flags())
 	return cmd
 }
 
-// writeProfileSets lists the built-in profile sets with their sources,
-// marking the one in use.
-func writeProfileSets(w io.Writer, current string) error {
-	fmt.Fprintln(w, "profile sets (--profiles NAME; or a reference-format folder or a compact profile file):")
-	for _, n := range profiles.NamedSets() {
-		mark := " "
-		if n.Name == current {
-			mark = "*"
-		}
-		if _, err := fmt.Fprintf(w, "%s %-9s %s\n", mark, n.Name, n.Description); err != nil {
-			return err
-		}
-	}
-	_, err := fmt.Fprintln(w)
-	return err
+// profileListing is what profiles list prints.
+type profileListing struct {
+	Sets         []profileSetEntry `json:"sets"`
+	Profiles     string            `json:"profiles"`
+	Applications []appEntry        `json:"applications"`
 }
 
-func writeProfileList(w io.Writer, set *profiles.Set) error {
-	fmt.Fprintf(w, "profiles: %s\n", set.Source)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "name\tB0\tmax batch\tper-GPU batch\tepochs\ttarget\tfixed batch\tmax GPUs\t")
+type profileSetEntry struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Current     bool   `json:"current"`
+}
+
+type appEntry struct {
+	Name       string  `json:"name"`
+	InitBatch  int     `json:"init_batch"`
+	MaxBatch   int     `json:"max_batch"`
+	MinLocal   int     `json:"min_local_batch"`
+	MaxLocal   int     `json:"max_local_batch"`
+	Epochs     int     `json:"epochs"`
+	Target     float64 `json:"target"`
+	FixedBatch int     `json:"fixed_batch"`
+	MaxGPUs    int     `json:"max_gpus"`
+}
+
+func newProfileListing(set *profiles.Set) profileListing {
+	l := profileListing{Profiles: set.Source}
+	for _, n := range profiles.NamedSets() {
+		l.Sets = append(l.Sets, profileSetEntry{n.Name, n.Description, n.Name == set.Source})
+	}
 	for _, name := range set.Names() {
 		a := set.Apps[name]
-		l := a.Limits
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d..%d\t%d\t%.6g\t%s\t%s\t\n", name, l.InitBatch, l.MaxBatch,
-			l.MinLocal, l.MaxLocal, a.Epochs, a.Target(), orDash(a.FixedBatch), orDash(a.MaxGPUs))
+		lim := a.Limits
+		l.Applications = append(l.Applications, appEntry{name, lim.InitBatch, lim.MaxBatch, lim.MinLocal, lim.MaxLocal,
+			a.Epochs, a.Target(), a.FixedBatch, a.MaxGPUs})
+	}
+	return l
+}
+
+// write lists the built-in profile sets with their sources, marking the
+// one in use, then the applications.
+func (l profileListing) write(w io.Writer) error {
+	fmt.Fprintln(w, "profile sets (--profiles NAME; or a reference-format folder or a compact profile file):")
+	for _, n := range l.Sets {
+		mark := " "
+		if n.Current {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%s %-9s %s\n", mark, n.Name, n.Description)
+	}
+	fmt.Fprintf(w, "\nprofiles: %s\n", l.Profiles)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "name\tB0\tmax batch\tper-GPU batch\tepochs\ttarget\tfixed batch\tmax GPUs\t")
+	for _, a := range l.Applications {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d..%d\t%d\t%.6g\t%s\t%s\t\n", a.Name, a.InitBatch, a.MaxBatch,
+			a.MinLocal, a.MaxLocal, a.Epochs, a.Target, orDash(a.FixedBatch), orDash(a.MaxGPUs))
 	}
 	return tw.Flush()
 }
@@ -97,8 +134,9 @@ func newProfilesShowCmd() *cobra.Command {
 	var dir string
 	var perNode int
 	cmd := &cobra.Command{
-		Use:   "show MODEL",
-		Short: "Show what the simulator believes about one application",
+		Use:               "show MODEL",
+		ValidArgsFunction: appCompletion,
+		Short:             "Show what the simulator believes about one application",
 		Long: `Show prints an application's limits, training length and progress target, its
 TunedJobs configurations, and tables of throughput (samples/s on packed
 placements) and statistical efficiency (relative to the initial batch size)
@@ -113,14 +151,14 @@ at a few GPU counts, batch sizes and points of training.`,
 			if err != nil {
 				return err
 			}
-			if perNode < 1 || perNode > runspec.MaxGPUsPerNode {
-				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", runspec.MaxGPUsPerNode, perNode)
+			if err := checkGPUsPerNode(perNode); err != nil {
+				return err
 			}
 			return writeProfile(cmd.OutOrStdout(), set, app, perNode)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
-	cmd.Flags().Var(flagvalue.NewInt(&perNode, 4), "gpus-per-node", "GPUs per node of the packed placements in the throughput table")
+	gpusPerNodeFlag(cmd.Flags(), &perNode, "GPUs per node of the packed placements in the throughput table")
 	return cmd
 }
 
@@ -339,18 +377,20 @@ func writeDeriveSummary(w io.Writer, real, compact *profiles.Set, out string) er
 }
 
 func newProfilesPlotCmd() *cobra.Command {
-	var dir, out, size string
+	var dir, out, size, kind string
 	var formats []string
 	cmd := &cobra.Command{
-		Use:   "plot MODEL --out DIR",
-		Short: "Draw the fitted throughput model against the measured step times (paper Fig 3)",
+		Use:               "plot MODEL --out DIR",
+		ValidArgsFunction: appCompletion,
+		Short:             "Draw the fitted throughput model against the measured step times (paper Fig 3)",
 		Long: `plot fits the throughput model θ_sys (the scheduler's model, models.Fit) to every
 measured step time of one application and draws both: throughput against the
 number of GPUs at three per-GPU batch sizes, and step time against the per-GPU
 batch size on 1, 4, 16 and 64 GPUs; measured values are marks, the model lines.
 The caption names the profiles and the fit's RMS log error. Needs measured
 tables (the embedded default or a reference folder). Writes
-DIR/fig3-throughput-MODEL.*`,
+DIR/fig3-throughput-MODEL.*. --kind draws another profile figure kind instead,
+one a binary of one's own registers (figures.Register with DrawProfile).`,
 		Example: `  polluxsim profiles plot imagenet --out out/fig3
   polluxsim profiles plot bert --out paper/figs --size column --format pdf`,
 		Args: cobra.ExactArgs(1),
@@ -366,7 +406,7 @@ DIR/fig3-throughput-MODEL.*`,
 			if err != nil {
 				return err
 			}
-			rep, err := figures.PlotProfileFit(app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
+			rep, err := figures.PlotProfile(kind, app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
 			if err != nil {
 				return err
 			}
@@ -378,6 +418,7 @@ DIR/fig3-throughput-MODEL.*`,
 	}
 	cmd.Flags().StringVar(&dir, "profiles", "", runner.ProfilesHelp)
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figure")
+	cmd.Flags().StringVar(&kind, "kind", figures.KindProfileFit, "the profile figure kind to draw")
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
 	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")
 	return cmd

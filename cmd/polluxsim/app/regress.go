@@ -35,6 +35,9 @@ refused either way.`,
 			if baseline == "" || in == "" {
 				return errors.New("regress needs --baseline FILE and --in DIR (a sweep's output)")
 			}
+			if err := needSweepFolder("regress", in); err != nil {
+				return err
+			}
 			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err

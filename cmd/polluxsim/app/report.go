@@ -36,6 +36,9 @@ inline SVG.`,
 			if err := checkReportOut(out, in); err != nil {
 				return err
 			}
+			if err := needSweepFolder("report", in); err != nil {
+				return err
+			}
 			exp, runs, missing, err := sweep.OpenSweep(in)
 			if err != nil {
 				return err

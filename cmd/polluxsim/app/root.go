@@ -9,9 +9,12 @@ package app
 import (
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/version"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Option customises the command tree NewCommand builds.
@@ -45,7 +48,9 @@ func NewCommand(opts ...Option) *cobra.Command {
 	}
 	root := newRootCmd()
 	root.Use = c.name
+	root.SetVersionTemplate(c.name + " {{.Version}}\n")
 	root.AddCommand(c.commands...)
+	registerCompletions(root)
 	return root
 }
 
@@ -64,14 +69,19 @@ func Main(opts ...Option) int {
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "polluxsim",
-		Short: "Simulate a GPU cluster scheduling deep-learning jobs (Pollux, Optimus+Oracle, Tiresias)",
+		Short: "Simulate a GPU cluster scheduling deep-learning jobs under " + strings.Join(policies.Names(), ", "),
 		Long: `polluxsim replays a workload of deep-learning training jobs on a simulated GPU
 cluster under a scheduling policy and reports job completion times, per-round
 allocations and efficiency. It reproduces the simulator of the Pollux paper
-(OSDI'21) with exact event times, deterministic seeded search and fast runs.`,
+(OSDI'21) with exact event times, deterministic seeded search and fast runs.
+
+Policies (polluxsim policies lists their options):
+  ` + strings.Join(policies.Names(), ", "),
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetFlagErrorFunc(flagErrorHint)
 	root.AddCommand(
 		newVersionCmd(),
 		newRunCmd(),
@@ -101,4 +111,61 @@ func newVersionCmd() *cobra.Command {
 			return err
 		},
 	}
+}
+
+// flagErrorHint adds to an unknown flag's error, on the same line (an
+// error is one line), the command's nearest flag names, if any, and where
+// its flags are listed: "unknown flag: --polcy (did you mean --policy?
+// see polluxsim run --help)". Other flag errors name the flag and what is
+// wrong with its value already.
+func flagErrorHint(cmd *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		if !strings.HasPrefix(err.Error(), "unknown shorthand flag") {
+			return err
+		}
+		name = ""
+	}
+	hint := "see " + cmd.CommandPath() + " --help"
+	if near := nearFlags(cmd, name); name != "" && len(near) > 0 {
+		hint = "did you mean --" + strings.Join(near, " or --") + "? " + hint
+	}
+	return fmt.Errorf("%w (%s)", err, hint)
+}
+
+// nearFlags are the command's flags within two edits of name, or that
+// start with it or it with them.
+func nearFlags(cmd *cobra.Command, name string) []string {
+	var out []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		short := min(len(f.Name), len(name))
+		if editDistance(f.Name, name) <= 2 || (short >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name))) {
+			out = append(out, f.Name)
+		}
+	})
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -31,6 +32,7 @@ type runFlags struct {
 	cluster      string
 	aliases      optionAliases
 	elastic      elasticFlags
+	output       output
 }
 
 func newRunCmd() *cobra.Command {
@@ -69,18 +71,18 @@ shorthands for Pollux's options.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(runspec.PolicyNames(), ", "))
-	f.StringVar(&rf.workload, "workload", "", "workload: a CSV file, paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads, generate:KEY=VALUE,..., a trace name such as itp:cluster02, or any registered source (`polluxsim workload sources`; default: generated from the embedded Philly summary)")
+	f.StringVar(&rf.workload, "workload", "", "workload: a CSV file, paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads, generate:KEY=VALUE,..., a trace name such as itp:cluster02, or any registered source (see polluxsim workload sources; default: generated from the embedded Philly summary)")
 	f.StringVar(&rf.profiles, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
-	f.Var(flagvalue.NewInt(&rf.jobs, 160), "jobs", "jobs in the generated workload (160 = 1.0x load)")
+	f.Var(flagvalue.NewInt(&rf.jobs, 160), "jobs", "jobs in the generated workload, "+inRange(1, workloads.MaxGeneratedJobs)+" (160 = 1.0x load)")
 	f.Var(flagvalue.NewUint(&rf.workloadSeed, 1), "workload-seed", "seed of the generated workload")
-	f.Var(flagvalue.NewInt(&rf.spec.Nodes, 16), "nodes", "nodes in the cluster")
-	f.Var(flagvalue.NewInt(&rf.spec.GPUsPerNode, 4), "gpus-per-node", "GPUs per node")
+	f.Var(flagvalue.NewInt(&rf.spec.Nodes, 16), "nodes", "nodes in the cluster, "+inRange(1, runspec.MaxNodes))
+	gpusPerNodeFlag(f, &rf.spec.GPUsPerNode, "GPUs per node")
 	f.StringVar(&rf.cluster, "cluster", "", "node pools TYPE:NODESxGPUS[@PRICE],... (types t4, v100, a100, rtx6000, rtx2080ti or Sia suffixes), or a cluster file (NAME TYPE NODES GPUS_PER_NODE [PRICE] per line); replaces --nodes/--gpus-per-node")
-	f.Var(flagvalue.NewSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m)")
-	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration)")
+	f.Var(flagvalue.NewSeconds(&rf.spec.Interval, 60, true), "interval", "scheduling interval (seconds, or e.g. 60s, 2m), in (0, "+fmt.Sprint(runspec.MaxSeconds)+"]")
+	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration), "+inRange(0, runspec.MaxSeconds))
 	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
-	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; `polluxsim policies` lists each policy's options)")
+	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; 'polluxsim policies' lists each policy's options)")
 	rf.aliases.register(f)
 	rf.elastic.register(f, rf)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
@@ -89,6 +91,7 @@ shorthands for Pollux's options.`,
 	f.StringVar(&rf.out, "out", "out/run", "output folder")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
 	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
+	rf.output.register(f)
 	f.StringVar(&rf.spec.Rounds, "rounds", "", "per-job round records in rounds.parquet: all (default), changes (a row when a job's phase, GPUs or batch changes) or none (no rounds.parquet); rows are streamed to the file as the run goes. With changes or none, a policy that can decide from what changed (tiresias, optimus, fifo, pollux) is told only that, so waiting jobs cost nothing: the same results, much faster on an overloaded cluster")
 	return cmd
 }
@@ -96,6 +99,9 @@ shorthands for Pollux's options.`,
 // check validates the flags that need no file: every problem names its
 // flag.
 func (rf *runFlags) check(cmd *cobra.Command) error {
+	if err := rf.output.check(); err != nil {
+		return err
+	}
 	if err := rf.resolveOptions(cmd); err != nil {
 		return err
 	}
@@ -160,10 +166,28 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 		}
 		return err
 	}
+	if rf.output.json() {
+		return printSummaryJSON(cmd.OutOrStdout(), res)
+	}
 	if err := printSummary(cmd.OutOrStdout(), res); err != nil {
 		return err
 	}
 	return printElastic(cmd.OutOrStdout(), res.Sim)
+}
+
+// printSummaryJSON prints the run's summary.json as written (-o json),
+// its one home: the run's identity, the engine's summary, its metadata
+// and settings (docs/outputs.md).
+func printSummaryJSON(w io.Writer, run *runner.Result) error {
+	if len(run.Files) == 0 {
+		return errors.New("-o json: the run wrote no summary.json")
+	}
+	data, err := inputfile.ReadFileLimit(run.Files[0], inputfile.MaxStoredSize)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
 }
 
 // rhoText is the average ρ for people, "-" when no job has one (it

@@ -36,6 +36,7 @@ type sweepFlags struct {
 	replaceProfiles bool
 	quiet           bool
 	list            bool
+	output          output
 }
 
 func newSweepCmd() *cobra.Command {
@@ -80,8 +81,14 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
   polluxsim sweep --list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := sf.output.check(); err != nil {
+				return err
+			}
 			if sf.list {
-				return listExperiments(cmd.OutOrStdout())
+				return listExperiments(cmd.OutOrStdout(), sf.output.json())
+			}
+			if cmd.Flags().Changed(outputFlag) {
+				return errors.New("-o/--output formats --list; the sweep's output folder is --out")
 			}
 			return runSweep(cmd, &sf)
 		},
@@ -92,28 +99,47 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
-	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once")
+	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once, at least 1")
 	f.BoolVar(&sf.noTiming, "no-timing", false, "record no wall-clock times (zeros in summary.json, nulls in the tables) so that reruns give identical files")
 	f.BoolVar(&sf.jobRounds, "job-rounds", false, "also write rounds.parquet, one row per job per scheduling round of every run (large: about 100,000 rows per 160-job run)")
 	f.BoolVar(&sf.replaceProfiles, "replace-other-profiles", false, "redo, and so replace, the stored runs in --out made with other profiles (without it they are an error)")
 	f.BoolVar(&sf.quiet, "quiet", false, "print no progress")
-	f.BoolVar(&sf.list, "list", false, "list the named experiments and exit")
+	f.BoolVar(&sf.list, "list", false, "list the named experiments and exit (-o json: [{name, version, cells, runs, description}])")
+	sf.output.register(f)
 	return cmd
 }
 
-func listExperiments(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "name\tversion\tcells\truns\tdescription")
+// experimentEntry is one named experiment of sweep --list.
+type experimentEntry struct {
+	Name        string `json:"name"`
+	Version     int    `json:"version"`
+	Cells       int    `json:"cells"`
+	Runs        int    `json:"runs"`
+	Description string `json:"description"`
+}
+
+// listExperiments lists the named experiments: as a table with the first
+// sentence of each description, or as JSON with the whole description.
+func listExperiments(w io.Writer, asJSON bool) error {
+	var list []experimentEntry
 	for _, n := range experiments.ExperimentNames() {
 		e, _, err := experiments.LoadExperiment(n)
 		if err != nil {
 			return err
 		}
+		list = append(list, experimentEntry{e.Name, e.Version, len(e.Cells), len(e.Runs()), e.Description})
+	}
+	if asJSON {
+		return writeJSON(w, list)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "name\tversion\tcells\truns\tdescription")
+	for _, e := range list {
 		d := e.Description
 		if i := strings.Index(d, ". "); i > 0 {
 			d = d[:i+1]
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", e.Name, e.Version, len(e.Cells), len(e.Runs()), d)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", e.Name, e.Version, e.Cells, e.Runs, d)
 	}
 	return tw.Flush()
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -43,7 +44,7 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--experiment", "fig10", "--out", out}, `unknown experiment "fig10" (known: ci, ci-real, fig7, fig8a, fig8b, fig8c, fig9, gavel, priors, sia, sia-table3, table2, table2-sia, table3; or give a spec file path)`},
+		{[]string{"--experiment", "fig10", "--out", out}, `unknown experiment "fig10" (known: ci, ci-real, fig7, fig8a, fig8b, fig8c, fig9, gavel, itp, priors, sia, sia-table3, table2, table2-sia, table3; or give a spec file path)`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "3/3"}, `--shard "3/3": the shard index must be in 0..2`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "1/0"}, `--shard "1/0": the number of shards must be at least 1`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "x"}, `--shard "x": want i/n, e.g. 0/3`},
@@ -77,7 +78,7 @@ func TestSweepBadInput(t *testing.T) {
 		t.Errorf("a refused sweep wrote into %s", dir)
 	}
 	printed, err := runCLI(t, "sweep", "--list")
-	if err != nil || !strings.Contains(printed, "fig8a") || !strings.Contains(printed, "96") {
+	if err != nil || !strings.Contains(printed, "fig8a") || !strings.Contains(printed, "96") || !regexp.MustCompile(`(?m)^itp +1 +32 +160 +`).MatchString(printed) {
 		t.Errorf("--list: %v\n%s", err, printed)
 	}
 }

@@ -1,13 +1,10 @@
 package app
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -39,8 +36,8 @@ func newTraceSummarizeCmd() *cobra.Command {
   polluxsim trace summarize --json helios:cluster_log.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if gpusPerNode < 1 || gpusPerNode > runspec.MaxGPUsPerNode {
-				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", runspec.MaxGPUsPerNode, gpusPerNode)
+			if err := checkGPUsPerNode(gpusPerNode); err != nil {
+				return err
 			}
 			t, err := traces.OpenTrace(args[0])
 			if err != nil {
@@ -56,7 +53,7 @@ func newTraceSummarizeCmd() *cobra.Command {
 			return s.WriteText(cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().Var(flagvalue.NewInt(&gpusPerNode, 4), "gpus-per-node", "GPUs per node of the suggested cluster")
+	gpusPerNodeFlag(cmd.Flags(), &gpusPerNode, "GPUs per node of the suggested cluster")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	return cmd
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
-	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/internal/fserr"
@@ -25,6 +24,10 @@ import (
 
 // referenceJobs is the number of jobs of the reference's 1.0× load.
 const referenceJobs = 160
+
+// maxLoad bounds --load: the load of the most jobs a workload is generated
+// with (workloads.MaxGeneratedJobs).
+const maxLoad = workloads.MaxGeneratedJobs / referenceJobs
 
 func newWorkloadCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -42,21 +45,42 @@ per line, in the format of the reference simulator (petuum/adaptdl).
 	return cmd
 }
 
+// sourceEntry is one workload source of workload sources.
+type sourceEntry struct {
+	Name  string `json:"name"`
+	Usage string `json:"usage"`
+	Doc   string `json:"doc"`
+}
+
 func newWorkloadSourcesCmd() *cobra.Command {
-	return &cobra.Command{
+	var o output
+	cmd := &cobra.Command{
 		Use:   "sources",
 		Short: "List the workload sources --workload references resolve through",
-		Args:  cobra.NoArgs,
+		Long: `sources lists every registered workload source: its name, how a reference to it
+is written, and where its workloads come from. -o json prints [{name, usage,
+doc}].`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			w := cmd.OutOrStdout()
-			for _, s := range workloads.Default().Sources() {
-				if _, err := fmt.Fprintf(w, "%s\n  %s\n  %s\n\n", s.Name, s.Usage, s.Doc); err != nil {
-					return err
-				}
+			if err := o.check(); err != nil {
+				return err
 			}
-			return nil
+			var list []sourceEntry
+			for _, s := range workloads.Default().Sources() {
+				list = append(list, sourceEntry{s.Name, s.Usage, s.Doc})
+			}
+			return o.print(cmd.OutOrStdout(), list, func(w io.Writer) error {
+				for _, s := range list {
+					if _, err := fmt.Fprintf(w, "%s\n  %s\n  %s\n\n", s.Name, s.Usage, s.Doc); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
 		},
 	}
+	o.register(cmd.Flags())
+	return cmd
 }
 
 func newWorkloadGenerateCmd() *cobra.Command {
@@ -65,7 +89,7 @@ func newWorkloadGenerateCmd() *cobra.Command {
 		load                           float64
 		seed                           uint64
 		phillyPath, summaryPath        string
-		tracePath, window              string
+		tracePath, window, oversize    string
 		config, profilesDir, out       string
 		all                            bool
 	)
@@ -106,10 +130,12 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				if cmd.Flags().Changed("jobs") {
 					return errors.New("give --jobs or --load, not both")
 				}
-				if !(load > 0) || load > 1e6 {
-					return fmt.Errorf("--load %v must be a positive multiple of the 160-job load", load)
+				if !(load > 0) || load > maxLoad {
+					return fmt.Errorf("--load must be in (0, %v] (a positive multiple of the 160-job load), got %v", maxLoad, load)
 				}
-				jobs = int(math.Round(load * referenceJobs))
+				if jobs = int(math.Round(load * referenceJobs)); jobs < 1 {
+					return fmt.Errorf("--load %v is less than one job of the 160 of the 1.0x load", load)
+				}
 			}
 			if phillyPath != "" && summaryPath != "" {
 				return errors.New("give --philly or --summary, not both")
@@ -120,24 +146,30 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if window != "" && tracePath == "" {
 				return errors.New("--window needs --trace NAME")
 			}
+			if oversize != "" && tracePath == "" {
+				return errors.New("--oversize needs --trace NAME")
+			}
 			if all && phillyPath == "" && tracePath == "" {
 				return errors.New("--all needs --philly FILE or --trace NAME: it replays every job of a table")
 			}
 			if all && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("load")) {
 				return errors.New("--all takes every job of the trace; it cannot be used with --jobs or --load")
 			}
-			if gpusPerNode < 1 || gpusPerNode > runspec.MaxGPUsPerNode {
-				return fmt.Errorf("--gpus-per-node must be in [1, %d], got %d", runspec.MaxGPUsPerNode, gpusPerNode)
+			if err := checkGPUsPerNode(gpusPerNode); err != nil {
+				return err
 			}
 			if maxReplicas < 0 {
 				return fmt.Errorf("--max-replicas must not be negative (0 = no cap), got %d", maxReplicas)
+			}
+			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath,
+				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas, Oversize: oversize}
+			if err := g.Validate(); err != nil { // before reading anything, as run does
+				return err
 			}
 			set, err := runner.LoadProfiles(profilesDir)
 			if err != nil {
 				return err
 			}
-			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath,
-				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas}
 			w, warnings, err := g.Make(workloads.Env{Profiles: set, GPUsPerNode: gpusPerNode})
 			if err != nil {
 				return err
@@ -154,17 +186,18 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 		},
 	}
 	f := cmd.Flags()
-	f.Var(flagvalue.NewInt(&jobs, referenceJobs), "jobs", "number of jobs (160 is the reference's 1.0x load)")
-	f.Var(flagvalue.NewFloat(&load, 1), "load", "load multiplier instead of --jobs: jobs = 160 x load")
+	f.Var(flagvalue.NewInt(&jobs, referenceJobs), "jobs", "number of jobs, "+inRange(1, workloads.MaxGeneratedJobs)+" (160 is the reference's 1.0x load)")
+	f.Var(flagvalue.NewFloat(&load, 1), "load", fmt.Sprintf("load multiplier instead of --jobs, in (0, %v]: jobs = 160 x load", maxLoad))
 	f.Var(flagvalue.NewUint(&seed, 1), "seed", "random seed")
 	f.StringVar(&phillyPath, "philly", "", "reduced Philly table to sample (default: the embedded summary)")
 	f.StringVar(&summaryPath, "summary", "", "Philly summary file to sample instead of the embedded one")
-	f.StringVar(&tracePath, "trace", "", "any cluster trace to sample by the paper's method, by name (itp:cluster02, helios:FILE, ...; see `polluxsim trace`), GPU-time classes recomputed per trace (docs/traces.md)")
+	f.StringVar(&tracePath, "trace", "", "any cluster trace to sample by the paper's method, by name (itp:cluster02, helios:FILE, ...; see polluxsim trace), GPU-time classes recomputed per trace (docs/traces.md)")
 	f.StringVar(&window, "window", "", "with --trace: the arrival window, daily (02:00-10:00, the paper's), daily:H1-H2, span:FROM-UNTIL or all")
+	f.StringVar(&oversize, "oversize", "", "with --trace: jobs larger than the profiles' largest measured placement are capped to it (cap, the default), left out of the sample (skip) or an error for a realistic workload (refuse); counted either way")
 	f.StringVar(&config, "config", traces.ConfigTuned, "job configurations: tuned or realistic")
 	f.StringVar(&profilesDir, "profiles", "", "profiles the tuned pairs and B0 come from: a reference-format folder or a compact profile file (default: embedded)")
-	f.Var(flagvalue.NewInt(&gpusPerNode, 4), "gpus-per-node", "GPUs per node when computing tuned configurations")
-	f.Var(flagvalue.NewInt(&maxReplicas, 0), "max-replicas", "cap realistic GPU counts at this many (0: no cap, like the reference)")
+	gpusPerNodeFlag(f, &gpusPerNode, "GPUs per node when computing tuned configurations")
+	f.Var(flagvalue.NewInt(&maxReplicas, 0), "max-replicas", "cap realistic GPU counts at this many, 0 or more (0: no cap, like the reference)")
 	f.StringVar(&out, "out", "", "output workload CSV (- for standard output)")
 	f.BoolVar(&all, "all", false, "every job of the --philly table the filter keeps, each at its own submission time over the whole trace (no sampling, no time-of-day window)")
 	return cmd
@@ -238,6 +271,11 @@ reference's traces/philly.csv.`,
 			if phillyPath == "" || out == "" {
 				return errors.New("--philly FILE and --out FILE are required")
 			}
+			if window := summaryWindowSeconds(); bucket < 1 || bucket > window || window%bucket != 0 {
+				// Checked before reading: 0 was the default silently, and
+				// a bad bucket was found after the whole table was read.
+				return fmt.Errorf("--bucket must be in [1, %d] seconds and divide the %d-s window, got %d", window, window, bucket)
+			}
 			if err := checkOutFile(out, inputFile{"--philly", phillyPath}); err != nil {
 				return err
 			}
@@ -271,6 +309,11 @@ reference's traces/philly.csv.`,
 	}
 	cmd.Flags().StringVar(&phillyPath, "philly", "", "reduced Philly table (CSV)")
 	cmd.Flags().StringVar(&out, "out", "", "output summary (JSON)")
-	cmd.Flags().Var(flagvalue.NewInt(&bucket, traces.DefaultBucketSeconds), "bucket", "arrival histogram bucket, seconds (must divide the window)")
+	cmd.Flags().Var(flagvalue.NewInt(&bucket, traces.DefaultBucketSeconds), "bucket",
+		fmt.Sprintf("arrival histogram bucket in seconds, %s, dividing the %d-s window", inRange(1, summaryWindowSeconds()), summaryWindowSeconds()))
 	return cmd
 }
+
+// summaryWindowSeconds is the arrival window summarize-philly's buckets
+// divide: the generator's filter's.
+func summaryWindowSeconds() int { return traces.DefaultPhillyFilter().WindowHours * 3600 }

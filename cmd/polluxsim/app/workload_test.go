@@ -3,9 +3,11 @@ package app
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/internal/refdata"
@@ -155,6 +157,8 @@ func TestWorkloadGenerateFlagErrors(t *testing.T) {
 		"--philly or --summary":   {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
 		"no such file or folder":  {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
 		"positive multiple":       {"workload", "generate", "--load", "-1", "--out", "x.csv"},
+		"less than one job":       {"workload", "generate", "--load", "0.001", "--out", "x.csv"},
+		"divide the 28800-s":      {"workload", "summarize-philly", "--bucket", "7", "--philly", "none.csv", "--out", "s.json"},
 		"--philly FILE and --out": {"workload", "summarize-philly"},
 	}
 	for want, args := range cases {
@@ -171,4 +175,50 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestWorkloadPhillyAttemptsMemory: the number of attempts of a job needs
+// no bound of its own. A record is at most 4 MiB, which holds at most
+// 1.4 million attempts (the shortest, "{}", is 3 bytes with its comma),
+// and the decoder keeps two of them whatever their number. Measured as the
+// peak resident memory of the binary: one job of 2 million attempts (a
+// 6 MB record; 1.57 GB before the record bound) is refused in one line
+// naming the file and line, and one of 1.3 million attempts, the most that
+// fit, makes its row; both stay under 128 MB (a three-job log takes about
+// 33 MB).
+func TestWorkloadPhillyAttemptsMemory(t *testing.T) {
+	bin := polluxsimBinary(t)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		attempts int
+		want     string
+	}{
+		{2_000_000, "polluxsim: many.json:2: a job record (with the white space before it) longer than 4 MiB: not a cluster_job_log"},
+		{1_300_000, "wrote many.csv: 1 jobs"},
+	} {
+		var b bytes.Buffer
+		b.WriteString("[\n" + `{"jobid":"many","vc":"v","status":"Pass","submitted_time":"2017-10-09 07:00:00","attempts":[`)
+		b.WriteString(`{"start_time":"2017-10-09 07:00:10","end_time":"2017-10-09 07:00:20","detail":[{"ip":"m1","gpus":["gpu0","gpu1"]}]}`)
+		b.Write(bytes.Repeat([]byte(",{}"), tc.attempts-2))
+		b.WriteString(`,{"start_time":"2017-10-09 09:00:00","end_time":"2017-10-09 09:00:10","detail":[]}]}]` + "\n")
+		if err := os.WriteFile(filepath.Join(dir, "many.json"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "workload", "philly", "--log", "many.json", "--out", "many.csv")
+		cmd.Dir = dir
+		printed, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(printed), tc.want) {
+			t.Errorf("%d attempts: output lacks %q:\n%s", tc.attempts, tc.want, printed)
+		}
+		ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			t.Skip("no resource usage of a child here")
+		}
+		if peak := int64(ru.Maxrss) << 10; peak > 128<<20 { // Linux reports KiB
+			t.Errorf("%d attempts: peak resident memory %d MB, want at most 128 MB", tc.attempts, peak>>20)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "many.csv")); err != nil || !strings.HasSuffix(string(got), "\n2017-10-09 07:00:00,7200.0,2,14400.0,v\n") {
+		t.Errorf("the row of the job of 1.3 million attempts: %q (%v); want 2 GPUs (the first attempt's) over 7200 s", got, err)
+	}
 }

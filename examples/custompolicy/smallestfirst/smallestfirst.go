@@ -17,7 +17,7 @@ import (
 // Options are the policy's options: exported fields tagged `option` and
 // `doc` are what users set with --policy-opt or a spec's "options".
 type Options struct {
-	AgingHours float64 `option:"aging_hours" doc:"a job that has waited this long goes first (0: never)"`
+	AgingHours float64 `option:"aging_hours" doc:"hours after which a waiting job goes first, 0 or more (0: never)"`
 }
 
 // Validate is called by the registry after every decoding.

@@ -1,0 +1,310 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/version"
+)
+
+// execute runs the command tree in-process on args and returns what it
+// printed and its error.
+func execute(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	root := NewCommand()
+	var o, e bytes.Buffer
+	root.SetOut(&o)
+	root.SetErr(&e)
+	root.SetArgs(args)
+	err = root.Execute()
+	return o.String(), e.String(), err
+}
+
+// TestVersionFlag: --version prints what the version command prints.
+func TestVersionFlag(t *testing.T) {
+	out, _, err := execute(t, "--version")
+	want := "polluxsim " + version.String() + "\n"
+	if err != nil || out != want {
+		t.Errorf("--version: %q, %v; want %q", out, err, want)
+	}
+	if cmdOut, _, _ := execute(t, "version"); cmdOut != want {
+		t.Errorf("version: %q, want %q", cmdOut, want)
+	}
+}
+
+// complete asks cobra's hidden __complete command for the completions of
+// the last word of args; it returns them and the directive line.
+func complete(t *testing.T, args ...string) ([]string, string) {
+	t.Helper()
+	out, _, err := execute(t, append([]string{cobra.ShellCompRequestCmd}, args...)...)
+	if err != nil {
+		t.Fatalf("__complete %v: %v", args, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var words []string
+	for _, l := range lines[:len(lines)-1] {
+		w, _, _ := strings.Cut(l, "\t")
+		words = append(words, w)
+	}
+	return words, lines[len(lines)-1]
+}
+
+// TestFlagCompletion: every enumerable flag completes its values, from
+// the registries, and the value lists complete their last item.
+func TestFlagCompletion(t *testing.T) {
+	suffix := func(words []string, s string) []string {
+		var out []string
+		for _, w := range words {
+			out = append(out, w+s)
+		}
+		return out
+	}
+	var paper, formats []string
+	for n := 1; n <= 8; n++ {
+		paper = append(paper, "paper:"+strconv.Itoa(n))
+	}
+	for _, f := range figures.FigureFormats {
+		formats = append(formats, "png,"+f)
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--policy", ""}, policies.Names()},
+		{[]string{"run", "--policy", "gavel-"}, []string{"gavel-ftf", "gavel-las", "gavel-throughput"}},
+		{[]string{"run", "--autoscaler", ""}, autoscalers.Names()},
+		{[]string{"run", "--rounds", ""}, sim.RoundsModes()},
+		{[]string{"run", "--config", ""}, []string{"tuned", "realistic"}},
+		{[]string{"run", "--calibration", ""}, calibrationList()},
+		{[]string{"run", "--workload", "paper:"}, append([]string{"paper:"}, paper...)},
+		{[]string{"run", "--cluster", ""}, suffix(profiles.TypeNames(), ":")},
+		{[]string{"run", "--cluster", "t4:2x4,a"}, []string{"t4:2x4,a100:"}},
+		{[]string{"run", "--profiles", ""}, []string{"embedded", "compact"}},
+		{[]string{"run", "-o", ""}, []string{"text", "json"}},
+		{[]string{"sweep", "--experiment", ""}, experiments.ExperimentNames()},
+		{[]string{"sweep", "--workloads", ""}, []string{"generated"}},
+		{[]string{"plot", "--format", "png,"}, formats},
+		{[]string{"plot", "--size", ""}, []string{"wide", "column"}},
+		{[]string{"plot", "fig6", "--size", "c"}, []string{"column"}},
+		{[]string{"profiles", "derive", "--types", "v100,a"}, []string{"v100,a100"}},
+		{[]string{"profiles", "plot", ""}, profiles.Embedded().Names()},
+		{[]string{"profiles", "show", "ima"}, []string{"imagenet"}},
+		{[]string{"policies", "ti"}, []string{"tiresias"}},
+		{[]string{"workload", "generate", "--config", "r"}, []string{"realistic"}},
+		{[]string{"sweep", "-o", "j"}, []string{"json"}},
+	} {
+		if got, _ := complete(t, c.args...); !slices.Equal(got, c.want) {
+			t.Errorf("%v: completes %q, want %q", c.args, got, c.want)
+		}
+	}
+	// A "NAME:" completion leaves the cursor after the colon; a policy
+	// is a whole word, and no file.
+	for _, c := range []struct {
+		args []string
+		want cobra.ShellCompDirective
+	}{
+		{[]string{"run", "--workload", "paper-r"}, cobra.ShellCompDirectiveNoSpace},
+		{[]string{"run", "--policy", "p"}, cobra.ShellCompDirectiveNoFileComp},
+	} {
+		_, line := complete(t, c.args...)
+		if d, err := strconv.Atoi(strings.TrimPrefix(line, ":")); err != nil || cobra.ShellCompDirective(d) != c.want {
+			t.Errorf("%v: directive %s, want %d", c.args, line, c.want)
+		}
+	}
+}
+
+// TestListingsJSON: -o json on every listing parses and says what the
+// registries and the embedded data hold; an unknown format is refused,
+// naming the flag.
+func TestListingsJSON(t *testing.T) {
+	var pols []registered
+	decode(t, &pols, "policies", "-o", "json")
+	if len(pols) != len(policies.Names()) {
+		t.Fatalf("%d policies, want %d", len(pols), len(policies.Names()))
+	}
+	keys := map[string][]string{}
+	for _, p := range pols {
+		for _, o := range p.Options {
+			keys[p.Name] = append(keys[p.Name], o.Key)
+		}
+	}
+	if !slices.Contains(keys["pollux"], "p") || !slices.Contains(keys["gavel-las"], "weights") || slices.Contains(keys["gavel-las"], "ftf_tol") ||
+		slices.Contains(keys["gavel-throughput"], "weights") || !slices.Contains(keys["gavel-ftf"], "ftf_tol") {
+		t.Errorf("options per policy: %v", keys)
+	}
+	var one []registered
+	if decode(t, &one, "policies", "tiresias", "-o", "json"); len(one) != 1 || one[0].Name != "tiresias" || one[0].Doc == "" {
+		t.Errorf("policies tiresias -o json: %+v", one)
+	}
+	var scalers []registered
+	if decode(t, &scalers, "autoscalers", "-o", "json"); len(scalers) != len(autoscalers.Names()) || len(scalers[0].Options) == 0 {
+		t.Errorf("autoscalers -o json: %+v", scalers)
+	}
+	var exps []experimentEntry
+	decode(t, &exps, "sweep", "--list", "-o", "json")
+	for i, e := range exps {
+		x, _, err := experiments.LoadExperiment(e.Name)
+		if err != nil || e.Name != experiments.ExperimentNames()[i] || e.Runs != len(x.Runs()) || e.Cells != len(x.Cells) || e.Description != x.Description {
+			t.Errorf("sweep --list -o json: %+v (%v)", e, err)
+		}
+	}
+	var srcs []sourceEntry
+	decode(t, &srcs, "workload", "sources", "-o", "json")
+	if len(srcs) != len(workloads.Default().Sources()) || srcs[0].Usage == "" {
+		t.Errorf("workload sources -o json: %+v", srcs)
+	}
+	var pl profileListing
+	decode(t, &pl, "profiles", "list", "-o", "json")
+	emb := profiles.Embedded()
+	if pl.Profiles != emb.Source || len(pl.Applications) != len(emb.Names()) || !pl.Sets[0].Current {
+		t.Errorf("profiles list -o json: %s, %d applications, sets %+v", pl.Profiles, len(pl.Applications), pl.Sets)
+	}
+	for _, a := range pl.Applications {
+		l := emb.Apps[a.Name].Limits
+		if a.InitBatch != l.InitBatch || a.MaxBatch != l.MaxBatch || a.Epochs != emb.Apps[a.Name].Epochs {
+			t.Errorf("profiles list -o json: %+v, limits %+v", a, l)
+		}
+	}
+	for _, args := range [][]string{{"policies", "-o", "yaml"}, {"run", "-o", "xml"}, {"sweep", "--list", "--output", "csv"}} {
+		if _, _, err := execute(t, args...); err == nil || !strings.Contains(err.Error(), "-o/--output") {
+			t.Errorf("%v: %v, want an error naming -o/--output", args, err)
+		}
+	}
+	if _, _, err := execute(t, "sweep", "--experiment", "ci", "-o", "json"); err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("sweep -o json without --list: %v, want a pointer to --out", err)
+	}
+}
+
+// TestRunSummaryJSON: run -o json prints the run's summary.json, byte for
+// byte, and nothing else on standard output.
+func TestRunSummaryJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	out, _, err := execute(t, "run", "--policy", "fifo", "--jobs", "8", "--quiet", "--no-timing", "--out", dir, "-o", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil || out != string(file) {
+		t.Fatalf("stdout is not summary.json (%v):\n%s", err, out)
+	}
+	var s struct {
+		RunID  string `json:"run_id"`
+		Policy string `json:"policy"`
+		Jobs   int    `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil || s.Policy != "fifo" || s.Jobs != 8 || s.RunID == "" {
+		t.Errorf("summary %+v, %v", s, err)
+	}
+}
+
+// decode runs a listing and parses its JSON into v.
+func decode(t *testing.T, v any, args ...string) {
+	t.Helper()
+	out, _, err := execute(t, args...)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
+	}
+}
+
+// TestUnknownFlagHint: an unknown flag's error names the nearest flags and
+// where the command's flags are listed, on its one line; a bad value's
+// error is left as it is.
+func TestUnknownFlagHint(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--polcy", "fifo"}, "unknown flag: --polcy (did you mean --policy? see polluxsim run --help)"},
+		{[]string{"run", "--workloads", "x"}, "unknown flag: --workloads (did you mean --workload? see polluxsim run --help)"},
+		{[]string{"sweep", "--zzz"}, "unknown flag: --zzz (see polluxsim sweep --help)"},
+		{[]string{"plot", "-q"}, "unknown shorthand flag: 'q' in -q (see polluxsim plot --help)"},
+		{[]string{"run", "--nodes", "many"}, `invalid argument "many" for "--nodes" flag: not a whole number`},
+	} {
+		_, _, err := execute(t, c.args...)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestFlagPlaceholders: no flag's help has backticks, which pflag takes
+// for the value's placeholder (--policy-opt showed "polluxsim policies").
+func TestFlagPlaceholders(t *testing.T) {
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			n++
+			if name, _ := pflag.UnquoteUsage(f); strings.Contains(f.Usage, "`") || strings.Contains(name, " ") {
+				t.Errorf("%s --%s: placeholder %q from %q", c.CommandPath(), f.Name, name, f.Usage)
+			}
+		})
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(NewCommand())
+	if n < 50 {
+		t.Errorf("only %d flags visited", n)
+	}
+}
+
+// TestRootNamesEveryPolicy: the root's help names every registered policy.
+func TestRootNamesEveryPolicy(t *testing.T) {
+	root := NewCommand()
+	for _, p := range policies.Names() {
+		if !strings.Contains(root.Short, p) || !strings.Contains(root.Long, p) {
+			t.Errorf("root help does not name %s", p)
+		}
+	}
+}
+
+// TestWrongFolderKind: plot, report and regress given a run's folder, and
+// plot fig6 given a sweep's, say which command fits.
+func TestWrongFolderKind(t *testing.T) {
+	tmp := t.TempDir()
+	run, sw := filepath.Join(tmp, "run"), filepath.Join(tmp, "sweep")
+	for dir, files := range map[string][]string{run: {"summary.json", "jobs.parquet"}, sw: {"experiment.json", "summary.json"}} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("{}"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plot", "--in", run, "--out", tmp}, "is a run's output folder (polluxsim run), not a sweep's: plot reads a sweep's folder"},
+		{[]string{"report", "--in", run, "--out", filepath.Join(tmp, "r.html")}, "report reads a sweep's folder (polluxsim sweep --out DIR); for a run, polluxsim plot fig6 --in " + run},
+		{[]string{"regress", "--in", run, "--baseline", "x.json"}, "regress reads a sweep's folder"},
+		{[]string{"plot", "fig6", "--in", sw, "--out", tmp}, "is a sweep's output folder, not a run's: plot fig6 draws one run's tables (polluxsim run --out DIR); for a sweep, polluxsim plot --in " + sw},
+	} {
+		_, _, err := execute(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v\nwant %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package app
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// completion offers the values of one enumerable flag or argument: the
+// words, and whether a file or folder may be given instead; list flags
+// complete their last comma-separated item.
+type completion struct {
+	words func() []string
+	files bool // a file may be given instead (or a folder, with dirs)
+	dirs  bool // only folders
+	list  bool // a comma-separated list
+}
+
+// flagCompletions are the completions of the enumerable flags, by flag
+// name, wherever a command has that flag; the values come from the
+// registries, so a policy, autoscaler or workload source of one's own
+// completes too.
+func flagCompletions() map[string]completion {
+	profileSets := func() []string {
+		var n []string
+		for _, s := range profiles.NamedSets() {
+			n = append(n, s.Name)
+		}
+		return n
+	}
+	configs := func() []string { return []string{traces.ConfigTuned, traces.ConfigRealistic} }
+	return map[string]completion{
+		"policy":      {words: policies.Names},
+		"autoscaler":  {words: autoscalers.Names},
+		"calibration": {words: calibrationList},
+		"config":      {words: configs},
+		"rounds":      {words: sim.RoundsModes},
+		"profiles":    {words: profileSets, files: true},
+		"experiment":  {words: experiments.ExperimentNames, files: true},
+		"workload":    {words: workloadRefs, files: true},
+		"workloads":   {words: func() []string { return []string{"generated"} }, dirs: true},
+		"trace":       {words: traceRefs, files: true},
+		"cluster":     {words: poolPrefixes, files: true, list: true},
+		"types":       {words: profiles.TypeNames, list: true},
+		"format":      {words: func() []string { return figures.FigureFormats }, list: true},
+		"size":        {words: func() []string { return []string{string(figures.SizeWide), string(figures.SizeColumn)} }},
+		outputFlag:    {words: func() []string { return outputFormats }},
+	}
+}
+
+// calibrationList names the calibrations.
+func calibrationList() []string {
+	var names []string
+	for _, c := range runspec.Calibrations() {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// workloadRefs are the workload references: every source's "NAME:" (the
+// paper's workloads numbered), and every trace format's "NAME:".
+func workloadRefs() []string {
+	var out []string
+	for _, s := range workloads.Default().Sources() {
+		if s.Name == workloads.TraceSource {
+			continue
+		}
+		out = append(out, s.Name+":")
+		if traces.IsPaperName(s.Name + ":") {
+			for n := 1; n <= traces.PaperWorkloads; n++ {
+				out = append(out, s.Name+":"+strconv.Itoa(n))
+			}
+		}
+	}
+	return append(out, traceRefs()...)
+}
+
+// traceRefs are the trace formats' "NAME:".
+func traceRefs() []string {
+	var out []string
+	for _, n := range traces.DefaultTraceFormats().Names() {
+		out = append(out, n+":")
+	}
+	return out
+}
+
+// poolPrefixes start a node pool of --cluster: "TYPE:".
+func poolPrefixes() []string {
+	var out []string
+	for _, t := range profiles.TypeNames() {
+		out = append(out, t+":")
+	}
+	return out
+}
+
+// complete is c as cobra's completion function.
+func (c completion) complete(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	head := ""
+	if c.list {
+		if i := strings.LastIndex(typed, ","); i >= 0 {
+			head, typed = typed[:i+1], typed[i+1:]
+		}
+	}
+	var out []cobra.Completion
+	noSpace := false
+	for _, w := range c.words() {
+		if strings.HasPrefix(w, typed) {
+			out = append(out, head+w)
+			noSpace = noSpace || strings.HasSuffix(w, ":")
+		}
+	}
+	d := cobra.ShellCompDirectiveNoFileComp
+	switch {
+	case c.dirs:
+		d = cobra.ShellCompDirectiveFilterDirs
+	case c.files:
+		d = cobra.ShellCompDirectiveDefault
+	}
+	if noSpace || c.list {
+		d |= cobra.ShellCompDirectiveNoSpace
+	}
+	return out, d
+}
+
+// registerCompletions gives every flag of the tree under root that
+// flagCompletions knows its completion.
+func registerCompletions(root *cobra.Command) {
+	comps := flagCompletions()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if comp, ok := comps[f.Name]; ok {
+				// Registering twice is the only error: a flag shared by
+				// commands (persistent) is already done.
+				_ = c.RegisterFlagCompletionFunc(f.Name, comp.complete)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// appCompletion completes an application's name (of the embedded
+// profiles) as a command's first argument.
+func appCompletion(_ *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return completion{words: profiles.Embedded().Names}.complete(nil, nil, typed)
+}
+
+// policyArgCompletion completes policy names as arguments.
+func policyArgCompletion(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return completion{words: policies.Names}.complete(nil, nil, typed)
+}
