@@ -3,8 +3,9 @@ package policies
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
-// extension points in the Kubernetes scheduler framework. There are three:
-// StatsReporter and AppChecker (below) and Incremental (incremental.go).
+// extension points in the Kubernetes scheduler framework. There are four:
+// StatsReporter, AppChecker and Failer (below) and Incremental
+// (incremental.go).
 
 // StatsReporter is implemented by policies that report figures about their
 // own rounds: the objective value their search reached, counters worth
@@ -35,4 +36,13 @@ type Stats struct {
 // misspelt name is an error rather than silently weighing nothing.
 type AppChecker interface {
 	CheckApps(known []string) error
+}
+
+// Failer is implemented by policies whose rounds can fail for reasons
+// outside the policy's own logic (the remote policy, when its service
+// cannot be reached or refuses a round): the simulator calls Err after
+// every Schedule, and an error stops the run with it instead of a
+// decision.
+type Failer interface {
+	Err() error
 }

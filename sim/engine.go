@@ -389,6 +389,11 @@ func (e *engine) schedule(active []*job) error {
 	start := time.Now()
 	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)
 	wall := time.Since(start).Seconds()
+	if f, ok := e.policy.(policies.Failer); ok {
+		if err := f.Err(); err != nil {
+			return fmt.Errorf("policy %s at t=%v: %w", e.policy.Name(), e.now, err)
+		}
+	}
 	if err := e.checkDecision(active, dec); err != nil {
 		return err
 	}

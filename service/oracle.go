@@ -1,0 +1,191 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// errAbandoned unwinds a policy blocked on an oracle answer whose round
+// was abandoned (its session expired, closed or the service shut down).
+var errAbandoned = errors.New("round abandoned")
+
+// A round of a policy with an oracle runs on a goroutine of its own; each
+// oracle call the policy makes that the session cannot answer from its
+// cache becomes a query the client answers (the policy's goroutine blocks
+// meanwhile). The goroutine's events are queries and, last, the decision.
+type event struct {
+	query    *OracleQuery
+	decision policies.Decision
+	desired  int   // the autoscaler's node count
+	err      error // the policy panicked or asked too much
+}
+
+// roundRun is one round in progress on its goroutine.
+type roundRun struct {
+	r       *round
+	events  chan event
+	answers chan OracleAnswer
+	abandon chan struct{}
+	cache   *oracleCache
+	asked   int // queries sent to the client
+	limit   int
+	pending *OracleQuery // the query awaiting its answer (handler's side)
+}
+
+// oracleCache keeps the answers to the oracle's pure facts (epochs,
+// iterations, iter_time, type_iter_time; not remaining_iterations, which
+// follows the job's progress) for the session's lifetime, per job: a job
+// is identified by its name, application and submission time, and its
+// entries go when it leaves the rounds. On a cluster of several GPU types
+// nothing is cached (a job's facts there follow the type it runs on).
+type oracleCache struct {
+	m map[string]map[string]OracleAnswer // job identity → query key → answer
+}
+
+func jobKey(j *policies.Job) string {
+	return j.Name + "\x00" + j.App + "\x00" + strconv.FormatFloat(j.Submit, 'g', -1, 64)
+}
+
+func queryKey(q *OracleQuery) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%d|%d|%v|%d|%s|", q.Method, q.Batch, q.Epoch, q.Local, q.Accum, q.GPUType)
+	for _, v := range q.Placement {
+		b.WriteString(strconv.Itoa(v))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// keep drops the entries of jobs not in jobs.
+func (c *oracleCache) keep(jobs []policies.Job) {
+	if len(c.m) == 0 {
+		return
+	}
+	live := make(map[string]bool, len(jobs))
+	for i := range jobs {
+		live[jobKey(&jobs[i])] = true
+	}
+	for k := range c.m {
+		if !live[k] {
+			delete(c.m, k)
+		}
+	}
+}
+
+// ask puts a query to the client (or answers it from the cache) and
+// blocks until it is answered.
+func (rr *roundRun) ask(j *policies.Job, q OracleQuery) OracleAnswer {
+	q.Job = j.Name
+	cacheable := q.Method != OracleRemainingIterations && len(rr.r.cluster.Types()) == 1
+	var jk, qk string
+	if cacheable {
+		jk, qk = jobKey(j), queryKey(&q)
+		if a, ok := rr.cache.m[jk][qk]; ok {
+			return a
+		}
+	}
+	if rr.asked >= rr.limit {
+		panic(fmt.Errorf("the policy asked more than %d oracle queries in one round", rr.limit))
+	}
+	rr.asked++
+	q.ID = rr.asked
+	select {
+	case rr.events <- event{query: &q}:
+	case <-rr.abandon:
+		panic(errAbandoned)
+	}
+	var a OracleAnswer
+	select {
+	case a = <-rr.answers:
+	case <-rr.abandon:
+		panic(errAbandoned)
+	}
+	if cacheable {
+		if rr.cache.m == nil {
+			rr.cache.m = map[string]map[string]OracleAnswer{}
+		}
+		if rr.cache.m[jk] == nil {
+			rr.cache.m[jk] = map[string]OracleAnswer{}
+		}
+		rr.cache.m[jk][qk] = a
+	}
+	return a
+}
+
+// checkAnswer checks an answer against the pending query.
+func checkAnswer(q *OracleQuery, a OracleAnswer) error {
+	if a.ID != q.ID {
+		return errorf("answers[0].id: %d does not answer the pending query %d", a.ID, q.ID)
+	}
+	if err := finite("answers[0].value", a.Value); err != nil {
+		return err
+	}
+	if q.Method == OracleEpochs && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
+		return errorf("answers[0].value: epochs must be an integer, got %v", a.Value)
+	}
+	if (q.Method == OracleTypeIterTime) != (a.OK != nil) {
+		if a.OK == nil {
+			return errorf("answers[0].ok: type_iter_time needs ok")
+		}
+		return errorf("answers[0].ok: only type_iter_time answers have ok")
+	}
+	return nil
+}
+
+// jobOracle is a job's oracle during a round: every call is a query.
+type jobOracle struct {
+	rr  *roundRun
+	job *policies.Job
+}
+
+var _ policies.Oracle = (*jobOracle)(nil)
+
+// Epochs implements policies.Oracle.
+func (o *jobOracle) Epochs() int {
+	return int(o.rr.ask(o.job, OracleQuery{Method: OracleEpochs}).Value)
+}
+
+// Iterations implements policies.Oracle.
+func (o *jobOracle) Iterations(batch, epoch int) float64 {
+	return o.rr.ask(o.job, OracleQuery{Method: OracleIterations, Batch: batch, Epoch: epoch}).Value
+}
+
+// IterTime implements policies.Oracle.
+func (o *jobOracle) IterTime(placement []int, local float64, accum int) float64 {
+	return o.rr.ask(o.job, OracleQuery{Method: OracleIterTime, Placement: append([]int(nil), placement...), Local: local, Accum: accum}).Value
+}
+
+// RemainingIterations implements policies.Oracle.
+func (o *jobOracle) RemainingIterations(batch int) float64 {
+	return o.rr.ask(o.job, OracleQuery{Method: OracleRemainingIterations, Batch: batch}).Value
+}
+
+// TypeIterTime implements policies.Oracle.
+func (o *jobOracle) TypeIterTime(t string, placement []int, batch int) (float64, bool) {
+	a := o.rr.ask(o.job, OracleQuery{Method: OracleTypeIterTime, GPUType: t, Placement: append([]int(nil), placement...), Batch: batch})
+	return a.Value, a.OK != nil && *a.OK
+}
+
+// Answer answers an oracle query from o (the client's side).
+func Answer(o policies.Oracle, q *OracleQuery) OracleAnswer {
+	a := OracleAnswer{ID: q.ID}
+	switch q.Method {
+	case OracleEpochs:
+		a.Value = float64(o.Epochs())
+	case OracleIterations:
+		a.Value = o.Iterations(q.Batch, q.Epoch)
+	case OracleIterTime:
+		a.Value = o.IterTime(q.Placement, q.Local, q.Accum)
+	case OracleRemainingIterations:
+		a.Value = o.RemainingIterations(q.Batch)
+	case OracleTypeIterTime:
+		v, ok := o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
+		a.Value, a.OK = v, &ok
+	}
+	return a
+}
