@@ -1,0 +1,75 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+)
+
+// Encode is the JSON text of one message (without a line end). A message
+// holding NaN or an infinity, which JSON cannot carry, is an error naming
+// the message's type.
+func Encode(msg any) ([]byte, error) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return nil, fmt.Errorf("%s message: %w", typeOf(msg), err)
+	}
+	return b, nil
+}
+
+// Decode reads one message: its envelope, then the message of that type,
+// returned as a pointer (*Hello, *Ready, *Round, *Decision,
+// *IncrementalRound, *IncrementalDecision, *Query, *Answer or *Error).
+// Unknown types, unknown fields and trailing data are errors.
+func Decode(data []byte) (any, error) {
+	var env Envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return nil, fmt.Errorf("not a JSON message: %w", err)
+	}
+	var msg any
+	switch env.Type {
+	case TypeHello:
+		msg = new(Hello)
+	case TypeReady:
+		msg = new(Ready)
+	case TypeRound:
+		msg = new(Round)
+	case TypeDecision:
+		msg = new(Decision)
+	case TypeIncrementalRound:
+		msg = new(IncrementalRound)
+	case TypeIncrementalDecision:
+		msg = new(IncrementalDecision)
+	case TypeQuery:
+		msg = new(Query)
+	case TypeAnswer:
+		msg = new(Answer)
+	case TypeError:
+		msg = new(Error)
+	case "":
+		return nil, fmt.Errorf("message without a \"type\"")
+	default:
+		return nil, fmt.Errorf("unknown message type %q", env.Type)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(msg); err != nil {
+		return nil, fmt.Errorf("%s message: %w", env.Type, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s message: data after the message", env.Type)
+	}
+	return msg, nil
+}
+
+// typeOf is the "type" of a message value, for errors.
+func typeOf(msg any) string {
+	v := reflect.Indirect(reflect.ValueOf(msg))
+	if v.Kind() == reflect.Struct {
+		if f := v.FieldByName("Type"); f.Kind() == reflect.String && f.String() != "" {
+			return f.String()
+		}
+	}
+	return fmt.Sprintf("%T", msg)
+}

@@ -1,0 +1,115 @@
+package protocol
+
+import (
+	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// FromJob is the wire form of j (its oracle left out). Slices and maps are
+// shared with j, not copied: encode the result before j changes.
+func FromJob(j *policies.Job) Job {
+	w := Job{
+		Name:        j.Name,
+		App:         j.App,
+		Submit:      j.Submit,
+		Age:         j.Age,
+		Restarts:    j.Restarts,
+		Attained:    j.Attained,
+		Alloc:       j.Alloc,
+		Request:     Request{GPUs: j.Request.GPUs, Batch: j.Request.Batch},
+		Limits:      fromLimits(j.Limits),
+		FixedBatch:  j.FixedBatch,
+		MaxGPUs:     j.MaxGPUs,
+		MaxSeenGPUs: j.MaxSeenGPUs,
+		Grad:        GradStats{Sqr: j.Grad.Sqr, Var: j.Grad.Var},
+		Epoch:       j.Epoch,
+		Types:       j.Types,
+	}
+	if j.Params != nil {
+		p := fromParams(*j.Params)
+		w.Params = &p
+	}
+	if j.TypeModels != nil {
+		w.TypeModels = make(map[string]TypeModel, len(j.TypeModels))
+		for t, m := range j.TypeModels {
+			w.TypeModels[t] = TypeModel{Params: fromParams(m.Params), Limits: fromLimits(m.Limits)}
+		}
+	}
+	return w
+}
+
+// Policies is the job as a policy in process sees it, without an oracle.
+func (w *Job) Policies() policies.Job {
+	j := policies.Job{
+		Name:        w.Name,
+		App:         w.App,
+		Submit:      w.Submit,
+		Age:         w.Age,
+		Restarts:    w.Restarts,
+		Attained:    w.Attained,
+		Alloc:       w.Alloc,
+		Request:     policies.Request{GPUs: w.Request.GPUs, Batch: w.Request.Batch},
+		Limits:      w.Limits.models(),
+		FixedBatch:  w.FixedBatch,
+		MaxGPUs:     w.MaxGPUs,
+		MaxSeenGPUs: w.MaxSeenGPUs,
+		Grad:        models.GradStats{Sqr: w.Grad.Sqr, Var: w.Grad.Var},
+		Epoch:       w.Epoch,
+		Types:       w.Types,
+	}
+	if w.Params != nil {
+		p := w.Params.models()
+		j.Params = &p
+	}
+	if w.TypeModels != nil {
+		j.TypeModels = make(map[string]policies.TypeModel, len(w.TypeModels))
+		for t, m := range w.TypeModels {
+			j.TypeModels[t] = policies.TypeModel{Params: m.Params.models(), Limits: m.Limits.models()}
+		}
+	}
+	return j
+}
+
+// FromCluster is the wire form of c.
+func FromCluster(c policies.Cluster) Cluster {
+	w := Cluster{Nodes: c.Nodes, GPUsPerNode: c.GPUsPerNode}
+	for _, p := range c.Pools {
+		w.Pools = append(w.Pools, Pool{Type: p.Type, Nodes: p.Nodes, GPUsPerNode: p.GPUsPerNode, Price: p.Price, Name: p.Name})
+	}
+	return w
+}
+
+// Policies is the cluster as policies.Cluster.
+func (w Cluster) Policies() policies.Cluster {
+	c := policies.Cluster{Nodes: w.Nodes, GPUsPerNode: w.GPUsPerNode}
+	for _, p := range w.Pools {
+		c.Pools = append(c.Pools, policies.Pool{Type: p.Type, Nodes: p.Nodes, GPUsPerNode: p.GPUsPerNode, Price: p.Price, Name: p.Name})
+	}
+	return c
+}
+
+// FromTraits is the wire form of t.
+func FromTraits(t policies.Traits) Traits {
+	return Traits{AdaptiveBatch: t.AdaptiveBatch, NeedsOracle: t.NeedsOracle, UserGPUs: t.UserGPUs}
+}
+
+// Policies is the traits as policies.Traits.
+func (t Traits) Policies() policies.Traits {
+	return policies.Traits{AdaptiveBatch: t.AdaptiveBatch, NeedsOracle: t.NeedsOracle, UserGPUs: t.UserGPUs}
+}
+
+func fromLimits(l models.Limits) Limits {
+	return Limits{InitBatch: l.InitBatch, MaxBatch: l.MaxBatch, MinLocal: l.MinLocal, MaxLocal: l.MaxLocal}
+}
+
+func (l Limits) models() models.Limits {
+	return models.Limits{InitBatch: l.InitBatch, MaxBatch: l.MaxBatch, MinLocal: l.MinLocal, MaxLocal: l.MaxLocal}
+}
+
+func fromParams(p models.Params) Params {
+	return Params{AlphaC: p.AlphaC, BetaC: p.BetaC, AlphaR: p.AlphaR, BetaR: p.BetaR, AlphaN: p.AlphaN, BetaN: p.BetaN, Gamma: p.Gamma}
+}
+
+func (p Params) models() models.Params {
+	return models.Params{AlphaC: p.AlphaC, BetaC: p.BetaC, AlphaR: p.AlphaR, BetaR: p.BetaR, AlphaN: p.AlphaN, BetaN: p.BetaN, Gamma: p.Gamma}
+}

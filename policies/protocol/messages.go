@@ -1,0 +1,236 @@
+package protocol
+
+import (
+	_ "embed"
+)
+
+// Version is the protocol version this package speaks.
+const Version = 1
+
+// Message types: the "type" field of every message.
+const (
+	TypeHello               = "hello"
+	TypeReady               = "ready"
+	TypeRound               = "round"
+	TypeDecision            = "decision"
+	TypeIncrementalRound    = "incremental_round"
+	TypeIncrementalDecision = "incremental_decision"
+	TypeQuery               = "query"
+	TypeAnswer              = "answer"
+	TypeError               = "error"
+)
+
+// Schema is the JSON Schema of every message (schema.json).
+//
+//go:embed schema.json
+var Schema []byte
+
+// Envelope is the part every message shares: its type. A reader decodes
+// the envelope first, then the message of that type.
+type Envelope struct {
+	Type string `json:"type"`
+}
+
+// Hello opens a conversation: the engine's protocol version and what the
+// policy may learn about the run (policies.Env).
+type Hello struct {
+	Type     string `json:"type"`
+	Protocol int    `json:"protocol"`
+	// Seed seeds any randomness of the policy.
+	Seed uint64 `json:"seed"`
+	// RestartDelay is the engine's restart delay after a re-allocation,
+	// seconds.
+	RestartDelay float64 `json:"restart_delay"`
+}
+
+// Ready answers Hello: the policy's protocol version, name, traits,
+// whether it decides incrementally, and its effective options (any JSON
+// object; recorded in the run's log, not interpreted).
+type Ready struct {
+	Type     string `json:"type"`
+	Protocol int    `json:"protocol"`
+	Name     string `json:"name"`
+	Traits   Traits `json:"traits"`
+	// Incremental says that the policy answers incremental_round
+	// messages (policies.Incremental); the engine then sends them
+	// whenever the simulator decides a run incrementally.
+	Incremental bool           `json:"incremental,omitempty"`
+	Options     map[string]any `json:"options,omitempty"`
+}
+
+// Traits is policies.Traits.
+type Traits struct {
+	AdaptiveBatch bool `json:"adaptive_batch"`
+	NeedsOracle   bool `json:"needs_oracle"`
+	UserGPUs      bool `json:"user_gpus"`
+}
+
+// Round asks for the allocations of one scheduling round
+// (policies.Policy.Schedule). Round numbers the policy's rounds from 1.
+type Round struct {
+	Type    string  `json:"type"`
+	Round   int     `json:"round"`
+	Now     float64 `json:"now"`
+	Cluster Cluster `json:"cluster"`
+	Jobs    []Job   `json:"jobs"`
+}
+
+// Decision answers Round: Alloc holds, for each job of the round in
+// order, its GPUs on each node (Cluster.Nodes entries), or null for none.
+type Decision struct {
+	Type  string  `json:"type"`
+	Round int     `json:"round"`
+	Alloc [][]int `json:"alloc"`
+}
+
+// IncrementalRound asks an incremental policy for one round's changes
+// (policies.Incremental.ScheduleIncremental). Added are the jobs that
+// became active, in increasing key; Updated the tracked jobs whose view
+// changed since it was last sent (every job holding GPUs, and those that
+// lost them since the last round), in increasing key; Removed the keys of
+// tracked jobs that finished. A tracked job not in Updated has the view
+// last sent for it (its Age then stale, as in process).
+type IncrementalRound struct {
+	Type    string  `json:"type"`
+	Round   int     `json:"round"`
+	Now     float64 `json:"now"`
+	Cluster Cluster `json:"cluster"`
+	Added   []Keyed `json:"added"`
+	Updated []Keyed `json:"updated"`
+	Removed []int64 `json:"removed"`
+}
+
+// Keyed is a job with the key that identifies it across incremental
+// rounds (policies.Tracked).
+type Keyed struct {
+	Key int64 `json:"key"`
+	Job Job   `json:"job"`
+}
+
+// IncrementalDecision answers IncrementalRound: the jobs whose allocation
+// changes, each at most once (policies.Change).
+type IncrementalDecision struct {
+	Type    string   `json:"type"`
+	Round   int      `json:"round"`
+	Changes []Change `json:"changes"`
+}
+
+// Change is a job's new allocation: GPUs per node, or null for none.
+type Change struct {
+	Key   int64 `json:"key"`
+	Alloc []int `json:"alloc"`
+}
+
+// Oracle facts a Query may ask for (the methods of policies.Oracle).
+const (
+	FactEpochs              = "epochs"
+	FactIterations          = "iterations"
+	FactIterTime            = "iter_time"
+	FactRemainingIterations = "remaining_iterations"
+	FactTypeIterTime        = "type_iter_time"
+)
+
+// Query asks the engine, within a round, one oracle fact about a job of
+// the round (by name); only a policy whose traits set needs_oracle may
+// ask. The arguments each fact takes: epochs none; iterations batch and
+// epoch; iter_time placement, local and accum; remaining_iterations
+// batch; type_iter_time gpu_type, placement and batch.
+type Query struct {
+	Type      string  `json:"type"`
+	Job       string  `json:"job"`
+	Fact      string  `json:"fact"`
+	Batch     int     `json:"batch,omitempty"`
+	Epoch     int     `json:"epoch,omitempty"`
+	Placement []int   `json:"placement,omitempty"`
+	Local     float64 `json:"local,omitempty"`
+	Accum     int     `json:"accum,omitempty"`
+	GPUType   string  `json:"gpu_type,omitempty"`
+}
+
+// Answer answers a Query: Value is the fact (epochs as a number); OK is
+// false only for type_iter_time on a type the job has no tables for.
+type Answer struct {
+	Type  string  `json:"type"`
+	Value float64 `json:"value"`
+	OK    bool    `json:"ok"`
+}
+
+// Error ends a conversation: what went wrong, in one line.
+type Error struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+// Cluster is policies.Cluster.
+type Cluster struct {
+	Nodes       int    `json:"nodes"`
+	GPUsPerNode int    `json:"gpus_per_node"`
+	Pools       []Pool `json:"pools,omitempty"`
+}
+
+// Pool is policies.Pool.
+type Pool struct {
+	Type        string  `json:"type"`
+	Nodes       int     `json:"nodes"`
+	GPUsPerNode int     `json:"gpus_per_node"`
+	Price       float64 `json:"price,omitempty"`
+	Name        string  `json:"name,omitempty"`
+}
+
+// Job is policies.Job without its oracle.
+type Job struct {
+	Name        string               `json:"name"`
+	App         string               `json:"app"`
+	Submit      float64              `json:"submit"`
+	Age         float64              `json:"age"`
+	Restarts    int                  `json:"restarts"`
+	Attained    float64              `json:"attained"`
+	Alloc       []int                `json:"alloc"`
+	Request     Request              `json:"request"`
+	Limits      Limits               `json:"limits"`
+	FixedBatch  int                  `json:"fixed_batch,omitempty"`
+	MaxGPUs     int                  `json:"max_gpus,omitempty"`
+	MaxSeenGPUs int                  `json:"max_seen_gpus"`
+	Params      *Params              `json:"params,omitempty"`
+	Grad        GradStats            `json:"grad"`
+	Epoch       int                  `json:"epoch"`
+	Types       []string             `json:"types,omitempty"`
+	TypeModels  map[string]TypeModel `json:"type_models,omitempty"`
+}
+
+// Request is policies.Request.
+type Request struct {
+	GPUs  int `json:"gpus"`
+	Batch int `json:"batch"`
+}
+
+// Limits is models.Limits.
+type Limits struct {
+	InitBatch int `json:"init_batch"`
+	MaxBatch  int `json:"max_batch"`
+	MinLocal  int `json:"min_local"`
+	MaxLocal  int `json:"max_local"`
+}
+
+// Params is models.Params (θ_sys).
+type Params struct {
+	AlphaC float64 `json:"alpha_c"`
+	BetaC  float64 `json:"beta_c"`
+	AlphaR float64 `json:"alpha_r"`
+	BetaR  float64 `json:"beta_r"`
+	AlphaN float64 `json:"alpha_n"`
+	BetaN  float64 `json:"beta_n"`
+	Gamma  float64 `json:"gamma"`
+}
+
+// GradStats is models.GradStats.
+type GradStats struct {
+	Sqr float64 `json:"sqr"`
+	Var float64 `json:"var"`
+}
+
+// TypeModel is policies.TypeModel.
+type TypeModel struct {
+	Params Params `json:"params"`
+	Limits Limits `json:"limits"`
+}

@@ -1,0 +1,111 @@
+package protocol
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/fifo"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// recorder is FIFO under other traits that, every round, sends the
+// round's input through the wire form and back: encoded, checked against
+// the schema, decoded and converted, it must equal what the engine gave.
+type recorder struct {
+	*fifo.Policy
+	t      *testing.T
+	root   *schemaNode
+	traits policies.Traits
+	rounds int
+	// seen counts what the rounds held, so the test knows what it covered.
+	params, typeModels, allocs int
+}
+
+func (r *recorder) Traits() policies.Traits { return r.traits }
+
+func (r *recorder) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	r.rounds++
+	msg := Round{Type: TypeRound, Round: r.rounds, Now: now, Cluster: FromCluster(c)}
+	for i := range jobs {
+		msg.Jobs = append(msg.Jobs, FromJob(&jobs[i]))
+	}
+	data, err := Encode(msg)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	validateMessage(r.t, r.root, data)
+	back, err := Decode(data)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	got := back.(*Round)
+	if got.Now != now || !reflect.DeepEqual(got.Cluster.Policies(), c) {
+		r.t.Errorf("round %d: now %v cluster %+v, sent %v %+v", r.rounds, got.Now, got.Cluster.Policies(), now, c)
+	}
+	for i := range jobs {
+		want := jobs[i]
+		if want.Oracle == nil {
+			r.t.Fatalf("round %d: job %s has no oracle under NeedsOracle", r.rounds, want.Name)
+		}
+		want.Oracle = nil
+		if g := got.Jobs[i].Policies(); !reflect.DeepEqual(g, want) {
+			r.t.Errorf("round %d job %d: back from the wire\n%+v\nsent\n%+v", r.rounds, i, g, want)
+		}
+		if want.Params != nil {
+			r.params++
+		}
+		if want.TypeModels != nil {
+			r.typeModels++
+		}
+		if want.Alloc != nil {
+			r.allocs++
+		}
+	}
+	d := r.Policy.Schedule(now, c, jobs)
+	data, err = Encode(Decision{Type: TypeDecision, Round: r.rounds, Alloc: d.Alloc})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	validateMessage(r.t, r.root, data)
+	return d
+}
+
+// TestRealRoundsRoundTrip: the rounds of two real simulations (an
+// untyped cluster and a T4 + A100 one under an adaptive policy, so that
+// fitted θ_sys and per-type models are on the wire) survive the wire form
+// bit for bit and validate against the schema.
+func TestRealRoundsRoundTrip(t *testing.T) {
+	w := &traces.Workload{Source: "test", Jobs: []traces.Job{
+		{Name: "cifar10-0", Time: 0, App: "cifar10", Replicas: 2, Batch: 256},
+		{Name: "ncf-1", Time: 30, App: "ncf", Replicas: 1, Batch: 32768},
+		{Name: "cifar10-2", Time: 200, App: "cifar10", Replicas: 4, Batch: 512},
+		{Name: "bert-3", Time: 400, App: "bert", Replicas: 4, Batch: 32},
+	}}
+	for _, tc := range []struct {
+		name    string
+		cluster policies.Cluster
+		traits  policies.Traits
+	}{
+		{"untyped", policies.Cluster{Nodes: 2, GPUsPerNode: 4}, policies.Traits{NeedsOracle: true, UserGPUs: true}},
+		{"t4+a100", policies.NewCluster(policies.Pool{Type: "t4", Nodes: 1, GPUsPerNode: 4, Price: 1.5, Name: "old"},
+			policies.Pool{Type: "a100", Nodes: 1, GPUsPerNode: 8}), policies.Traits{AdaptiveBatch: true, NeedsOracle: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &recorder{Policy: fifo.New(), t: t, root: loadSchema(t), traits: tc.traits}
+			cfg := sim.DefaultConfig()
+			cfg.Cluster, cfg.Rounds, cfg.FullRounds = tc.cluster, sim.RoundsNone, true
+			if _, err := sim.Run(cfg, profiles.Default(), w, r); err != nil {
+				t.Fatal(err)
+			}
+			if r.rounds < 10 || r.allocs == 0 {
+				t.Errorf("%d rounds, %d job views holding GPUs: the test covers too little", r.rounds, r.allocs)
+			}
+			if tc.traits.AdaptiveBatch && (r.params == 0 || r.typeModels == 0) {
+				t.Errorf("adaptive run: %d views with params, %d with type models", r.params, r.typeModels)
+			}
+		})
+	}
+}
