@@ -13,6 +13,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 
 // RemoteOptions are the options of the policy "remote": where the service
@@ -123,7 +124,7 @@ func NewRemote(o RemoteOptions, env policies.Env) (*Remote, error) {
 		return nil, err
 	}
 	p.session = resp.Session
-	p.traits = policies.Traits{AdaptiveBatch: resp.Traits.AdaptiveBatch, NeedsOracle: resp.Traits.NeedsOracle, UserGPUs: resp.Traits.UserGPUs}
+	p.traits = resp.Traits.Policies()
 	return p, nil
 }
 
@@ -170,13 +171,12 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 		if !ok || jobs[i].Oracle == nil {
 			return policies.Decision{}, fmt.Errorf("the service asked about job %q, which has no oracle this round", q.Job)
 		}
-		switch q.Method {
-		case OracleEpochs, OracleIterations, OracleIterTime, OracleRemainingIterations, OracleTypeIterTime:
-		default:
-			return policies.Decision{}, fmt.Errorf("the service asked an unknown oracle method %q", q.Method)
+		a, err := Answer(jobs[i].Oracle, &q)
+		if err != nil {
+			return policies.Decision{}, fmt.Errorf("the service asked: %w", err)
 		}
 		resp = RoundResponse{}
-		if err := p.call("POST", path+"/oracle", OracleAnswers{Answers: []OracleAnswer{Answer(jobs[i].Oracle, &q)}}, &resp); err != nil {
+		if err := p.call("POST", path+"/oracle", OracleAnswers{Answers: []protocol.Answer{a}}, &resp); err != nil {
 			return policies.Decision{}, err
 		}
 	}

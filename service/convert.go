@@ -5,8 +5,8 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 
 // Bounds of one round, beyond the body size.
@@ -146,69 +146,71 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 			return err
 		}
 	}
-	*j = policies.Job{
+	pj := protocol.Job{
 		Name: w.Name, App: w.Application, Submit: w.SubmissionTime, Age: r.now - w.SubmissionTime,
 		Restarts: w.Restarts, Attained: w.Attained,
-		Request:    policies.Request{GPUs: w.RequestGPUs, Batch: w.RequestBatch},
+		Request:    protocol.Request{GPUs: w.RequestGPUs, Batch: w.RequestBatch},
 		FixedBatch: w.FixedBatch, MaxGPUs: w.MaxReplicas, Epoch: w.Epoch,
 	}
 	if len(w.Allocation) > 0 {
 		if len(w.Allocation) > r.cluster.TotalGPUs() {
 			return errorf("%s.allocation: %d replicas, more than the cluster's %d GPUs", f, len(w.Allocation), r.cluster.TotalGPUs())
 		}
-		j.Alloc = make([]int, len(r.names))
+		pj.Alloc = make([]int, len(r.names))
 		for k, name := range w.Allocation {
 			n, ok := r.index[name]
 			if !ok {
 				return errorf("%s.allocation[%d]: node %q is not in nodes", f, k, name)
 			}
-			j.Alloc[n]++
+			pj.Alloc[n]++
 			used[n]++
 		}
-		for n, v := range j.Alloc {
+		for n, v := range pj.Alloc {
 			if v > r.cluster.NodeGPUs(n) {
 				return errorf("%s.allocation: %d replicas on node %q, which has %d GPUs", f, v, r.names[n], r.cluster.NodeGPUs(n))
 			}
 		}
 	}
 	if w.Hints != nil {
-		p, lim, seen, grad, err := decodeHints(f+".hints", w.Hints)
-		if err != nil {
+		if err := decodeHints(f+".hints", w.Hints, &pj.Params, &pj.Limits); err != nil {
 			return err
 		}
-		j.Params, j.Limits, j.MaxSeenGPUs, j.Grad = p, lim, seen, grad
-	}
-	if len(w.GPUTypes) > 0 {
-		j.Types = append([]string(nil), w.GPUTypes...)
-	}
-	if len(w.TypeHints) > 0 {
-		j.TypeModels = make(map[string]policies.TypeModel, len(w.TypeHints))
-		for t, h := range w.TypeHints {
-			p, lim, _, _, err := decodeHints(f+".type_hints["+strconv.Quote(t)+"]", &h)
-			if err != nil {
-				return err
-			}
-			if p == nil {
-				return errorf("%s.type_hints[%q].perfParams: missing", f, t)
-			}
-			j.TypeModels[t] = policies.TypeModel{Params: *p, Limits: lim}
+		pj.MaxSeenGPUs = w.Hints.MaxProfiledReplicas
+		if g := w.Hints.GradParams; g != nil {
+			pj.Grad = protocol.GradStats{Sqr: g.Norm, Var: g.Var}
 		}
 	}
+	if len(w.GPUTypes) > 0 {
+		pj.Types = append([]string(nil), w.GPUTypes...)
+	}
+	if len(w.TypeHints) > 0 {
+		pj.TypeModels = make(map[string]protocol.TypeModel, len(w.TypeHints))
+		for t, h := range w.TypeHints {
+			var m protocol.TypeModel
+			p := &m.Params
+			if err := decodeHints(f+".type_hints["+strconv.Quote(t)+"]", &h, &p, &m.Limits); err != nil {
+				return err
+			}
+			if h.PerfParams == nil {
+				return errorf("%s.type_hints[%q].perfParams: missing", f, t)
+			}
+			pj.TypeModels[t] = m
+		}
+	}
+	*j = pj.Policies()
 	return nil
 }
 
-// decodeHints checks a job's hints and returns its θ_sys (nil without
-// perfParams), batch limits, most GPUs profiled and gradient statistics.
-func decodeHints(f string, h *Hints) (*models.Params, models.Limits, int, models.GradStats, error) {
-	var lim models.Limits
-	var grad models.GradStats
+// decodeHints checks a job's hints and sets its θ_sys (*params, left
+// alone without perfParams) and batch limits.
+func decodeHints(f string, h *Hints, params **protocol.Params, lim *protocol.Limits) error {
 	for _, c := range []struct {
 		name string
 		v    int
 	}{{"initBatchSize", h.InitBatchSize}, {"globalBatchSize", h.GlobalBatchSize}, {"maxBatchSize", h.MaxBatchSize},
 		{"maxProfiledReplicas", h.MaxProfiledReplicas}} {
 		if err := count(f+"."+c.name, c.v); err != nil {
-			return nil, lim, 0, grad, err
+			return err
 		}
 	}
 	lim.InitBatch, lim.MaxBatch = h.InitBatchSize, h.MaxBatchSize
@@ -217,21 +219,19 @@ func decodeHints(f string, h *Hints) (*models.Params, models.Limits, int, models
 	case 2:
 		lim.MinLocal, lim.MaxLocal = h.LocalBszBounds[0], h.LocalBszBounds[1]
 		if lim.MinLocal < 0 || lim.MaxLocal < lim.MinLocal {
-			return nil, lim, 0, grad, errorf("%s.localBszBounds: want [min, max] with 0 ≤ min ≤ max, got %v", f, h.LocalBszBounds)
+			return errorf("%s.localBszBounds: want [min, max] with 0 ≤ min ≤ max, got %v", f, h.LocalBszBounds)
 		}
 	default:
-		return nil, lim, 0, grad, errorf("%s.localBszBounds: want [min, max], got %d numbers", f, len(h.LocalBszBounds))
+		return errorf("%s.localBszBounds: want [min, max], got %d numbers", f, len(h.LocalBszBounds))
 	}
 	if g := h.GradParams; g != nil {
 		if err := finite(f+".gradParams.norm", g.Norm); err != nil {
-			return nil, lim, 0, grad, err
+			return err
 		}
 		if err := finite(f+".gradParams.var", g.Var); err != nil {
-			return nil, lim, 0, grad, err
+			return err
 		}
-		grad = models.GradStats{Sqr: g.Norm, Var: g.Var}
 	}
-	var p *models.Params
 	if pp := h.PerfParams; pp != nil {
 		for _, c := range []struct {
 			name string
@@ -239,13 +239,15 @@ func decodeHints(f string, h *Hints) (*models.Params, models.Limits, int, models
 		}{{"alpha_c", pp.AlphaC}, {"beta_c", pp.BetaC}, {"alpha_n", pp.AlphaN}, {"beta_n", pp.BetaN},
 			{"alpha_r", pp.AlphaR}, {"beta_r", pp.BetaR}, {"gamma", pp.Gamma}} {
 			if err := finite(f+".perfParams."+c.name, c.v); err != nil {
-				return nil, lim, 0, grad, err
+				return err
 			}
 		}
-		p = &models.Params{AlphaC: pp.AlphaC, BetaC: pp.BetaC, AlphaN: pp.AlphaN, BetaN: pp.BetaN,
-			AlphaR: pp.AlphaR, BetaR: pp.BetaR, Gamma: pp.Gamma}
+		if *params == nil {
+			*params = new(protocol.Params)
+		}
+		**params = *pp
 	}
-	return p, lim, h.MaxProfiledReplicas, grad, nil
+	return nil
 }
 
 // NodeName is the name the client gives node n of a simulated cluster.
@@ -260,17 +262,17 @@ func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequ
 		req.Nodes[n] = Node{Name: NodeName(n), GPUs: c.NodeGPUs(n), GPUType: c.NodeType(n)}
 	}
 	for i := range jobs {
-		j := &jobs[i]
-		w := Job{Name: j.Name, Application: j.App, SubmissionTime: j.Submit, Restarts: j.Restarts,
-			Attained: j.Attained, Allocation: replicas(j.Alloc, NodeName),
-			RequestGPUs: j.Request.GPUs, RequestBatch: j.Request.Batch, FixedBatch: j.FixedBatch,
-			MaxReplicas: j.MaxGPUs, Epoch: j.Epoch, GPUTypes: j.Types}
-		w.Hints = encodeHints(j.Params, j.Limits)
-		w.Hints.MaxProfiledReplicas = j.MaxSeenGPUs
-		w.Hints.GradParams = &GradParams{Norm: j.Grad.Sqr, Var: j.Grad.Var}
-		if len(j.TypeModels) > 0 {
-			w.TypeHints = make(map[string]Hints, len(j.TypeModels))
-			for t, m := range j.TypeModels {
+		pj := protocol.FromJob(&jobs[i])
+		w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Restarts: pj.Restarts,
+			Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
+			RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
+			MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}
+		w.Hints = encodeHints(pj.Params, pj.Limits)
+		w.Hints.MaxProfiledReplicas = pj.MaxSeenGPUs
+		w.Hints.GradParams = &GradParams{Norm: pj.Grad.Sqr, Var: pj.Grad.Var}
+		if len(pj.TypeModels) > 0 {
+			w.TypeHints = make(map[string]Hints, len(pj.TypeModels))
+			for t, m := range pj.TypeModels {
 				w.TypeHints[t] = *encodeHints(&m.Params, m.Limits)
 			}
 		}
@@ -280,14 +282,10 @@ func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequ
 }
 
 // encodeHints writes θ_sys (nil: none) and batch limits as hints.
-func encodeHints(p *models.Params, lim models.Limits) *Hints {
-	h := &Hints{InitBatchSize: lim.InitBatch, MaxBatchSize: lim.MaxBatch}
+func encodeHints(p *protocol.Params, lim protocol.Limits) *Hints {
+	h := &Hints{InitBatchSize: lim.InitBatch, MaxBatchSize: lim.MaxBatch, PerfParams: p}
 	if lim.MinLocal != 0 || lim.MaxLocal != 0 {
 		h.LocalBszBounds = []int{lim.MinLocal, lim.MaxLocal}
-	}
-	if p != nil {
-		h.PerfParams = &PerfParams{AlphaC: p.AlphaC, BetaC: p.BetaC, AlphaN: p.AlphaN, BetaN: p.BetaN,
-			AlphaR: p.AlphaR, BetaR: p.BetaR, Gamma: p.Gamma}
 	}
 	return h
 }

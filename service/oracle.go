@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 
 // errAbandoned unwinds a policy blocked on an oracle answer whose round
@@ -19,7 +20,7 @@ var errAbandoned = errors.New("round abandoned")
 // cache becomes a query the client answers (the policy's goroutine blocks
 // meanwhile). The goroutine's events are queries and, last, the decision.
 type event struct {
-	query    *OracleQuery
+	query    *protocol.Query
 	decision policies.Decision
 	desired  int   // the autoscaler's node count
 	err      error // the policy panicked or asked too much
@@ -29,12 +30,12 @@ type event struct {
 type roundRun struct {
 	r       *round
 	events  chan event
-	answers chan OracleAnswer
+	answers chan protocol.Answer
 	abandon chan struct{}
 	cache   *oracleCache
 	asked   int // queries sent to the client
 	limit   int
-	pending *OracleQuery // the query awaiting its answer (handler's side)
+	pending *protocol.Query // the query awaiting its answer (handler's side)
 }
 
 // oracleCache keeps the answers to the oracle's pure facts (epochs,
@@ -44,16 +45,16 @@ type roundRun struct {
 // entries go when it leaves the rounds. On a cluster of several GPU types
 // nothing is cached (a job's facts there follow the type it runs on).
 type oracleCache struct {
-	m map[string]map[string]OracleAnswer // job identity → query key → answer
+	m map[string]map[string]protocol.Answer // job identity → query key → answer
 }
 
 func jobKey(j *policies.Job) string {
 	return j.Name + "\x00" + j.App + "\x00" + strconv.FormatFloat(j.Submit, 'g', -1, 64)
 }
 
-func queryKey(q *OracleQuery) string {
+func queryKey(q *protocol.Query) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s|%d|%d|%v|%d|%s|", q.Method, q.Batch, q.Epoch, q.Local, q.Accum, q.GPUType)
+	fmt.Fprintf(&b, "%s|%d|%d|%v|%d|%s|", q.Fact, q.Batch, q.Epoch, q.Local, q.Accum, q.GPUType)
 	for _, v := range q.Placement {
 		b.WriteString(strconv.Itoa(v))
 		b.WriteByte(',')
@@ -79,9 +80,9 @@ func (c *oracleCache) keep(jobs []policies.Job) {
 
 // ask puts a query to the client (or answers it from the cache) and
 // blocks until it is answered.
-func (rr *roundRun) ask(j *policies.Job, q OracleQuery) OracleAnswer {
+func (rr *roundRun) ask(j *policies.Job, q protocol.Query) protocol.Answer {
 	q.Job = j.Name
-	cacheable := q.Method != OracleRemainingIterations && len(rr.r.cluster.Types()) == 1
+	cacheable := q.Fact != protocol.FactRemainingIterations && len(rr.r.cluster.Types()) == 1
 	var jk, qk string
 	if cacheable {
 		jk, qk = jobKey(j), queryKey(&q)
@@ -93,13 +94,13 @@ func (rr *roundRun) ask(j *policies.Job, q OracleQuery) OracleAnswer {
 		panic(fmt.Errorf("the policy asked more than %d oracle queries in one round", rr.limit))
 	}
 	rr.asked++
-	q.ID = rr.asked
+	q.Type = protocol.TypeQuery
 	select {
 	case rr.events <- event{query: &q}:
 	case <-rr.abandon:
 		panic(errAbandoned)
 	}
-	var a OracleAnswer
+	var a protocol.Answer
 	select {
 	case a = <-rr.answers:
 	case <-rr.abandon:
@@ -107,32 +108,29 @@ func (rr *roundRun) ask(j *policies.Job, q OracleQuery) OracleAnswer {
 	}
 	if cacheable {
 		if rr.cache.m == nil {
-			rr.cache.m = map[string]map[string]OracleAnswer{}
+			rr.cache.m = map[string]map[string]protocol.Answer{}
 		}
 		if rr.cache.m[jk] == nil {
-			rr.cache.m[jk] = map[string]OracleAnswer{}
+			rr.cache.m[jk] = map[string]protocol.Answer{}
 		}
 		rr.cache.m[jk][qk] = a
 	}
 	return a
 }
 
-// checkAnswer checks an answer against the pending query.
-func checkAnswer(q *OracleQuery, a OracleAnswer) error {
-	if a.ID != q.ID {
-		return errorf("answers[0].id: %d does not answer the pending query %d", a.ID, q.ID)
+// checkAnswer checks an answer to query q.
+func checkAnswer(q *protocol.Query, a protocol.Answer) error {
+	if a.Type != protocol.TypeAnswer {
+		return errorf("answers[0].type: want %q, got %q", protocol.TypeAnswer, a.Type)
 	}
 	if err := finite("answers[0].value", a.Value); err != nil {
 		return err
 	}
-	if q.Method == OracleEpochs && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
+	if q.Fact == protocol.FactEpochs && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
 		return errorf("answers[0].value: epochs must be an integer, got %v", a.Value)
 	}
-	if (q.Method == OracleTypeIterTime) != (a.OK != nil) {
-		if a.OK == nil {
-			return errorf("answers[0].ok: type_iter_time needs ok")
-		}
-		return errorf("answers[0].ok: only type_iter_time answers have ok")
+	if !a.OK && q.Fact != protocol.FactTypeIterTime {
+		return errorf("answers[0].ok: false answers only type_iter_time")
 	}
 	return nil
 }
@@ -147,45 +145,47 @@ var _ policies.Oracle = (*jobOracle)(nil)
 
 // Epochs implements policies.Oracle.
 func (o *jobOracle) Epochs() int {
-	return int(o.rr.ask(o.job, OracleQuery{Method: OracleEpochs}).Value)
+	return int(o.rr.ask(o.job, protocol.Query{Fact: protocol.FactEpochs}).Value)
 }
 
 // Iterations implements policies.Oracle.
 func (o *jobOracle) Iterations(batch, epoch int) float64 {
-	return o.rr.ask(o.job, OracleQuery{Method: OracleIterations, Batch: batch, Epoch: epoch}).Value
+	return o.rr.ask(o.job, protocol.Query{Fact: protocol.FactIterations, Batch: batch, Epoch: epoch}).Value
 }
 
 // IterTime implements policies.Oracle.
 func (o *jobOracle) IterTime(placement []int, local float64, accum int) float64 {
-	return o.rr.ask(o.job, OracleQuery{Method: OracleIterTime, Placement: append([]int(nil), placement...), Local: local, Accum: accum}).Value
+	return o.rr.ask(o.job, protocol.Query{Fact: protocol.FactIterTime, Placement: append([]int(nil), placement...), Local: local, Accum: accum}).Value
 }
 
 // RemainingIterations implements policies.Oracle.
 func (o *jobOracle) RemainingIterations(batch int) float64 {
-	return o.rr.ask(o.job, OracleQuery{Method: OracleRemainingIterations, Batch: batch}).Value
+	return o.rr.ask(o.job, protocol.Query{Fact: protocol.FactRemainingIterations, Batch: batch}).Value
 }
 
 // TypeIterTime implements policies.Oracle.
 func (o *jobOracle) TypeIterTime(t string, placement []int, batch int) (float64, bool) {
-	a := o.rr.ask(o.job, OracleQuery{Method: OracleTypeIterTime, GPUType: t, Placement: append([]int(nil), placement...), Batch: batch})
-	return a.Value, a.OK != nil && *a.OK
+	a := o.rr.ask(o.job, protocol.Query{Fact: protocol.FactTypeIterTime, GPUType: t, Placement: append([]int(nil), placement...), Batch: batch})
+	return a.Value, a.OK
 }
 
-// Answer answers an oracle query from o (the client's side).
-func Answer(o policies.Oracle, q *OracleQuery) OracleAnswer {
-	a := OracleAnswer{ID: q.ID}
-	switch q.Method {
-	case OracleEpochs:
+// Answer answers an oracle query from o (the client's side); an unknown
+// fact is an error.
+func Answer(o policies.Oracle, q *protocol.Query) (protocol.Answer, error) {
+	a := protocol.Answer{Type: protocol.TypeAnswer, OK: true}
+	switch q.Fact {
+	case protocol.FactEpochs:
 		a.Value = float64(o.Epochs())
-	case OracleIterations:
+	case protocol.FactIterations:
 		a.Value = o.Iterations(q.Batch, q.Epoch)
-	case OracleIterTime:
+	case protocol.FactIterTime:
 		a.Value = o.IterTime(q.Placement, q.Local, q.Accum)
-	case OracleRemainingIterations:
+	case protocol.FactRemainingIterations:
 		a.Value = o.RemainingIterations(q.Batch)
-	case OracleTypeIterTime:
-		v, ok := o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
-		a.Value, a.OK = v, &ok
+	case protocol.FactTypeIterTime:
+		a.Value, a.OK = o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
+	default:
+		return a, fmt.Errorf("unknown oracle fact %q", q.Fact)
 	}
-	return a
+	return a, nil
 }

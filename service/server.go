@@ -19,6 +19,7 @@ import (
 	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 
 // Limits bound what the service accepts and keeps.
@@ -180,7 +181,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	}
 	opts, _ := json.Marshal(sess.opts)
 	writeJSON(w, 201, SessionResponse{Session: sess.s.id, Policy: req.Policy, Options: opts,
-		Traits:      Traits{AdaptiveBatch: sess.s.traits.AdaptiveBatch, NeedsOracle: sess.s.traits.NeedsOracle, UserGPUs: sess.s.traits.UserGPUs},
+		Traits:      protocol.FromTraits(sess.s.traits),
 		IdleTimeout: s.lim.IdleTimeout.Seconds()})
 }
 
@@ -279,7 +280,7 @@ func (s *Server) postRound(w http.ResponseWriter, r *http.Request) {
 	}
 	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
 		if sess.run != nil {
-			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to oracle query %d (POST /v1/sessions/%s/oracle)", sess.id, sess.run.pending.ID, sess.id)
+			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
 		}
 		return sess.next(sess.start(rd, s.lim.MaxOracleQueries))
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 
 // session is one client's scheduling session: a policy instance with its
@@ -32,7 +33,7 @@ type session struct {
 
 // start begins deciding round r on a goroutine of its own.
 func (s *session) start(r *round, limit int) *roundRun {
-	rr := &roundRun{r: r, events: make(chan event), answers: make(chan OracleAnswer), abandon: make(chan struct{}),
+	rr := &roundRun{r: r, events: make(chan event), answers: make(chan protocol.Answer), abandon: make(chan struct{}),
 		cache: &s.cache, limit: limit}
 	s.cache.keep(r.jobs)
 	if s.traits.NeedsOracle {
@@ -85,7 +86,7 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 	}
 	if ev.query != nil {
 		s.run, rr.pending = rr, ev.query
-		return RoundResponse{OracleQueries: []OracleQuery{*ev.query}}, 200, nil
+		return RoundResponse{OracleQueries: []protocol.Query{*ev.query}}, 200, nil
 	}
 	s.run = nil
 	if ev.err == nil {

@@ -1,6 +1,10 @@
 package service
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/polluxsim/polluxsim/policies/protocol"
+)
 
 // The messages of the service, as JSON. Field names in snake_case are
 // polluxsim's; the hints of a job keep AdaptDL's camelCase keys so that an
@@ -37,16 +41,9 @@ type SessionResponse struct {
 	Policy  string `json:"policy"`
 	// Options are the policy's effective options, defaults included.
 	Options json.RawMessage `json:"options"`
-	Traits  Traits          `json:"traits"`
+	Traits  protocol.Traits `json:"traits"`
 	// IdleTimeout is how long the session lives without a request.
 	IdleTimeout float64 `json:"idle_timeout_s"`
-}
-
-// Traits are policies.Traits: how the caller must treat jobs.
-type Traits struct {
-	AdaptiveBatch bool `json:"adaptive_batch"`
-	NeedsOracle   bool `json:"needs_oracle"`
-	UserGPUs      bool `json:"user_gpus"`
 }
 
 // RoundRequest is one scheduling round (POST /v1/sessions/{id}/rounds).
@@ -110,14 +107,14 @@ type Job struct {
 // the keys the service reads. globalBatchSize and gradientAccumulation are
 // accepted and not used (docs/serve.md says why).
 type Hints struct {
-	InitBatchSize        int         `json:"initBatchSize"`
-	LocalBszBounds       []int       `json:"localBszBounds,omitempty"`
-	GlobalBatchSize      int         `json:"globalBatchSize,omitempty"`
-	MaxBatchSize         int         `json:"maxBatchSize,omitempty"`
-	MaxProfiledReplicas  int         `json:"maxProfiledReplicas,omitempty"`
-	GradientAccumulation *bool       `json:"gradientAccumulation,omitempty"`
-	GradParams           *GradParams `json:"gradParams,omitempty"`
-	PerfParams           *PerfParams `json:"perfParams,omitempty"`
+	InitBatchSize        int              `json:"initBatchSize"`
+	LocalBszBounds       []int            `json:"localBszBounds,omitempty"`
+	GlobalBatchSize      int              `json:"globalBatchSize,omitempty"`
+	MaxBatchSize         int              `json:"maxBatchSize,omitempty"`
+	MaxProfiledReplicas  int              `json:"maxProfiledReplicas,omitempty"`
+	GradientAccumulation *bool            `json:"gradientAccumulation,omitempty"`
+	GradParams           *GradParams      `json:"gradParams,omitempty"`
+	PerfParams           *protocol.Params `json:"perfParams,omitempty"`
 }
 
 // GradParams are a job's gradient statistics as AdaptDL's clients send
@@ -128,21 +125,10 @@ type GradParams struct {
 	Var  float64 `json:"var"`
 }
 
-// PerfParams are the fitted throughput parameters θ_sys (AdaptDL's
-// PerfParams).
-type PerfParams struct {
-	AlphaC float64 `json:"alpha_c"`
-	BetaC  float64 `json:"beta_c"`
-	AlphaN float64 `json:"alpha_n"`
-	BetaN  float64 `json:"beta_n"`
-	AlphaR float64 `json:"alpha_r"`
-	BetaR  float64 `json:"beta_r"`
-	Gamma  float64 `json:"gamma"`
-}
-
 // RoundResponse is the answer to a round or to oracle answers: either
 // the decision (Jobs) or, for a policy with an oracle, OracleQueries to
-// answer first (POST /v1/sessions/{id}/oracle).
+// answer first (POST /v1/sessions/{id}/oracle). The queries are the
+// protocol's query messages (policies/protocol), one at a time.
 type RoundResponse struct {
 	// Jobs hold, in the request's order, each job's new allocation and
 	// configuration.
@@ -151,7 +137,7 @@ type RoundResponse struct {
 	DesiredNodes int `json:"desired_nodes,omitempty"`
 	// OracleQueries, when present, are questions the policy asks about
 	// the jobs; there is no decision yet.
-	OracleQueries []OracleQuery `json:"oracle_queries,omitempty"`
+	OracleQueries []protocol.Query `json:"oracle_queries,omitempty"`
 }
 
 // Decision is one job's allocation after a round.
@@ -167,41 +153,10 @@ type Decision struct {
 	BatchSize  int `json:"batch_size,omitempty"`
 }
 
-// Oracle query methods (policies.Oracle).
-const (
-	OracleEpochs              = "epochs"
-	OracleIterations          = "iterations"
-	OracleIterTime            = "iter_time"
-	OracleRemainingIterations = "remaining_iterations"
-	OracleTypeIterTime        = "type_iter_time"
-)
-
-// OracleQuery is one call of policies.Oracle on a job: Method and the
-// arguments it takes (Batch, Epoch, Placement as GPUs per node in the
-// round's node order, Local, Accum, GPUType).
-type OracleQuery struct {
-	ID        int     `json:"id"`
-	Job       string  `json:"job"`
-	Method    string  `json:"method"`
-	Batch     int     `json:"batch,omitempty"`
-	Epoch     int     `json:"epoch,omitempty"`
-	Placement []int   `json:"placement,omitempty"`
-	Local     float64 `json:"local,omitempty"`
-	Accum     int     `json:"accum,omitempty"`
-	GPUType   string  `json:"gpu_type,omitempty"`
-}
-
-// OracleAnswers answer the pending queries of a session.
+// OracleAnswers answer the pending oracle query of a session: exactly
+// one protocol answer message.
 type OracleAnswers struct {
-	Answers []OracleAnswer `json:"answers"`
-}
-
-// OracleAnswer answers one query: Value, and for type_iter_time OK (false:
-// the job has no tables of that type).
-type OracleAnswer struct {
-	ID    int     `json:"id"`
-	Value float64 `json:"value"`
-	OK    *bool   `json:"ok,omitempty"`
+	Answers []protocol.Answer `json:"answers"`
 }
 
 // ErrorResponse is the body of every 4xx and 5xx answer: one line.
