@@ -5,9 +5,10 @@ import "github.com/polluxsim/polluxsim/models"
 // ConfigureWith returns the per-GPU batch m, accumulation steps s and
 // total batch k·m·(s+1) a job runs at on k GPUs, as its agent picks them:
 // the user's batch (request) under a non-adaptive policy; the
-// application's fixed batch when positive; before any fitted model
-// (fitted false) M0 or the smallest batch the GPUs hold; otherwise best's
-// goodput-optimal configuration. The simulator's agents and the live
+// application's fixed batch when positive; otherwise, before any fitted
+// model (fitted false), M0 or the smallest batch the GPUs hold (one
+// sample per GPU at least), and with one best's goodput-optimal
+// configuration. The simulator's agents and the live
 // service both configure jobs through it.
 func ConfigureWith(adaptive bool, request, fixedApp int, fitted bool, lim models.Limits, k int, best func() models.Config) (m, s, batch int) {
 	fixed := 0
@@ -16,8 +17,9 @@ func ConfigureWith(adaptive bool, request, fixedApp int, fitted bool, lim models
 		fixed = request
 	case fixedApp > 0:
 		fixed = fixedApp
-	case !fitted:
-		fixed = max(lim.InitBatch, lim.MinLocal*k)
+	}
+	if fixed <= 0 && !fitted {
+		fixed = max(lim.InitBatch, lim.MinLocal*k, k)
 	}
 	if fixed > 0 {
 		m, s, _ = lim.Split(k, float64(fixed))

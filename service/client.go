@@ -58,31 +58,37 @@ func init() {
 // maxTokenBytes bounds a token file.
 const maxTokenBytes = 4096
 
-// readToken reads the bearer token from a file or the environment.
-func readToken(o RemoteOptions) (string, error) {
+// ReadToken reads a bearer token from a file (file) or an environment
+// variable (env), at most one of them set; neither gives "" (no token).
+// The token is never a command-line value, which other users see in ps.
+func ReadToken(file, env string) (string, error) {
+	o := RemoteOptions{TokenFile: file, TokenEnv: env}
+	if file != "" && env != "" {
+		return "", errors.New("a token from a file or from the environment: set one, not both")
+	}
 	switch {
 	case o.TokenFile != "":
 		f, err := inputfile.Open(o.TokenFile)
 		if err != nil {
-			return "", fmt.Errorf("token_file: %w", err)
+			return "", fmt.Errorf("token file: %w", err)
 		}
 		defer f.Close()
 		data, err := io.ReadAll(io.LimitReader(f, maxTokenBytes+1))
 		if err != nil {
-			return "", fmt.Errorf("token_file %s: %w", o.TokenFile, err)
+			return "", fmt.Errorf("token file %s: %w", o.TokenFile, err)
 		}
 		if len(data) > maxTokenBytes {
-			return "", fmt.Errorf("token_file %s: longer than %d bytes", o.TokenFile, maxTokenBytes)
+			return "", fmt.Errorf("token file %s: longer than %d bytes", o.TokenFile, maxTokenBytes)
 		}
 		t := strings.TrimSpace(string(data))
 		if t == "" {
-			return "", fmt.Errorf("token_file %s: empty", o.TokenFile)
+			return "", fmt.Errorf("token file %s: empty", o.TokenFile)
 		}
 		return t, nil
 	case o.TokenEnv != "":
 		t := strings.TrimSpace(os.Getenv(o.TokenEnv))
 		if t == "" {
-			return "", fmt.Errorf("token_env: environment variable %s is not set", o.TokenEnv)
+			return "", fmt.Errorf("token: environment variable %s is not set or empty", o.TokenEnv)
 		}
 		return t, nil
 	}
@@ -110,7 +116,7 @@ func NewRemote(o RemoteOptions, env policies.Env) (*Remote, error) {
 	if o.URL == "" {
 		return nil, errors.New("url: set the service's base URL (--policy-opt url=http://HOST:PORT)")
 	}
-	token, err := readToken(o)
+	token, err := ReadToken(o.TokenFile, o.TokenEnv)
 	if err != nil {
 		return nil, err
 	}

@@ -172,6 +172,9 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		}
 	}
 	if w.Hints != nil {
+		if pj.Request.Batch == 0 {
+			pj.Request.Batch = w.Hints.InitBatchSize // AdaptDL: the batch the user submitted
+		}
 		if err := decodeHints(f+".hints", w.Hints, &pj.Params, &pj.Limits); err != nil {
 			return err
 		}

@@ -144,7 +144,8 @@ func respond(r *round, d policies.Decision, desired int, adaptive bool) RoundRes
 			out.Allocation = []string{}
 		}
 		if k := policies.Sum(d.Alloc[i]); k > 0 {
-			out.LocalBatch, out.AccumSteps, out.BatchSize = j.Configure(adaptive, policies.NodesUsed(d.Alloc[i]), k)
+			m, acc, b := j.Configure(adaptive, policies.NodesUsed(d.Alloc[i]), k)
+			out.Config = &JobConfig{LocalBsz: m, AccumSteps: acc, BatchSize: b}
 		}
 		resp.Jobs[i] = out
 	}

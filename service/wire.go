@@ -145,12 +145,19 @@ type Decision struct {
 	Name string `json:"name"`
 	// Allocation is the node of each replica (empty: no GPU).
 	Allocation []string `json:"allocation"`
-	// Under an adaptive policy, for a job holding GPUs: the per-GPU batch,
-	// accumulation steps and total batch its agent would choose (the
-	// goodput-optimal configuration of its hints).
-	LocalBatch int `json:"local_bsz,omitempty"`
-	AccumSteps int `json:"accum_steps,omitempty"`
-	BatchSize  int `json:"batch_size,omitempty"`
+	// Config, for a job holding GPUs, is the configuration its agent
+	// runs at there.
+	Config *JobConfig `json:"config,omitempty"`
+}
+
+// JobConfig is a job's per-GPU batch, gradient accumulation steps and total
+// batch on its allocation: under an adaptive policy the goodput-optimal
+// configuration of its hints (M0 before it has perfParams), otherwise the
+// user's batch (request_batch) split over its GPUs.
+type JobConfig struct {
+	LocalBsz   int `json:"local_bsz"`
+	AccumSteps int `json:"accum_steps"`
+	BatchSize  int `json:"batch_size"`
 }
 
 // OracleAnswers answer the pending oracle query of a session: exactly

@@ -86,6 +86,7 @@ allocations and efficiency. It reproduces the simulator of the Pollux paper
 		newPlotCmd(),
 		newReportCmd(),
 		newRegressCmd(),
+		newServeCmd(),
 	)
 	return root
 }
