@@ -32,7 +32,7 @@ type blockPolicy struct {
 	name string
 }
 
-func (p *blockPolicy) Name() string             { return "block" }
+func (p *blockPolicy) Name() string            { return "block" }
 func (p *blockPolicy) Traits() policies.Traits { return policies.Traits{} }
 func (p *blockPolicy) Schedule(_ float64, _ policies.Cluster, jobs []policies.Job) policies.Decision {
 	n := p.tp.inside.Add(1)
@@ -50,7 +50,7 @@ func (p *blockPolicy) Schedule(_ float64, _ policies.Cluster, jobs []policies.Jo
 
 type panicPolicy struct{}
 
-func (panicPolicy) Name() string             { return "panic" }
+func (panicPolicy) Name() string            { return "panic" }
 func (panicPolicy) Traits() policies.Traits { return policies.Traits{} }
 func (panicPolicy) Schedule(float64, policies.Cluster, []policies.Job) policies.Decision {
 	panic("boom")
@@ -163,3 +163,4 @@ func compact(t testing.TB, data string) string {
 	}
 	return b.String()
 }
+func envOf(seed uint64) policies.Env { return policies.Env{Seed: seed} }

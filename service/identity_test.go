@@ -1,4 +1,4 @@
-package service_test
+package service
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	_ "github.com/polluxsim/polluxsim/policies/builtin"
-	"github.com/polluxsim/polluxsim/service"
 )
 
 // identityRun runs workload paper:w under spec with --no-timing into dir.
@@ -36,12 +35,15 @@ var identitySkip = []string{"run_id", "policy", "policy_options"}
 // service on a loopback port (every round posted, every oracle fact
 // asked of the simulator), give the same jobs.parquet and rounds.parquet
 // in every column but run_id, policy and policy_options. In -short mode
-// workloads 1 and 5 only.
+// workloads 1 and 5 only, under -race workload 1.
 func TestRemoteIdentity(t *testing.T) {
-	ts := httptest.NewServer(service.New(service.Config{}).Handler()) // 127.0.0.1:0
+	ts := httptest.NewServer(New(Config{}).Handler()) // 127.0.0.1:0
 	defer ts.Close()
 	workloads := []int{1, 2, 3, 4, 5, 6, 7, 8}
-	if testing.Short() {
+	switch {
+	case raceEnabled:
+		workloads = []int{1}
+	case testing.Short():
 		workloads = []int{1, 5}
 	}
 	for _, pol := range []string{"tiresias", "optimus", "pollux"} {
