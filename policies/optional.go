@@ -3,9 +3,15 @@ package policies
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
-// extension points in the Kubernetes scheduler framework. There are four:
-// StatsReporter, AppChecker and Failer (below) and Incremental
-// (incremental.go).
+// extension points in the Kubernetes scheduler framework. There are
+// five: StatsReporter, AppChecker and Fallible (below), Incremental
+// (incremental.go), and io.Closer:
+//
+// A policy holding more than memory (a child process, as policies/external
+// does) implements io.Closer. Whoever builds a policy closes it when done
+// with it: the run pipeline (experiments/runner) when a run ends, fails or
+// is interrupted, the conformance suite after each check. sim.Run does not
+// close the policy it is given.
 
 // StatsReporter is implemented by policies that report figures about their
 // own rounds: the objective value their search reached, counters worth
@@ -38,11 +44,12 @@ type AppChecker interface {
 	CheckApps(known []string) error
 }
 
-// Failer is implemented by policies whose rounds can fail for reasons
-// outside the policy's own logic (the remote policy, when its service
-// cannot be reached or refuses a round): the simulator calls Err after
-// every Schedule, and an error stops the run with it instead of a
-// decision.
-type Failer interface {
+// Fallible is implemented by policies whose rounds can fail for reasons
+// outside their own logic: a policy in another process (policies/external)
+// that exits, hangs or answers nonsense. After every round the simulator
+// calls Err and, when it is not nil, ends the run with that error (one
+// line saying what went wrong), ignoring the round's decision.
+type Fallible interface {
+	// Err is the fault that ended the policy's rounds, or nil.
 	Err() error
 }

@@ -90,25 +90,7 @@ type CompactModel struct {
 }
 
 // CompactThroughput is θ_sys (see models.Params) with named fields.
-type CompactThroughput struct {
-	AlphaC float64 `json:"alpha_c"`
-	BetaC  float64 `json:"beta_c"`
-	AlphaR float64 `json:"alpha_r"`
-	BetaR  float64 `json:"beta_r"`
-	AlphaN float64 `json:"alpha_n"`
-	BetaN  float64 `json:"beta_n"`
-	Gamma  float64 `json:"gamma"`
-}
-
-// Params converts to models.Params.
-func (c CompactThroughput) Params() models.Params {
-	return models.Params{AlphaC: c.AlphaC, BetaC: c.BetaC, AlphaR: c.AlphaR, BetaR: c.BetaR,
-		AlphaN: c.AlphaN, BetaN: c.BetaN, Gamma: c.Gamma}
-}
-
-func compactThroughput(p models.Params) CompactThroughput {
-	return CompactThroughput{p.AlphaC, p.BetaC, p.AlphaR, p.BetaR, p.AlphaN, p.BetaN, p.Gamma}
-}
+type CompactThroughput = models.NamedParams
 
 // CompactCorrection is a multiplicative correction of the step time:
 // LogFactor[i][j] is log c at Nodes[i] nodes and GPUsPerNode[j].

@@ -97,7 +97,7 @@ func fitThroughput(obs []models.Observation) (CompactThroughput, CompactCorrecti
 	if err != nil {
 		return CompactThroughput{}, CompactCorrection{}, err
 	}
-	tp := compactThroughput(roundParams(p))
+	tp := roundParams(p).Named()
 	return tp, fitCorrection(tp.Params(), obs), nil
 }
 

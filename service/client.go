@@ -107,8 +107,9 @@ type Remote struct {
 }
 
 var (
-	_ policies.Policy = (*Remote)(nil)
-	_ policies.Failer = (*Remote)(nil)
+	_ policies.Policy   = (*Remote)(nil)
+	_ policies.Fallible = (*Remote)(nil)
+	_ io.Closer         = (*Remote)(nil)
 )
 
 // NewRemote opens a session on the service for the run.
@@ -140,8 +141,20 @@ func (p *Remote) Name() string { return "remote" }
 // Traits implements policies.Policy: the service's policy's.
 func (p *Remote) Traits() policies.Traits { return p.traits }
 
-// Err implements policies.Failer: why the latest round failed.
+// Err implements policies.Fallible: why the latest round failed.
 func (p *Remote) Err() error { return p.err }
+
+// Close implements io.Closer: it closes the session (the run pipeline
+// calls it when a run ends). A session that cannot be closed expires.
+func (p *Remote) Close() error {
+	if p.session == "" {
+		return nil
+	}
+	err := p.call("DELETE", "/v1/sessions/"+p.session, nil, nil)
+	p.session = ""
+	p.http.CloseIdleConnections()
+	return err
+}
 
 // Schedule implements policies.Policy: it posts the round, answers the
 // service's oracle queries from the jobs' oracles and returns the
@@ -220,9 +233,12 @@ const maxResponse = 64 << 20
 // call posts in as JSON and decodes the answer into out; a non-2xx answer
 // is an error carrying the service's message.
 func (p *Remote) call(method, path string, in, out any) error {
-	body, err := json.Marshal(in)
-	if err != nil {
-		return fmt.Errorf("service %s: %w", p.base, err)
+	var body []byte
+	if in != nil {
+		var err error
+		if body, err = json.Marshal(in); err != nil {
+			return fmt.Errorf("service %s: %w", p.base, err)
+		}
 	}
 	req, err := http.NewRequest(method, p.base+path, bytes.NewReader(body))
 	if err != nil {
@@ -250,6 +266,9 @@ func (p *Remote) call(method, path string, in, out any) error {
 			e.Error = strings.TrimSpace(string(data))
 		}
 		return fmt.Errorf("service %s: %s %s: %s: %s", p.base, method, path, resp.Status, e.Error)
+	}
+	if out == nil {
+		return nil
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("service %s: %s %s: %w", p.base, method, path, err)

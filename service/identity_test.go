@@ -37,7 +37,8 @@ var identitySkip = []string{"run_id", "policy", "policy_options"}
 // in every column but run_id, policy and policy_options. In -short mode
 // workloads 1 and 5 only, under -race workload 1.
 func TestRemoteIdentity(t *testing.T) {
-	ts := httptest.NewServer(New(Config{}).Handler()) // 127.0.0.1:0
+	srv := New(Config{})
+	ts := httptest.NewServer(srv.Handler()) // 127.0.0.1:0
 	defer ts.Close()
 	workloads := []int{1, 2, 3, 4, 5, 6, 7, 8}
 	switch {
@@ -61,6 +62,9 @@ func TestRemoteIdentity(t *testing.T) {
 				}
 				identityRun(t, remote, w, filepath.Join(dir, "remote"))
 				t.Logf("in process %.2f s, through the service %.2f s", mid.Sub(start).Seconds(), time.Since(mid).Seconds())
+				if n := srv.Sessions(); n != 0 {
+					t.Errorf("%d sessions open after the run (the pipeline closes the policy, which closes its session)", n)
+				}
 				for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
 					a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
 					b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))

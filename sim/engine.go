@@ -389,10 +389,8 @@ func (e *engine) schedule(active []*job) error {
 	start := time.Now()
 	dec := e.policy.Schedule(e.now, e.cfg.Cluster, views)
 	wall := time.Since(start).Seconds()
-	if f, ok := e.policy.(policies.Failer); ok {
-		if err := f.Err(); err != nil {
-			return fmt.Errorf("policy %s at t=%v: %w", e.policy.Name(), e.now, err)
-		}
+	if err := policyErr(e.policy); err != nil {
+		return err
 	}
 	if err := e.checkDecision(active, dec); err != nil {
 		return err
@@ -414,6 +412,15 @@ func (e *engine) schedule(active []*job) error {
 		}
 	}
 	return e.rec.record(e.res, e.now, wall, active, len(active))
+}
+
+// policyErr is the fault of a policy whose rounds can fail
+// (policies.Fallible), or nil.
+func policyErr(p policies.Policy) error {
+	if f, ok := p.(policies.Fallible); ok {
+		return f.Err()
+	}
+	return nil
 }
 
 // apply gives job j the policy's allocation alloc (nil or all zeros: none)
@@ -548,9 +555,14 @@ func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
 		}
 		for n, v := range a {
 			used[n] += v
+			if v > 0 && used[n] > e.cfg.Cluster.NodeGPUs(n) {
+				// Name the job whose GPUs are one too many.
+				return fmt.Errorf("invariant violated: policy %s put %d GPUs on node %d, which has %d, when it gave job %s %d there (t=%v)",
+					e.policy.Name(), used[n], n, e.cfg.Cluster.NodeGPUs(n), active[i].spec.Name, v, e.now)
+			}
 		}
 	}
-	return e.checkUsed(used)
+	return nil
 }
 
 // checkAlloc validates one job's allocation a (not nil): one entry per

@@ -115,6 +115,9 @@ func (e *engine) decide() error {
 	start := time.Now()
 	changes := sp.inc.ScheduleIncremental(e.now, e.cfg.Cluster, policies.IncrementalRound{Added: sp.tracked, Removed: sp.removed})
 	wall := time.Since(start).Seconds()
+	if err := policyErr(e.policy); err != nil {
+		return err
+	}
 	clear(sp.tracked)
 	for _, j := range sp.gone {
 		j.pv = policies.Job{} // the policy has let go: drop what it referred to

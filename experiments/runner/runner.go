@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"
@@ -89,13 +90,12 @@ func Run(ctx context.Context, spec runspec.RunSpec, in Inputs, opt Options) (*Re
 // nothing behind. An output folder that cannot take a run's outputs (a
 // sweep's folder, a folder where an output should be) is refused here
 // too, before any simulation time is spent.
-func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (*Prepared, error) {
+func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
 	set := in.Profiles
 	if set == nil {
-		var err error
 		if set, err = LoadProfiles(in.ProfilesRef); err != nil {
 			return nil, err
 		}
@@ -115,6 +115,11 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			closePolicy(pol) // a policy with a child process (policies/external)
+		}
+	}()
 	cfg.FitWorkers = opt.PolicyWorkers
 	if opt.DropRounds {
 		cfg.Rounds = sim.RoundsNone
@@ -173,6 +178,12 @@ func identity(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, opt O
 // removed; the error is ctx's. Once the outputs are complete, they are
 // committed whatever ctx says.
 func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
+	defer p.Close()
+	if c, ok := p.policy.(io.Closer); ok {
+		// Interrupted, the policy's child ends at once, and with it a
+		// round it may be in.
+		defer context.AfterFunc(ctx, func() { _ = c.Close() })()
+	}
 	cfg := p.cfg
 	cfg.Observer = p.opt.Observer
 	var folder *outputs.RunFolder
@@ -191,8 +202,10 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 		}
 	}
 	res, err := sim.RunContext(ctx, cfg, p.Profiles, p.Workload, p.policy)
-	if err == nil {
-		err = ctx.Err() // cancelled after the last round
+	if ctx.Err() != nil {
+		// Cancelled after the last round, or during one (an external
+		// policy's child, ended, fails the round it was in).
+		err = ctx.Err()
 	}
 	if err != nil {
 		if folder != nil {
@@ -209,6 +222,19 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 	}
 	out.Files = outputs.RunFiles(p.opt.Out, res)
 	return out, nil
+}
+
+// Close releases what the run's policy holds beyond memory (the child
+// process of policies/external; see policies' optional interfaces).
+// Execute closes it when the run ends, fails or is interrupted; a caller
+// that prepares a run and does not execute it calls Close.
+func (p *Prepared) Close() { closePolicy(p.policy) }
+
+// closePolicy closes a policy that is an io.Closer.
+func closePolicy(pol policies.Policy) {
+	if c, ok := pol.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // Priors caches the offline-fitted θ_sys of a profile set per node size,

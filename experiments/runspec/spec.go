@@ -6,8 +6,11 @@ import (
 	"math"
 
 	"github.com/polluxsim/polluxsim/policies"
-	// The built-in policies register themselves.
+	// The built-in policies register themselves, and so does the
+	// external one (a policy in another process), which is not in
+	// builtin: it needs a command to be built at all.
 	_ "github.com/polluxsim/polluxsim/policies/builtin"
+	_ "github.com/polluxsim/polluxsim/policies/external"
 	"github.com/polluxsim/polluxsim/sim"
 )
 

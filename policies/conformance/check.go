@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -26,6 +27,7 @@ const (
 	RuleTraits      Rule = "traits"      // Traits do not change
 	RuleBuild       Rule = "build"       // the factory builds the policy
 	RuleIncremental Rule = "incremental" // ScheduleIncremental makes Schedule's decisions (policies.Incremental)
+	RuleFault       Rule = "fault"       // no fault reported (policies.Fallible)
 )
 
 // Violation is one broken rule, found in one round of one scenario.
@@ -70,6 +72,7 @@ func Check(sc Scenario, newPolicy Factory) []*Violation {
 			return []*Violation{{Policy: "?", Scenario: sc.Name, Round: -1, Rule: RuleBuild, Detail: fmt.Sprint("cannot build the policy: ", err)}}
 		}
 		recs, vs := play(sc, p)
+		closePolicy(p)
 		runs[k] = recs
 		for _, v := range vs {
 			if s := v.Error(); !seen[s] {
@@ -87,6 +90,7 @@ func Check(sc Scenario, newPolicy Factory) []*Violation {
 				out = append(out, v)
 			}
 		}
+		closePolicy(p)
 	}
 	return out
 }
@@ -158,6 +162,10 @@ func play(sc Scenario, p policies.Policy) (recs []record, vs []*Violation) {
 			fail(RulePanic, "Schedule panicked with %d jobs: %v", len(jobs), panicked)
 			return recs, vs
 		}
+		if err := fault(p); err != nil {
+			fail(RuleFault, "%v", err)
+			return recs, vs
+		}
 		rec := record{policy: name, time: now, alloc: make([][]int, len(dec.Alloc))}
 		for i, a := range dec.Alloc {
 			rec.alloc[i] = slices.Clone(a)
@@ -202,6 +210,21 @@ func newStates(sc Scenario) []*jobState {
 func schedule(p policies.Policy, now float64, c policies.Cluster, jobs []policies.Job) (dec policies.Decision, panicked any) {
 	defer func() { panicked = recover() }()
 	return p.Schedule(now, c, jobs), nil
+}
+
+// fault is the fault a policy whose rounds can fail reports, or nil.
+func fault(p policies.Policy) error {
+	if f, ok := p.(policies.Fallible); ok {
+		return f.Err()
+	}
+	return nil
+}
+
+// closePolicy closes a policy that is an io.Closer (a child process).
+func closePolicy(p policies.Policy) {
+	if c, ok := p.(io.Closer); ok {
+		_ = c.Close()
+	}
 }
 
 // checkDecision checks one round's decision for jobs against the cluster

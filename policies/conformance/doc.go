@@ -18,7 +18,12 @@
 //   - a policy that implements policies.Incremental makes, through
 //     ScheduleIncremental, the decisions it makes through Schedule on the
 //     same rounds (RuleIncremental), with waiting jobs' views left as they
-//     were when they last changed.
+//     were when they last changed;
+//   - a policy whose rounds can fail (policies.Fallible, a policy in
+//     another process) reports no fault (RuleFault).
+//
+// Every policy the suite builds that is an io.Closer (policies/external)
+// is closed when the suite is done with it.
 //
 // Policies whose Traits ask for an oracle get a simple deterministic one.
 //

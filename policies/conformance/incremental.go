@@ -45,6 +45,9 @@ func checkIncremental(sc Scenario, p policies.Incremental, full []record) *Viola
 		if panicked != nil {
 			return fail(RulePanic, "ScheduleIncremental panicked with %d jobs: %v", len(active), panicked)
 		}
+		if err := fault(p); err != nil {
+			return fail(RuleFault, "%v", err)
+		}
 		alloc := map[int][]int{}
 		for _, ch := range changes {
 			i := int(ch.Key)

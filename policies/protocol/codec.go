@@ -13,7 +13,7 @@ import (
 func Encode(msg any) ([]byte, error) {
 	b, err := json.Marshal(msg)
 	if err != nil {
-		return nil, fmt.Errorf("%s message: %w", typeOf(msg), err)
+		return nil, fmt.Errorf("%s message: %w", TypeOf(msg), err)
 	}
 	return b, nil
 }
@@ -63,8 +63,9 @@ func Decode(data []byte) (any, error) {
 	return msg, nil
 }
 
-// typeOf is the "type" of a message value, for errors.
-func typeOf(msg any) string {
+// TypeOf is the "type" of a message value (a message struct or a
+// pointer to one), for errors.
+func TypeOf(msg any) string {
 	v := reflect.Indirect(reflect.ValueOf(msg))
 	if v.Kind() == reflect.Struct {
 		if f := v.FieldByName("Type"); f.Kind() == reflect.String && f.String() != "" {

@@ -26,13 +26,13 @@ func FromJob(j *policies.Job) Job {
 		Types:       j.Types,
 	}
 	if j.Params != nil {
-		p := fromParams(*j.Params)
+		p := j.Params.Named()
 		w.Params = &p
 	}
 	if j.TypeModels != nil {
 		w.TypeModels = make(map[string]TypeModel, len(j.TypeModels))
 		for t, m := range j.TypeModels {
-			w.TypeModels[t] = TypeModel{Params: fromParams(m.Params), Limits: fromLimits(m.Limits)}
+			w.TypeModels[t] = TypeModel{Params: m.Params.Named(), Limits: fromLimits(m.Limits)}
 		}
 	}
 	return w
@@ -58,13 +58,13 @@ func (w *Job) Policies() policies.Job {
 		Types:       w.Types,
 	}
 	if w.Params != nil {
-		p := w.Params.models()
+		p := w.Params.Params()
 		j.Params = &p
 	}
 	if w.TypeModels != nil {
 		j.TypeModels = make(map[string]policies.TypeModel, len(w.TypeModels))
 		for t, m := range w.TypeModels {
-			j.TypeModels[t] = policies.TypeModel{Params: m.Params.models(), Limits: m.Limits.models()}
+			j.TypeModels[t] = policies.TypeModel{Params: m.Params.Params(), Limits: m.Limits.models()}
 		}
 	}
 	return j
@@ -104,12 +104,4 @@ func fromLimits(l models.Limits) Limits {
 
 func (l Limits) models() models.Limits {
 	return models.Limits{InitBatch: l.InitBatch, MaxBatch: l.MaxBatch, MinLocal: l.MinLocal, MaxLocal: l.MaxLocal}
-}
-
-func fromParams(p models.Params) Params {
-	return Params{AlphaC: p.AlphaC, BetaC: p.BetaC, AlphaR: p.AlphaR, BetaR: p.BetaR, AlphaN: p.AlphaN, BetaN: p.BetaN, Gamma: p.Gamma}
-}
-
-func (p Params) models() models.Params {
-	return models.Params{AlphaC: p.AlphaC, BetaC: p.BetaC, AlphaR: p.AlphaR, BetaR: p.BetaR, AlphaN: p.AlphaN, BetaN: p.BetaN, Gamma: p.Gamma}
 }

@@ -2,6 +2,8 @@ package protocol
 
 import (
 	_ "embed"
+
+	"github.com/polluxsim/polluxsim/models"
 )
 
 // Version is the protocol version this package speaks.
@@ -212,16 +214,8 @@ type Limits struct {
 	MaxLocal  int `json:"max_local"`
 }
 
-// Params is models.Params (θ_sys).
-type Params struct {
-	AlphaC float64 `json:"alpha_c"`
-	BetaC  float64 `json:"beta_c"`
-	AlphaR float64 `json:"alpha_r"`
-	BetaR  float64 `json:"beta_r"`
-	AlphaN float64 `json:"alpha_n"`
-	BetaN  float64 `json:"beta_n"`
-	Gamma  float64 `json:"gamma"`
-}
+// Params is θ_sys as fitted by a job's agent, with named fields.
+type Params = models.NamedParams
 
 // GradStats is models.GradStats.
 type GradStats struct {

@@ -1,0 +1,76 @@
+package external_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/conformance"
+)
+
+// TestConformanceOverTheWire runs the conformance suite on the Python
+// policies through the protocol: FIFO and Tiresias (each in full rounds
+// only and with changes-only rounds, which the suite checks against full
+// ones) and the starting example. With -short, Tiresias only.
+func TestConformanceOverTheWire(t *testing.T) {
+	for _, tc := range []struct{ name, example, args string }{
+		{"fifo", "fifo", ""},
+		{"fifo-full", "fifo", "--full"},
+		{"tiresias", "tiresias", ""},
+		{"tiresias-full", "tiresias", "--full"},
+		{"smallest-first", "smallest_first", ""},
+	} {
+		if testing.Short() && tc.name != "tiresias" {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			conformance.Run(t, "external", "command="+example(t, tc.example, tc.args))
+		})
+	}
+}
+
+// overCapacity is broken.py in Go: every job's request on node 0.
+type overCapacity struct{}
+
+func (overCapacity) Name() string            { return "external" }
+func (overCapacity) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
+func (overCapacity) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	d := policies.Decision{Alloc: make([][]int, len(jobs))}
+	for i := range jobs {
+		d.Alloc[i] = make([]int, c.Nodes)
+		d.Alloc[i][0] = jobs[i].Request.GPUs
+	}
+	return d
+}
+
+// TestConformanceCatchesBrokenPython: the broken Python policy is caught
+// by the rules that catch the same policy in Go, in the same scenarios
+// and rounds.
+func TestConformanceCatchesBrokenPython(t *testing.T) {
+	py, err := conformance.CheckPolicy("external", "command="+example(t, "broken"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goV []*conformance.Violation
+	for _, sc := range conformance.Scenarios() {
+		goV = append(goV, conformance.Check(sc, func(policies.Env) (policies.Policy, error) { return overCapacity{}, nil })...)
+	}
+	key := func(vs []*conformance.Violation) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Scenario+"/"+string(v.Rule)+"/"+v.Detail)
+		}
+		return out
+	}
+	if len(py) == 0 {
+		t.Fatal("the broken policy passed")
+	}
+	if !slices.Equal(key(py), key(goV)) {
+		t.Errorf("violations over the wire:\n%v\nin Go:\n%v", key(py), key(goV))
+	}
+	for _, v := range py {
+		if v.Rule != conformance.RuleCapacity {
+			t.Errorf("caught by %s, want capacity: %v", v.Rule, v)
+		}
+	}
+}

@@ -1,0 +1,39 @@
+package external
+
+import (
+	"fmt"
+
+	"github.com/polluxsim/polluxsim/policies/protocol"
+)
+
+// answer answers an oracle query of the round in progress from the job's
+// oracle (only a policy whose traits ask for one may query).
+func (p *Policy) answer(q *protocol.Query) (protocol.Answer, error) {
+	a := protocol.Answer{Type: protocol.TypeAnswer, OK: true}
+	if !p.traits.NeedsOracle {
+		return a, fmt.Errorf("sent an oracle query, but its traits do not set needs_oracle")
+	}
+	j := p.names[q.Job]
+	if j == nil {
+		return a, fmt.Errorf("queried job %q, which is not in the round", q.Job)
+	}
+	o := j.Oracle
+	if o == nil {
+		return a, fmt.Errorf("queried job %q, which has no oracle", q.Job)
+	}
+	switch q.Fact {
+	case protocol.FactEpochs:
+		a.Value = float64(o.Epochs())
+	case protocol.FactIterations:
+		a.Value = o.Iterations(q.Batch, q.Epoch)
+	case protocol.FactIterTime:
+		a.Value = o.IterTime(q.Placement, q.Local, q.Accum)
+	case protocol.FactRemainingIterations:
+		a.Value = o.RemainingIterations(q.Batch)
+	case protocol.FactTypeIterTime:
+		a.Value, a.OK = o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
+	default:
+		return a, fmt.Errorf("queried the unknown fact %q of job %s", q.Fact, q.Job)
+	}
+	return a, nil
+}

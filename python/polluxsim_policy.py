@@ -1,0 +1,445 @@
+"""Write a polluxsim scheduling policy in Python.
+
+A policy is a subclass of Policy with a schedule method (and, for long
+traces, schedule_incremental); serve(policy) speaks the polluxsim policy
+protocol with the simulator over standard input and output. Run it with
+
+    polluxsim run --policy external --policy-opt command='python3 my_policy.py'
+
+The protocol's messages are declared in policies/protocol/schema.json and
+described in docs/protocol.md; docs/writing-a-policy-in-python.md is the
+guide. Standard library only.
+
+Standard output belongs to the protocol: while the policy's code runs,
+print() and sys.stdout go to standard error, which the simulator relays to
+its log.
+"""
+
+import json
+import sys
+import traceback
+from dataclasses import dataclass, field, fields
+from typing import Dict, List, Optional, Tuple
+
+PROTOCOL = 1
+"""The protocol version this module speaks."""
+
+DEFAULT_TYPE = "t4"
+"""The GPU type of a cluster without pools (policies.DefaultType)."""
+
+
+@dataclass
+class Request:
+    """What the user asked for: GPUs and total batch size."""
+    gpus: int
+    batch: int
+
+
+@dataclass
+class Limits:
+    """Batch-size limits (models.Limits)."""
+    init_batch: int
+    max_batch: int
+    min_local: int
+    max_local: int
+
+
+@dataclass
+class Params:
+    """θ_sys, the throughput model's parameters (models.Params)."""
+    alpha_c: float
+    beta_c: float
+    alpha_r: float
+    beta_r: float
+    alpha_n: float
+    beta_n: float
+    gamma: float
+
+
+@dataclass
+class GradStats:
+    """Gradient statistics (models.GradStats)."""
+    sqr: float
+    var: float
+
+
+@dataclass
+class TypeModel:
+    """What a job's agent knows about the job on one GPU type."""
+    params: Params
+    limits: Limits
+
+
+@dataclass
+class Pool:
+    """A group of identical nodes of one GPU type."""
+    type: str
+    nodes: int
+    gpus_per_node: int
+    price: float = 0.0
+    name: str = ""
+
+
+@dataclass
+class Cluster:
+    """The GPUs a policy may allocate (policies.Cluster): nodes identical
+    nodes of gpus_per_node GPUs without pools; with pools, their nodes in
+    order. Ask per node: node_gpus(n), node_type(n)."""
+    nodes: int
+    gpus_per_node: int
+    pools: List[Pool] = field(default_factory=list)
+
+    def __post_init__(self):
+        self._node_gpus = []
+        self._node_type = []
+        if not self.pools:
+            self._node_gpus = [self.gpus_per_node] * self.nodes
+            self._node_type = [DEFAULT_TYPE] * self.nodes
+        for p in self.pools:
+            self._node_gpus += [p.gpus_per_node] * p.nodes
+            self._node_type += [p.type] * p.nodes
+
+    def node_gpus(self, n: int) -> int:
+        """GPUs of node n."""
+        return self._node_gpus[n]
+
+    def node_type(self, n: int) -> str:
+        """GPU type of node n."""
+        return self._node_type[n]
+
+    def total_gpus(self) -> int:
+        return sum(self._node_gpus)
+
+    def max_node_gpus(self) -> int:
+        return max(self._node_gpus, default=0)
+
+    def heterogeneous(self) -> bool:
+        """Whether nodes differ in GPU type or GPUs per node."""
+        return any(p.type != self.pools[0].type or p.gpus_per_node != self.pools[0].gpus_per_node
+                   for p in self.pools)
+
+    def types(self) -> List[str]:
+        return sorted(set(self._node_type)) if self.pools else [DEFAULT_TYPE]
+
+    def type_gpus(self, t: str) -> int:
+        return sum(g for g, nt in zip(self._node_gpus, self._node_type) if nt == t)
+
+    def alloc_type(self, alloc) -> str:
+        """The GPU type of an allocation, "" when empty or mixed."""
+        t = ""
+        for n, v in enumerate(alloc or ()):
+            if v <= 0:
+                continue
+            if t and self._node_type[n] != t:
+                return ""
+            t = self._node_type[n]
+        return t
+
+
+@dataclass(eq=False)
+class Job:
+    """One active job as the policy sees it (policies.Job). alloc is the GPUs
+    on each node, or None. The oracle methods (epochs, iterations,
+    iter_time, remaining_iterations, type_iter_time) ask the simulator
+    during the round; only a policy with needs_oracle = True may call them."""
+    name: str
+    app: str
+    submit: float
+    age: float
+    restarts: int
+    attained: float
+    alloc: Optional[List[int]]
+    request: Request
+    limits: Limits
+    max_seen_gpus: int
+    grad: GradStats
+    epoch: int
+    fixed_batch: int = 0
+    max_gpus: int = 0
+    params: Optional[Params] = None
+    types: List[str] = field(default_factory=list)
+    type_models: Dict[str, TypeModel] = field(default_factory=dict)
+    _conn: object = field(default=None, repr=False)
+
+    def gpus(self) -> int:
+        """GPUs in the current allocation."""
+        return sum(self.alloc) if self.alloc else 0
+
+    def offers(self, t: str) -> bool:
+        """Whether the job may run on GPU type t."""
+        return not self.types or t in self.types
+
+    # Oracle facts (policies.Oracle).
+
+    def epochs(self) -> int:
+        """Epochs the job trains for."""
+        return int(self._ask("epochs")[0])
+
+    def iterations(self, batch: int, epoch: int) -> float:
+        """Optimizer steps at total batch size batch from the start of
+        training to the end of epoch (0-based)."""
+        return self._ask("iterations", batch=batch, epoch=epoch)[0]
+
+    def iter_time(self, placement: List[int], local: float, accum: int) -> float:
+        """True time of one step on placement (GPUs per node) at per-GPU
+        batch local with accum accumulation steps."""
+        return self._ask("iter_time", placement=list(placement), local=local, accum=accum)[0]
+
+    def remaining_iterations(self, batch: int) -> float:
+        """Steps the job still needs at total batch size batch."""
+        return self._ask("remaining_iterations", batch=batch)[0]
+
+    def type_iter_time(self, gpu_type: str, placement: List[int], batch: int) -> Tuple[float, bool]:
+        """True time of one step at total batch size batch on placement of
+        GPU type gpu_type; ok is False without tables for that type."""
+        return self._ask("type_iter_time", gpu_type=gpu_type, placement=list(placement), batch=batch)
+
+    def _ask(self, fact, **args):
+        if self._conn is None:
+            raise RuntimeError("oracle query outside a round")
+        return self._conn.query(self.name, fact, args)
+
+    @staticmethod
+    def from_wire(d: dict, conn=None) -> "Job":
+        p = d.get("params")
+        return Job(
+            name=d["name"], app=d["app"], submit=d["submit"], age=d["age"], restarts=d["restarts"],
+            attained=d["attained"], alloc=d["alloc"], request=Request(**d["request"]),
+            limits=Limits(**d["limits"]), max_seen_gpus=d["max_seen_gpus"], grad=GradStats(**d["grad"]),
+            epoch=d["epoch"], fixed_batch=d.get("fixed_batch", 0), max_gpus=d.get("max_gpus", 0),
+            params=Params(**p) if p is not None else None, types=d.get("types") or [],
+            type_models={t: TypeModel(Params(**m["params"]), Limits(**m["limits"]))
+                         for t, m in (d.get("type_models") or {}).items()},
+            _conn=conn)
+
+
+def cluster_from_wire(d: dict) -> Cluster:
+    return Cluster(nodes=d["nodes"], gpus_per_node=d["gpus_per_node"],
+                   pools=[Pool(**p) for p in d.get("pools") or []])
+
+
+# Placement helpers (policies/placement.go).
+
+def free_gpus(cluster: Cluster, allocs) -> List[int]:
+    """The GPUs left on each node after the given allocations."""
+    free = [cluster.node_gpus(n) for n in range(cluster.nodes)]
+    for a in allocs:
+        if a:
+            for n, v in enumerate(a):
+                if n < len(free):
+                    free[n] -= v
+    return free
+
+
+def place_most_free(free: List[int], gpus: int) -> Optional[List[int]]:
+    """Place gpus GPUs greedily on the nodes with the most free GPUs (ties:
+    the lowest node), subtracting them from free; None when they do not
+    fit (free unchanged)."""
+    if gpus <= 0 or sum(free) < gpus:
+        return None
+    alloc = [0] * len(free)
+    left = gpus
+    while left > 0:
+        best = -1
+        for n, f in enumerate(free):
+            if f > 0 and (best < 0 or f > free[best]):
+                best = n
+        take = min(free[best], left)
+        alloc[best] += take
+        free[best] -= take
+        left -= take
+    return alloc
+
+
+def place_job(cluster: Cluster, free: List[int], gpus: int, job: Job) -> Optional[List[int]]:
+    """place_most_free on a cluster of any kind: on several GPU types, the
+    job keeps its current type if it has room, else takes the offered type
+    with the most free GPUs (ties: the type of the lowest node)."""
+    if not cluster.heterogeneous():
+        return place_most_free(free, gpus)
+    free_of: Dict[str, int] = {}
+    for n, f in enumerate(free):
+        t = cluster.node_type(n)
+        free_of[t] = free_of.get(t, 0) + f
+    best = ""
+    cur = cluster.alloc_type(job.alloc)
+    if cur and job.offers(cur) and free_of.get(cur, 0) >= gpus:
+        best = cur
+    if not best:
+        for n in range(len(free)):
+            t = cluster.node_type(n)
+            if job.offers(t) and free_of[t] >= gpus and (not best or free_of[t] > free_of[best]):
+                best = t
+    if not best:
+        return None
+    sub = [f if cluster.node_type(n) == best else 0 for n, f in enumerate(free)]
+    alloc = place_most_free(sub, gpus)
+    if alloc is not None:
+        for n, v in enumerate(alloc):
+            free[n] -= v
+    return alloc
+
+
+class Policy:
+    """A scheduling policy. Set name and the traits; implement schedule,
+    and optionally schedule_incremental.
+
+    Traits: adaptive_batch (jobs tune their batch size, as under Pollux),
+    needs_oracle (the job oracle methods may be called), user_gpus (jobs
+    run only on exactly the GPUs they requested)."""
+
+    name = "python"
+    adaptive_batch = False
+    needs_oracle = False
+    user_gpus = False
+
+    def options(self) -> dict:
+        """The policy's effective options, reported in the handshake."""
+        return {}
+
+    def start(self, seed: int, restart_delay: float) -> None:
+        """Called once with the run's seed and restart delay, before any
+        round."""
+
+    def schedule(self, now: float, cluster: Cluster, jobs: List[Job]) -> List[Optional[List[int]]]:
+        """One allocation per job, in order: GPUs per node (cluster.nodes
+        entries) or None for none. Returning job.alloc keeps its GPUs."""
+        raise NotImplementedError
+
+    # schedule_incremental(self, now, cluster, added, removed) -> changes
+    #
+    # Defined by a policy that decides from what changed
+    # (policies.Incremental): added is a list of (key, job) of the jobs that
+    # became active, in increasing key; removed the keys of jobs that
+    # finished. The client keeps one Job per tracked job and updates it in
+    # place (a job holding GPUs before every round; a waiting job keeps the
+    # view it had when it arrived or lost its GPUs, its age then stale).
+    # It returns the jobs whose allocation changes: a list of (key, alloc),
+    # alloc None for none. It must make exactly schedule's decisions.
+    schedule_incremental = None
+
+
+class _Conn:
+    """The protocol over a pair of text streams."""
+
+    def __init__(self, inp, out):
+        self.inp, self.out = inp, out
+
+    def send(self, msg: dict) -> None:
+        self.out.write(json.dumps(msg, separators=(",", ":"), allow_nan=False))
+        self.out.write("\n")
+        self.out.flush()
+
+    def recv(self) -> Optional[dict]:
+        line = self.inp.readline()
+        if not line:
+            return None
+        return json.loads(line)
+
+    def query(self, job: str, fact: str, args: dict):
+        self.send(dict(type="query", job=job, fact=fact, **args))
+        a = self.recv()
+        if a is None:
+            raise EOFError("the simulator closed the conversation during a query")
+        if a.get("type") == "error":
+            raise RuntimeError("the simulator: " + a.get("message", ""))
+        if a.get("type") != "answer":
+            raise RuntimeError("expected an answer, got a %s message" % a.get("type"))
+        return a["value"], a["ok"]
+
+
+class ProtocolError(Exception):
+    """The simulator sent something this client cannot follow."""
+
+
+def _update(job: Job, new: Job) -> None:
+    for f in fields(Job):
+        if f.name != "_conn":
+            setattr(job, f.name, getattr(new, f.name))
+
+
+def serve(policy: Policy, inp=None, out=None) -> int:
+    """Speak the protocol for policy until the simulator closes standard
+    input; returns the process's exit status (0, or 1 after an error)."""
+    inp = inp if inp is not None else sys.stdin
+    out = out if out is not None else sys.stdout
+    conn = _Conn(inp, out)
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # print() in policy code must not reach the protocol
+    try:
+        return _serve(policy, conn)
+    except Exception as e:  # report one line, the traceback to standard error
+        traceback.print_exc(file=sys.stderr)
+        msg = "%s: %s" % (type(e).__name__, e)
+        try:
+            conn.send({"type": "error", "message": " ".join(msg.split())})
+        except Exception:
+            pass
+        return 1
+    finally:
+        sys.stdout = real_stdout
+
+
+def _serve(policy: Policy, conn: _Conn) -> int:
+    hello = conn.recv()
+    if hello is None:
+        return 0
+    if hello.get("type") != "hello":
+        raise ProtocolError("expected hello, got a %s message" % hello.get("type"))
+    if hello.get("protocol") != PROTOCOL:
+        raise ProtocolError("the simulator speaks protocol version %s, this client %d"
+                            % (hello.get("protocol"), PROTOCOL))
+    policy.start(hello["seed"], hello["restart_delay"])
+    incremental = callable(getattr(policy, "schedule_incremental", None))
+    ready = {"type": "ready", "protocol": PROTOCOL, "name": policy.name,
+             "traits": {"adaptive_batch": bool(policy.adaptive_batch), "needs_oracle": bool(policy.needs_oracle),
+                        "user_gpus": bool(policy.user_gpus)}}
+    if incremental:
+        ready["incremental"] = True
+    opts = policy.options()
+    if opts:
+        ready["options"] = opts
+    conn.send(ready)
+    tracked: Dict[int, Job] = {}
+    oracle = conn if policy.needs_oracle else None
+    while True:
+        msg = conn.recv()
+        if msg is None:
+            return 0
+        kind = msg.get("type")
+        if kind == "round":
+            cluster = cluster_from_wire(msg["cluster"])
+            jobs = [Job.from_wire(j, oracle) for j in msg["jobs"]]
+            alloc = policy.schedule(msg["now"], cluster, jobs)
+            if len(alloc) != len(jobs):
+                raise ProtocolError("schedule returned %d allocations for %d jobs" % (len(alloc), len(jobs)))
+            conn.send({"type": "decision", "round": msg["round"],
+                       "alloc": [list(a) if a is not None else None for a in alloc]})
+        elif kind == "incremental_round":
+            if not incremental:
+                raise ProtocolError("an incremental round for a policy without schedule_incremental")
+            cluster = cluster_from_wire(msg["cluster"])
+            removed = msg.get("removed") or []
+            for k in removed:
+                tracked.pop(k, None)
+            added = []
+            for kj in msg.get("added") or []:
+                j = Job.from_wire(kj["job"], oracle)
+                tracked[kj["key"]] = j
+                added.append((kj["key"], j))
+            for kj in msg.get("updated") or []:
+                _update(tracked[kj["key"]], Job.from_wire(kj["job"]))
+            changes = policy.schedule_incremental(msg["now"], cluster, added, removed)
+            conn.send({"type": "incremental_decision", "round": msg["round"],
+                       "changes": [{"key": k, "alloc": list(a) if a is not None else None} for k, a in changes]})
+        elif kind == "error":
+            print("polluxsim: " + msg.get("message", ""), file=sys.stderr)
+            return 1
+        else:
+            raise ProtocolError("unexpected %s message" % kind)
+
+
+def main(policy: Policy) -> None:
+    """serve(policy) and exit with its status: the usual end of a policy
+    script."""
+    sys.exit(serve(policy))
