@@ -190,7 +190,7 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 		if !ok || jobs[i].Oracle == nil {
 			return policies.Decision{}, fmt.Errorf("the service asked about job %q, which has no oracle this round", q.Job)
 		}
-		a, err := Answer(jobs[i].Oracle, &q)
+		a, err := protocol.AnswerQuery(jobs[i].Oracle, &q)
 		if err != nil {
 			return policies.Decision{}, fmt.Errorf("the service asked: %w", err)
 		}

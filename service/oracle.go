@@ -168,24 +168,3 @@ func (o *jobOracle) TypeIterTime(t string, placement []int, batch int) (float64,
 	a := o.rr.ask(o.job, protocol.Query{Fact: protocol.FactTypeIterTime, GPUType: t, Placement: append([]int(nil), placement...), Batch: batch})
 	return a.Value, a.OK
 }
-
-// Answer answers an oracle query from o (the client's side); an unknown
-// fact is an error.
-func Answer(o policies.Oracle, q *protocol.Query) (protocol.Answer, error) {
-	a := protocol.Answer{Type: protocol.TypeAnswer, OK: true}
-	switch q.Fact {
-	case protocol.FactEpochs:
-		a.Value = float64(o.Epochs())
-	case protocol.FactIterations:
-		a.Value = o.Iterations(q.Batch, q.Epoch)
-	case protocol.FactIterTime:
-		a.Value = o.IterTime(q.Placement, q.Local, q.Accum)
-	case protocol.FactRemainingIterations:
-		a.Value = o.RemainingIterations(q.Batch)
-	case protocol.FactTypeIterTime:
-		a.Value, a.OK = o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
-	default:
-		return a, fmt.Errorf("unknown oracle fact %q", q.Fact)
-	}
-	return a, nil
-}
