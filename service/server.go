@@ -349,21 +349,9 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 // Expire closes the sessions idle for longer than the idle timeout at
 // time now and returns how many it closed.
 func (s *Server) Expire(now time.Time) int {
-	s.mu.Lock()
-	var idle []*session
-	for id, sess := range s.sessions {
-		if sess.busy == 0 && now.Sub(sess.last) > s.lim.IdleTimeout {
-			idle = append(idle, sess)
-			delete(s.sessions, id)
-		}
-	}
-	s.mu.Unlock()
-	for _, sess := range idle {
-		sess.mu.Lock()
-		sess.closeLocked()
-		sess.mu.Unlock()
-	}
-	return len(idle)
+	return s.remove(false, func(sess *session) bool {
+		return sess.busy == 0 && now.Sub(sess.last) > s.lim.IdleTimeout
+	})
 }
 
 // Sessions is the number of open sessions.
@@ -375,19 +363,28 @@ func (s *Server) Sessions() int {
 
 // closeAll closes every session and refuses new ones.
 func (s *Server) closeAll() {
+	s.remove(true, func(*session) bool { return true })
+}
+
+// remove closes the sessions which selects (it is called with s.mu
+// held), stop also refusing new ones, and returns how many it closed.
+func (s *Server) remove(stop bool, which func(*session) bool) int {
 	s.mu.Lock()
-	s.stopped = true
-	all := make([]*session, 0, len(s.sessions))
+	s.stopped = s.stopped || stop
+	var gone []*session
 	for id, sess := range s.sessions {
-		all = append(all, sess)
-		delete(s.sessions, id)
+		if which(sess) {
+			gone = append(gone, sess)
+			delete(s.sessions, id)
+		}
 	}
 	s.mu.Unlock()
-	for _, sess := range all {
+	for _, sess := range gone {
 		sess.mu.Lock()
 		sess.closeLocked()
 		sess.mu.Unlock()
 	}
+	return len(gone)
 }
 
 // Serve serves on ln until ctx is done, then stops accepting, lets the
