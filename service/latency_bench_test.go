@@ -49,28 +49,34 @@ func percentile(xs []float64, p float64) float64 {
 // decoded round) and through the service on a loopback port (encoding,
 // HTTP, decoding, deciding, answering), over a closed loop of rounds;
 // reports p50 and p99 in milliseconds (docs/performance.md).
+//
+// FIFO's rounds, which cost next to nothing to decide, measure what the
+// service adds to a round of 100 jobs: JSON both ways and the loopback
+// HTTP exchange.
 func BenchmarkRoundLatency(b *testing.B) {
-	for _, nodes := range []int{16, 256} {
-		for _, mode := range []string{"in-process", "service"} {
-			b.Run(fmt.Sprintf("%dx4/%s", nodes, mode), func(b *testing.B) {
-				var lat []float64
-				for b.Loop() {
-					lat = append(lat, latencyLoop(b, nodes, mode, 40)...)
-				}
-				b.ReportMetric(percentile(lat, 50)*1e3, "p50-ms")
-				b.ReportMetric(percentile(lat, 99)*1e3, "p99-ms")
-			})
+	for _, pol := range []string{"pollux", "fifo"} {
+		for _, nodes := range []int{16, 256} {
+			for _, mode := range []string{"in-process", "service"} {
+				b.Run(fmt.Sprintf("%s/%dx4/%s", pol, nodes, mode), func(b *testing.B) {
+					var lat []float64
+					for b.Loop() {
+						lat = append(lat, latencyLoop(b, pol, nodes, mode, 40)...)
+					}
+					b.ReportMetric(percentile(lat, 50)*1e3, "p50-ms")
+					b.ReportMetric(percentile(lat, 99)*1e3, "p99-ms")
+				})
+			}
 		}
 	}
 }
 
 // latencyLoop runs rounds rounds of a fresh session and returns each
 // round's latency in seconds.
-func latencyLoop(b *testing.B, nodes int, mode string, rounds int) []float64 {
+func latencyLoop(b *testing.B, policy string, nodes int, mode string, rounds int) []float64 {
 	held := map[string][]string{}
 	var lat []float64
 	if mode == "in-process" {
-		pol, err := policies.Build("pollux", "", policies.Env{Seed: 1})
+		pol, err := policies.Build(policy, "", policies.Env{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +98,7 @@ func latencyLoop(b *testing.B, nodes int, mode string, rounds int) []float64 {
 	_, ts, _ := newTestServer(b, Config{})
 	c := &http.Client{}
 	var sr SessionResponse
-	if err := post(c, ts.URL+"/v1/sessions", SessionRequest{Policy: "pollux", Seed: 1}, &sr); err != nil {
+	if err := post(c, ts.URL+"/v1/sessions", SessionRequest{Policy: policy, Seed: 1}, &sr); err != nil {
 		b.Fatal(err)
 	}
 	for r := range rounds {
