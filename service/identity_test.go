@@ -47,6 +47,25 @@ func TestRemoteIdentity(t *testing.T) {
 	case testing.Short():
 		workloads = []int{1, 5}
 	}
+	// The control: the comparison can fail. Pollux through the service
+	// with another seed decides otherwise, and the tables say so.
+	t.Run("control", func(t *testing.T) {
+		dir := t.TempDir()
+		identityRun(t, runspec.DefaultSpec("pollux"), 1, filepath.Join(dir, "local"))
+		remote, err := runspec.DefaultSpec("remote").WithOptions([]string{"url=" + ts.URL, "policy=pollux"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		remote.Seed = 2
+		identityRun(t, remote, 1, filepath.Join(dir, "remote"))
+		a := parquettest.ReadTable(t, filepath.Join(dir, "local", "rounds.parquet"))
+		b := parquettest.ReadTable(t, filepath.Join(dir, "remote", "rounds.parquet"))
+		defer a.Release()
+		defer b.Release()
+		if d := parquettest.DiffExcept(a, b, append(identitySkip, "seed")...); d == "" {
+			t.Error("seeds 1 and 2 give the same rounds: the comparison cannot tell runs apart")
+		}
+	})
 	for _, pol := range []string{"tiresias", "optimus", "pollux"} {
 		for _, w := range workloads {
 			t.Run(fmt.Sprintf("%s/%d", pol, w), func(t *testing.T) {
