@@ -1,19 +1,15 @@
 package service
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/protocol"
 )
-
-// errAbandoned unwinds a policy blocked on an oracle answer whose round
-// was abandoned (its session expired, closed or the service shut down).
-var errAbandoned = errors.New("round abandoned")
 
 // A round of a policy with an oracle runs on a goroutine of its own; each
 // oracle call the policy makes that the session cannot answer from its
@@ -33,8 +29,11 @@ type roundRun struct {
 	answers chan protocol.Answer
 	abandon chan struct{}
 	cache   *oracleCache
-	asked   int // queries sent to the client
+	mu      sync.Mutex // serialises the policy's oracle calls
+	asked   int        // queries sent to the client
 	limit   int
+	stopped bool            // abandoned or over the limit: no more queries
+	err     error           // over the limit
 	pending *protocol.Query // the query awaiting its answer (handler's side)
 }
 
@@ -79,8 +78,17 @@ func (c *oracleCache) keep(jobs []policies.Job) {
 }
 
 // ask puts a query to the client (or answers it from the cache) and
-// blocks until it is answered.
+// blocks until it is answered. Calls from several goroutines of a policy
+// are served one at a time. A round abandoned (its session closed) or
+// over its query limit gets zero answers from then on, never blocking:
+// the policy finishes its round, whose decision is dropped (or, over the
+// limit, becomes the round's error).
 func (rr *roundRun) ask(j *policies.Job, q protocol.Query) protocol.Answer {
+	rr.mu.Lock()
+	defer rr.mu.Unlock()
+	if rr.stopped {
+		return protocol.Answer{}
+	}
 	q.Job = j.Name
 	cacheable := q.Fact != protocol.FactRemainingIterations && len(rr.r.cluster.Types()) == 1
 	var jk, qk string
@@ -91,20 +99,23 @@ func (rr *roundRun) ask(j *policies.Job, q protocol.Query) protocol.Answer {
 		}
 	}
 	if rr.asked >= rr.limit {
-		panic(fmt.Errorf("the policy asked more than %d oracle queries in one round", rr.limit))
+		rr.stopped, rr.err = true, fmt.Errorf("the policy asked more than %d oracle queries in one round", rr.limit)
+		return protocol.Answer{}
 	}
 	rr.asked++
 	q.Type = protocol.TypeQuery
 	select {
 	case rr.events <- event{query: &q}:
 	case <-rr.abandon:
-		panic(errAbandoned)
+		rr.stopped = true
+		return protocol.Answer{}
 	}
 	var a protocol.Answer
 	select {
 	case a = <-rr.answers:
 	case <-rr.abandon:
-		panic(errAbandoned)
+		rr.stopped = true
+		return protocol.Answer{}
 	}
 	if cacheable {
 		if rr.cache.m == nil {

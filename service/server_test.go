@@ -296,3 +296,19 @@ func TestOracleExchange(t *testing.T) {
 		t.Errorf("Optimus left GPUs idle with three jobs that can use them: %s", out)
 	}
 }
+
+// TestOracleQueryLimit: a round asking more oracle queries than the limit
+// is a 500 and closes its session.
+func TestOracleQueryLimit(t *testing.T) {
+	_, ts, _ := newTestServer(t, Config{Limits: Limits{MaxOracleQueries: 2}})
+	id := openSession(t, ts.URL, `{"policy": "optimus"}`)
+	base := ts.URL + "/v1/sessions/" + id
+	status, out := do(t, "POST", base+"/rounds", threeJobs(t), "")
+	for n := 0; status == 200 && n < 5; n++ {
+		status, out = do(t, "POST", base+"/oracle", `{"answers": [{"type": "answer", "value": 10, "ok": true}]}`, "")
+	}
+	if status != 500 {
+		t.Fatalf("%d %s", status, out)
+	}
+	oneLineError(t, out, "policy optimus: the policy asked more than 2 oracle queries in one round; session "+id+" closed")
+}

@@ -46,15 +46,12 @@ func (s *session) start(r *round, limit int) *roundRun {
 }
 
 // decide runs the policy (and the autoscaler) on rr's round and sends the
-// outcome; a panic becomes an error event, an abandoned round ends
-// quietly.
+// outcome; a panic or too many oracle queries become an error event, and
+// the outcome of an abandoned round is dropped.
 func (s *session) decide(rr *roundRun) {
 	var ev event
 	defer func() {
 		if p := recover(); p != nil {
-			if p == errAbandoned {
-				return
-			}
 			ev = event{err: fmt.Errorf("policy %s failed: %v", s.policy.Name(), p)}
 		}
 		select {
@@ -64,6 +61,13 @@ func (s *session) decide(rr *roundRun) {
 	}()
 	r := rr.r
 	ev.decision = s.policy.Schedule(r.now, r.cluster, r.jobs)
+	rr.mu.Lock()
+	err := rr.err
+	rr.mu.Unlock()
+	if err != nil {
+		ev = event{err: fmt.Errorf("policy %s: %w", s.policy.Name(), err)}
+		return
+	}
 	for i := range r.jobs {
 		r.jobs[i].Oracle = nil
 	}
