@@ -16,10 +16,12 @@ import (
 
 // startServe starts `polluxsim serve --addr 127.0.0.1:0 args...` and
 // returns it with its base URL, once it accepts requests; the rest of its
-// standard error goes to stderr.
-func startServe(t *testing.T, stderr *bytes.Buffer, args ...string) (*exec.Cmd, string) {
+// standard error goes to stderr, which may be read once ended is closed
+// (the process has closed its standard error: read it before cmd.Wait,
+// which closes the pipe).
+func startServe(t *testing.T, stderr *bytes.Buffer, args ...string) (cmd *exec.Cmd, url string, ended chan struct{}) {
 	t.Helper()
-	cmd := exec.Command(polluxsimBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd = exec.Command(polluxsimBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +31,9 @@ func startServe(t *testing.T, stderr *bytes.Buffer, args ...string) (*exec.Cmd, 
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	urls := make(chan string, 1)
+	ended = make(chan struct{})
 	go func() {
+		defer close(ended)
 		sc := bufio.NewScanner(pipe)
 		sent := false
 		for sc.Scan() {
@@ -48,10 +52,10 @@ func startServe(t *testing.T, stderr *bytes.Buffer, args ...string) (*exec.Cmd, 
 		if !ok {
 			t.Fatal("serve ended before listening")
 		}
-		return cmd, u
+		return cmd, u, ended
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not say where it listens")
-		return nil, ""
+		return nil, "", nil
 	}
 }
 
@@ -87,7 +91,7 @@ func TestCLIServeCurl(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	_, url := startServe(t, &stderr)
+	_, url, _ := startServe(t, &stderr)
 	sh := strings.ReplaceAll(strings.Join(script, "\n"), "http://127.0.0.1:8080", url)
 	c := exec.Command("bash", "-euo", "pipefail", "-c", sh)
 	c.Dir = filepath.Join("..", "..", "..")
@@ -103,19 +107,17 @@ func TestCLIServeCurl(t *testing.T) {
 // TestCLIServeSignal: SIGTERM stops the service: exit 0, "stopped".
 func TestCLIServeSignal(t *testing.T) {
 	var stderr bytes.Buffer
-	cmd, _ := startServe(t, &stderr)
+	cmd, _, ended := startServe(t, &stderr)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("exit: %v, stderr %q", err, stderr.String())
-		}
+	case <-ended:
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop on SIGTERM")
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("exit: %v, stderr %q", err, stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "polluxsim serve: stopped") {
 		t.Errorf("stderr %q", stderr.String())
