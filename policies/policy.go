@@ -2,14 +2,17 @@
 // scheduling policy implements, the registry through which policies are
 // found by name with their options (Registry; Register, Typed, Build,
 // Resolve, Describe over the default one), the optional capabilities
-// (StatsReporter, Incremental), the cluster's shape (Cluster, Pool) and
-// placement helpers. The policies themselves live in subpackages — Pollux
+// (StatsReporter, Incremental, Fallible, AppChecker, io.Closer; see
+// optional.go), the cluster's shape (Cluster, Pool) and placement
+// helpers. The policies themselves live in subpackages — Pollux
 // (policies/pollux), Sia (policies/sia), the Gavel family (policies/gavel:
 // gavel-las, gavel-ftf, gavel-throughput), Optimus+Oracle
 // (policies/optimus), Tiresias (policies/tiresias), SRTF (policies/srtf),
 // FIFO (policies/fifo) — each registering itself at init; policies/builtin
 // imports them all, and policies/conformance is the suite every registered
-// policy must pass.
+// policy must pass. A policy may also run in another process:
+// policies/protocol is this interface as messages, and policies/external
+// the policy "external" that speaks them to a child process.
 //
 // A policy sees only what a live scheduler sees: the cluster's shape and,
 // per job, its public description, its current allocation and what its

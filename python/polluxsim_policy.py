@@ -196,7 +196,7 @@ class Job:
 
     def _ask(self, fact, **args):
         if self._conn is None:
-            raise RuntimeError("oracle query outside a round")
+            raise RuntimeError("oracle query of job %s: the policy's needs_oracle is not set" % self.name)
         return self._conn.query(self.name, fact, args)
 
     @staticmethod
@@ -352,10 +352,13 @@ class ProtocolError(Exception):
     """The simulator sent something this client cannot follow."""
 
 
+_JOB_FIELDS = [f.name for f in fields(Job) if f.name != "_conn"]
+
+
 def _update(job: Job, new: Job) -> None:
-    for f in fields(Job):
-        if f.name != "_conn":
-            setattr(job, f.name, getattr(new, f.name))
+    """Bring a tracked job's view up to date in place."""
+    for name in _JOB_FIELDS:
+        setattr(job, name, getattr(new, name))
 
 
 def serve(policy: Policy, inp=None, out=None) -> int:

@@ -11,7 +11,8 @@ import (
 // TestConformanceOverTheWire runs the conformance suite on the Python
 // policies through the protocol: FIFO and Tiresias (each in full rounds
 // only and with changes-only rounds, which the suite checks against full
-// ones) and the starting example. With -short, Tiresias only.
+// ones), the starting example and SRTF (oracle queries over the wire,
+// answered from the suite's oracle). With -short, Tiresias only.
 func TestConformanceOverTheWire(t *testing.T) {
 	for _, tc := range []struct{ name, example, args string }{
 		{"fifo", "fifo", ""},
@@ -19,6 +20,7 @@ func TestConformanceOverTheWire(t *testing.T) {
 		{"tiresias", "tiresias", ""},
 		{"tiresias-full", "tiresias", "--full"},
 		{"smallest-first", "smallest_first", ""},
+		{"srtf", "srtf", ""},
 	} {
 		if testing.Short() && tc.name != "tiresias" {
 			continue

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polluxsim/polluxsim/policies/external"
 	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 
@@ -21,6 +22,18 @@ import (
 func TestMain(m *testing.M) {
 	if mode := os.Getenv("POLLUXSIM_FAKE_POLICY"); mode != "" {
 		os.Exit(fakePolicy(mode))
+	}
+	if cmd := os.Getenv("POLLUXSIM_FAKE_PARENT"); cmd != "" {
+		// A simulator that starts a policy process and waits to be killed.
+		argv, err := external.Split(cmd)
+		if err == nil {
+			_, err = external.Start(external.Config{Argv: argv, Timeout: time.Minute})
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		time.Sleep(time.Hour)
 	}
 	os.Exit(m.Run())
 }
@@ -47,6 +60,7 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 //	nothing     gives every job nothing (a trivial policy, for benchmarks)
 //	exit        exits with status 3 in round 3, after two lines on stderr
 //	hang        stops answering in round 2
+//	deaf        sleeps after its handshake, reading nothing more
 //	hang-child  starts a sleeping child of its own, then hangs in round 2
 //	malformed   answers round 1 with a line that is not JSON
 //	oversized   answers round 1 with a line of 2 MiB
@@ -100,6 +114,9 @@ func fakePolicy(mode string) int {
 		fmt.Fprintln(pids, c.Process.Pid)
 	}
 	pids.Close()
+	if mode == "deaf" {
+		time.Sleep(time.Hour)
+	}
 	for round := 1; ; round++ {
 		msg := recv()
 		switch {

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -227,4 +229,38 @@ func TestPythonException(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("output folder %s: %v, want none", out, err)
 	}
+}
+
+// TestKilledSimulatorLeavesNoChild: on Linux, a simulator killed with
+// SIGKILL (no chance to end its policy process) takes the process with it
+// (PR_SET_PDEATHSIG), even one that no longer reads its input (which
+// would otherwise see end of file and exit).
+func TestKilledSimulatorLeavesNoChild(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("PR_SET_PDEATHSIG is Linux's")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), "POLLUXSIM_FAKE_PARENT="+fakeCommand(t, "deaf", pidFile))
+	parent.Stderr = os.Stderr
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for len(readPids(t, pidFile)) < 1 {
+		if time.Now().After(deadline) {
+			_ = parent.Process.Kill()
+			t.Fatal("the policy process did not start within a minute")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = parent.Wait()
+	checkGone(t, readPids(t, pidFile))
 }

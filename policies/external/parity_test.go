@@ -136,11 +136,12 @@ func TestTableDiffSeesADifference(t *testing.T) {
 	}
 }
 
-// TestPythonPortsMatchGo: the Python FIFO and Tiresias give the Go
+// TestPythonPortsMatchGo: the Python FIFO, Tiresias and SRTF give the Go
 // policies' jobs.parquet and rounds.parquet, column for column but the
 // run's identity, on the eight reference workloads: in full rounds
-// (--rounds all, every job every round) and in changes-only rounds
-// (--rounds changes, decided incrementally on both sides). With -short,
+// (--rounds all, every job every round) and, for FIFO and Tiresias, in
+// changes-only rounds (--rounds changes, decided incrementally on both
+// sides); SRTF asks the oracle over the wire every round. With -short,
 // paper:1 and paper:8 only.
 func TestPythonPortsMatchGo(t *testing.T) {
 	needPython(t)
@@ -148,8 +149,16 @@ func TestPythonPortsMatchGo(t *testing.T) {
 	if testing.Short() {
 		ns = []int{1, 8}
 	}
-	for _, policy := range []string{"fifo", "tiresias"} {
-		for _, rounds := range []string{"all", "changes"} {
+	for _, pr := range []struct {
+		policy string
+		rounds []string
+	}{
+		{"fifo", []string{"all", "changes"}},
+		{"tiresias", []string{"all", "changes"}},
+		{"srtf", []string{"all"}}, // not incremental; asks the oracle
+	} {
+		policy := pr.policy
+		for _, rounds := range pr.rounds {
 			for _, n := range ns {
 				t.Run(fmt.Sprintf("%s/%s/paper:%d", policy, rounds, n), func(t *testing.T) {
 					w := fmt.Sprintf("paper:%d", n)

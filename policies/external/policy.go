@@ -56,7 +56,8 @@ var (
 type Config struct {
 	// Argv is the command and its arguments (see Split).
 	Argv []string
-	// Timeout bounds the handshake and each round, wall-clock.
+	// Timeout bounds the handshake and each round, wall-clock (0:
+	// DefaultRoundTimeout seconds).
 	Timeout time.Duration
 	// Env is the run's environment, told to the child in hello.
 	Env policies.Env
@@ -64,7 +65,8 @@ type Config struct {
 	// DefaultMaxMessage).
 	MaxMessage int
 	// Log receives the child's standard error, each line prefixed with
-	// "[policy NAME] " (nil: os.Stderr).
+	// "[policy NAME] ", NAME the command's first two words without their
+	// folders, e.g. "python3 tiresias.py" (nil: os.Stderr).
 	Log io.Writer
 }
 
@@ -84,7 +86,10 @@ func Start(cfg Config) (policies.Policy, error) {
 	if cfg.MaxMessage <= 0 {
 		cfg.MaxMessage = DefaultMaxMessage
 	}
-	c, err := start(cfg.Argv, cfg.MaxMessage, log, "[policy "+filepath.Base(cfg.Argv[len(cfg.Argv)-1])+"] ")
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultRoundTimeout * time.Second
+	}
+	c, err := start(cfg.Argv, cfg.MaxMessage, log, "[policy "+shortName(cfg.Argv)+"] ")
 	if err != nil {
 		return nil, fmt.Errorf("command %q does not start: %w", command, err)
 	}
@@ -97,6 +102,15 @@ func Start(cfg Config) (policies.Policy, error) {
 		return &Incremental{Policy: p, tracked: map[int64]*policies.Job{}, held: map[int64]bool{}, changed: map[int64]bool{}}, nil
 	}
 	return p, nil
+}
+
+// shortName is the first two words of argv without their folders.
+func shortName(argv []string) string {
+	name := filepath.Base(argv[0])
+	if len(argv) > 1 {
+		name += " " + filepath.Base(argv[1])
+	}
+	return name
 }
 
 // handshake sends hello and reads ready.
