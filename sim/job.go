@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
@@ -195,26 +196,8 @@ func (j *job) tune(adaptive bool) error {
 		return err
 	}
 	lim := j.on().Limits
-	fixed := 0
-	switch {
-	case !adaptive:
-		fixed = j.spec.Batch
-	case j.app.FixedBatch > 0:
-		fixed = j.app.FixedBatch
-	case j.agent.params == nil:
-		fixed = max(lim.InitBatch, lim.MinLocal*j.gpus)
-	}
-	var m, s int
-	if fixed > 0 {
-		m, s, _ = lim.Split(j.gpus, float64(fixed))
-	} else {
-		c := j.agent.best(lim, j.nodes, j.gpus)
-		m, s = c.Local, c.Accum
-	}
-	if m < 1 {
-		m = 1
-	}
-	j.local, j.accum, j.batch = m, s, j.gpus*m*(s+1)
+	j.local, j.accum, j.batch = policies.ConfigureWith(adaptive, j.spec.Batch, j.app.FixedBatch, j.agent.params != nil, lim, j.gpus,
+		func() models.Config { return j.agent.best(lim, j.nodes, j.gpus) })
 	return nil
 }
 

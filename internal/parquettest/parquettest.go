@@ -3,6 +3,7 @@ package parquettest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 
@@ -71,4 +72,34 @@ func Float64Column(tb testing.TB, tbl arrow.Table, name string) []float64 {
 		out = append(out, ch.(*array.Float64).Float64Values()...)
 	}
 	return out
+}
+
+// DiffExcept compares two tables column by column, values and nulls,
+// leaving out the named columns, and returns what differs ("" when
+// nothing does): a missing column, a column of another type, or the first
+// column whose values differ.
+func DiffExcept(a, b arrow.Table, skip ...string) string {
+	left := map[string]bool{}
+	for _, s := range skip {
+		left[s] = true
+	}
+	if a.NumRows() != b.NumRows() {
+		return fmt.Sprintf("%d rows against %d", a.NumRows(), b.NumRows())
+	}
+	if a.NumCols() != b.NumCols() {
+		return fmt.Sprintf("%d columns against %d", a.NumCols(), b.NumCols())
+	}
+	for i := 0; i < int(a.NumCols()); i++ {
+		fa, fb := a.Schema().Field(i), b.Schema().Field(i)
+		if fa.Name != fb.Name || !arrow.TypeEqual(fa.Type, fb.Type) {
+			return fmt.Sprintf("column %d: %s %s against %s %s", i, fa.Name, fa.Type, fb.Name, fb.Type)
+		}
+		if left[fa.Name] {
+			continue
+		}
+		if !array.ChunkedEqual(a.Column(i).Data(), b.Column(i).Data()) {
+			return "column " + fa.Name + " differs"
+		}
+	}
+	return ""
 }

@@ -21,19 +21,5 @@ func (p *Policy) answer(q *protocol.Query) (protocol.Answer, error) {
 	if o == nil {
 		return a, fmt.Errorf("queried job %q, which has no oracle", q.Job)
 	}
-	switch q.Fact {
-	case protocol.FactEpochs:
-		a.Value = float64(o.Epochs())
-	case protocol.FactIterations:
-		a.Value = o.Iterations(q.Batch, q.Epoch)
-	case protocol.FactIterTime:
-		a.Value = o.IterTime(q.Placement, q.Local, q.Accum)
-	case protocol.FactRemainingIterations:
-		a.Value = o.RemainingIterations(q.Batch)
-	case protocol.FactTypeIterTime:
-		a.Value, a.OK = o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
-	default:
-		return a, fmt.Errorf("queried the unknown fact %q of job %s", q.Fact, q.Job)
-	}
-	return a, nil
+	return protocol.AnswerQuery(o, q)
 }

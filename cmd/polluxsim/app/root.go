@@ -97,6 +97,7 @@ Policies (polluxsim policies lists their options):
 		newReportCmd(),
 		newRegressCmd(),
 		newExportCmd(),
+		newServeCmd(),
 	)
 	return root
 }

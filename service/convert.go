@@ -1,0 +1,306 @@
+package service
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
+)
+
+// Bounds of one round, beyond the body size.
+const (
+	maxNodeGPUs = 1 << 12 // GPUs on one node
+	maxNameLen  = 253     // a node's or job's name (a Kubernetes name's length)
+)
+
+// round is a decoded, checked round: what the policy is given.
+type round struct {
+	now     float64
+	cluster policies.Cluster
+	// provisioning is the nodes ordered, not ready (for the autoscaler)
+	provisioning int
+	names        []string       // node names in order
+	index        map[string]int // node name → node number
+	jobs         []policies.Job
+}
+
+// errorf is a request error: its message names the field.
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// finite checks that x is a finite, non-negative number.
+func finite(field string, x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return errorf("%s: want a finite number ≥ 0, got %v", field, x)
+	}
+	return nil
+}
+
+// count checks that n is not negative.
+func count(field string, n int) error {
+	if n < 0 {
+		return errorf("%s: want an integer ≥ 0, got %d", field, n)
+	}
+	return nil
+}
+
+// decodeRound checks a round request against the service's bounds and
+// builds the policy's view of it. A node list of one GPU count and the
+// default GPU type is a cluster without pools, as the simulator's default
+// cluster is; otherwise consecutive nodes of one type and GPU count form a
+// pool.
+func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
+	if err := finite("time", req.Time); err != nil {
+		return nil, err
+	}
+	if len(req.Nodes) == 0 {
+		return nil, errorf("nodes: want at least one node")
+	}
+	if len(req.Nodes) > lim.MaxNodes {
+		return nil, errorf("nodes: %d nodes, more than the service's limit of %d", len(req.Nodes), lim.MaxNodes)
+	}
+	if len(req.Jobs) > lim.MaxJobs {
+		return nil, errorf("jobs: %d jobs, more than the service's limit of %d", len(req.Jobs), lim.MaxJobs)
+	}
+	if err := count("provisioning", req.Provisioning); err != nil {
+		return nil, err
+	}
+	r := &round{now: req.Time, provisioning: req.Provisioning, index: make(map[string]int, len(req.Nodes)), names: make([]string, len(req.Nodes))}
+	var pools []policies.Pool
+	for i, n := range req.Nodes {
+		f := "nodes[" + strconv.Itoa(i) + "]"
+		if n.Name == "" || len(n.Name) > maxNameLen {
+			return nil, errorf("%s.name: want 1 to %d characters", f, maxNameLen)
+		}
+		if _, dup := r.index[n.Name]; dup {
+			return nil, errorf("%s.name: node %q listed twice", f, n.Name)
+		}
+		if n.GPUs < 1 || n.GPUs > maxNodeGPUs {
+			return nil, errorf("%s.gpus: want 1 to %d, got %d", f, maxNodeGPUs, n.GPUs)
+		}
+		t := n.GPUType
+		if t == "" {
+			t = policies.DefaultType
+		}
+		if len(t) > maxNameLen {
+			return nil, errorf("%s.gpu_type: longer than %d characters", f, maxNameLen)
+		}
+		r.index[n.Name], r.names[i] = i, n.Name
+		if k := len(pools) - 1; k >= 0 && pools[k].Type == t && pools[k].GPUsPerNode == n.GPUs {
+			pools[k].Nodes++
+		} else {
+			pools = append(pools, policies.Pool{Type: t, Nodes: 1, GPUsPerNode: n.GPUs})
+		}
+	}
+	if len(pools) == 1 && pools[0].Type == policies.DefaultType {
+		r.cluster = policies.Cluster{Nodes: pools[0].Nodes, GPUsPerNode: pools[0].GPUsPerNode}
+	} else {
+		r.cluster = policies.NewCluster(pools...)
+	}
+	used := make([]int, len(req.Nodes))
+	seen := make(map[string]bool, len(req.Jobs))
+	r.jobs = make([]policies.Job, len(req.Jobs))
+	for i := range req.Jobs {
+		f := "jobs[" + strconv.Itoa(i) + "]"
+		if err := r.decodeJob(f, &req.Jobs[i], &r.jobs[i], used); err != nil {
+			return nil, err
+		}
+		if seen[r.jobs[i].Name] {
+			return nil, errorf("%s.name: job %q listed twice", f, r.jobs[i].Name)
+		}
+		seen[r.jobs[i].Name] = true
+	}
+	for n, u := range used {
+		if u > req.Nodes[n].GPUs {
+			return nil, errorf("nodes[%d]: the jobs' allocations hold %d GPUs of node %q, which has %d", n, u, req.Nodes[n].Name, req.Nodes[n].GPUs)
+		}
+	}
+	return r, nil
+}
+
+// decodeJob checks one job and fills its policy view; used counts the
+// GPUs its allocation holds per node.
+func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
+	if w.Name == "" || len(w.Name) > maxNameLen {
+		return errorf("%s.name: want 1 to %d characters", f, maxNameLen)
+	}
+	if len(w.Application) > maxNameLen {
+		return errorf("%s.application: longer than %d characters", f, maxNameLen)
+	}
+	if err := finite(f+".submission_time", w.SubmissionTime); err != nil {
+		return err
+	}
+	if w.SubmissionTime > r.now {
+		return errorf("%s.submission_time: %v is after the round's time %v", f, w.SubmissionTime, r.now)
+	}
+	if err := finite(f+".attained_gpu_seconds", w.Attained); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"restarts", w.Restarts}, {"request_gpus", w.RequestGPUs}, {"request_batch", w.RequestBatch},
+		{"fixed_batch", w.FixedBatch}, {"max_replicas", w.MaxReplicas}, {"epoch", w.Epoch}} {
+		if err := count(f+"."+c.name, c.v); err != nil {
+			return err
+		}
+	}
+	pj := protocol.Job{
+		Name: w.Name, App: w.Application, Submit: w.SubmissionTime, Age: r.now - w.SubmissionTime,
+		Restarts: w.Restarts, Attained: w.Attained,
+		Request:    protocol.Request{GPUs: w.RequestGPUs, Batch: w.RequestBatch},
+		FixedBatch: w.FixedBatch, MaxGPUs: w.MaxReplicas, Epoch: w.Epoch,
+	}
+	if len(w.Allocation) > 0 {
+		if len(w.Allocation) > r.cluster.TotalGPUs() {
+			return errorf("%s.allocation: %d replicas, more than the cluster's %d GPUs", f, len(w.Allocation), r.cluster.TotalGPUs())
+		}
+		pj.Alloc = make([]int, len(r.names))
+		for k, name := range w.Allocation {
+			n, ok := r.index[name]
+			if !ok {
+				return errorf("%s.allocation[%d]: node %q is not in nodes", f, k, name)
+			}
+			pj.Alloc[n]++
+			used[n]++
+		}
+		for n, v := range pj.Alloc {
+			if v > r.cluster.NodeGPUs(n) {
+				return errorf("%s.allocation: %d replicas on node %q, which has %d GPUs", f, v, r.names[n], r.cluster.NodeGPUs(n))
+			}
+		}
+	}
+	if w.Hints != nil {
+		if pj.Request.Batch == 0 {
+			pj.Request.Batch = w.Hints.InitBatchSize // AdaptDL: the batch the user submitted
+		}
+		if err := decodeHints(f+".hints", w.Hints, &pj.Params, &pj.Limits); err != nil {
+			return err
+		}
+		pj.MaxSeenGPUs = w.Hints.MaxProfiledReplicas
+		if g := w.Hints.GradParams; g != nil {
+			pj.Grad = protocol.GradStats{Sqr: g.Norm, Var: g.Var}
+		}
+	}
+	if len(w.GPUTypes) > 0 {
+		pj.Types = append([]string(nil), w.GPUTypes...)
+	}
+	if len(w.TypeHints) > 0 {
+		pj.TypeModels = make(map[string]protocol.TypeModel, len(w.TypeHints))
+		for t, h := range w.TypeHints {
+			var m protocol.TypeModel
+			p := &m.Params
+			if err := decodeHints(f+".type_hints["+strconv.Quote(t)+"]", &h, &p, &m.Limits); err != nil {
+				return err
+			}
+			if h.PerfParams == nil {
+				return errorf("%s.type_hints[%q].perfParams: missing", f, t)
+			}
+			pj.TypeModels[t] = m
+		}
+	}
+	*j = pj.Policies()
+	return nil
+}
+
+// decodeHints checks a job's hints and sets its θ_sys (*params, left
+// alone without perfParams) and batch limits.
+func decodeHints(f string, h *Hints, params **protocol.Params, lim *protocol.Limits) error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"initBatchSize", h.InitBatchSize}, {"globalBatchSize", h.GlobalBatchSize}, {"maxBatchSize", h.MaxBatchSize},
+		{"maxProfiledReplicas", h.MaxProfiledReplicas}} {
+		if err := count(f+"."+c.name, c.v); err != nil {
+			return err
+		}
+	}
+	lim.InitBatch, lim.MaxBatch = h.InitBatchSize, h.MaxBatchSize
+	switch len(h.LocalBszBounds) {
+	case 0:
+	case 2:
+		lim.MinLocal, lim.MaxLocal = h.LocalBszBounds[0], h.LocalBszBounds[1]
+		if lim.MinLocal < 0 || lim.MaxLocal < lim.MinLocal {
+			return errorf("%s.localBszBounds: want [min, max] with 0 ≤ min ≤ max, got %v", f, h.LocalBszBounds)
+		}
+	default:
+		return errorf("%s.localBszBounds: want [min, max], got %d numbers", f, len(h.LocalBszBounds))
+	}
+	if g := h.GradParams; g != nil {
+		if err := finite(f+".gradParams.norm", g.Norm); err != nil {
+			return err
+		}
+		if err := finite(f+".gradParams.var", g.Var); err != nil {
+			return err
+		}
+	}
+	if pp := h.PerfParams; pp != nil {
+		for _, c := range []struct {
+			name string
+			v    float64
+		}{{"alpha_c", pp.AlphaC}, {"beta_c", pp.BetaC}, {"alpha_n", pp.AlphaN}, {"beta_n", pp.BetaN},
+			{"alpha_r", pp.AlphaR}, {"beta_r", pp.BetaR}, {"gamma", pp.Gamma}} {
+			if err := finite(f+".perfParams."+c.name, c.v); err != nil {
+				return err
+			}
+		}
+		if *params == nil {
+			*params = new(protocol.Params)
+		}
+		**params = *pp
+	}
+	return nil
+}
+
+// NodeName is the name the client gives node n of a simulated cluster.
+func NodeName(n int) string { return "n" + strconv.Itoa(n) }
+
+// EncodeRound writes the policy's input of one round as a round request:
+// node n is named NodeName(n). It is the inverse of what the service
+// decodes, so that the service's policy sees exactly these jobs.
+func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequest {
+	req := RoundRequest{Time: now, Nodes: make([]Node, c.Nodes), Jobs: make([]Job, len(jobs))}
+	for n := range req.Nodes {
+		req.Nodes[n] = Node{Name: NodeName(n), GPUs: c.NodeGPUs(n), GPUType: c.NodeType(n)}
+	}
+	for i := range jobs {
+		pj := protocol.FromJob(&jobs[i])
+		w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Restarts: pj.Restarts,
+			Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
+			RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
+			MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}
+		w.Hints = encodeHints(pj.Params, pj.Limits)
+		w.Hints.MaxProfiledReplicas = pj.MaxSeenGPUs
+		w.Hints.GradParams = &GradParams{Norm: pj.Grad.Sqr, Var: pj.Grad.Var}
+		if len(pj.TypeModels) > 0 {
+			w.TypeHints = make(map[string]Hints, len(pj.TypeModels))
+			for t, m := range pj.TypeModels {
+				w.TypeHints[t] = *encodeHints(&m.Params, m.Limits)
+			}
+		}
+		req.Jobs[i] = w
+	}
+	return req
+}
+
+// encodeHints writes θ_sys (nil: none) and batch limits as hints.
+func encodeHints(p *protocol.Params, lim protocol.Limits) *Hints {
+	h := &Hints{InitBatchSize: lim.InitBatch, MaxBatchSize: lim.MaxBatch, PerfParams: p}
+	if lim.MinLocal != 0 || lim.MaxLocal != 0 {
+		h.LocalBszBounds = []int{lim.MinLocal, lim.MaxLocal}
+	}
+	return h
+}
+
+// replicas writes an allocation (GPUs per node) as the node of each
+// replica.
+func replicas(alloc []int, node func(int) string) []string {
+	var out []string
+	for n, v := range alloc {
+		for range v {
+			out = append(out, node(n))
+		}
+	}
+	return out
+}

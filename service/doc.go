@@ -1,0 +1,25 @@
+// Package service is polluxsim's live allocator: an HTTP service
+// (`polluxsim serve`) that exposes every registered policy, and optionally
+// an autoscaler, to a cluster manager, in the vocabulary of AdaptDL's live
+// scheduler (petuum/adaptdl, sched/adaptdl_sched): nodes by name, a job's
+// allocation as the node of each replica, its hints in AdaptDL's keys
+// (initBatchSize, localBszBounds, maxBatchSize, maxProfiledReplicas,
+// gradParams, perfParams, ...). docs/serve.md maps every field.
+//
+// A client creates a session (a policy, its options, a seed), then posts
+// one round at a time: the nodes and the active jobs. The session keeps
+// the policy's state between rounds; it expires after an idle time.
+// Policies defined with an oracle (Optimus+Oracle, SRTF, Gavel) ask the
+// caller for the facts: a round's answer is then a batch of oracle queries
+// that the client answers on the same session until the decision comes.
+//
+// The same package holds the client: the policy "remote"
+// (--policy remote --policy-opt url=...) makes the simulator call a
+// running service for every decision through the same messages, which is
+// how the tests prove the live path and the simulated one identical.
+//
+// Only the standard library's net/http is used. The service is safe by
+// default: loopback address, optional bearer token, bounded bodies, jobs,
+// nodes and sessions, strict decoding, one request at a time per session,
+// a policy's panic contained to its request.
+package service

@@ -1,0 +1,102 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/polluxsim/polluxsim/experiments/runner"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/parquettest"
+	_ "github.com/polluxsim/polluxsim/policies/builtin"
+)
+
+// identityRun runs workload paper:w under spec with --no-timing into dir.
+func identityRun(t *testing.T, spec runspec.RunSpec, w int, dir string) {
+	t.Helper()
+	_, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: fmt.Sprintf("paper:%d", w)},
+		runner.Options{Out: dir, NoTiming: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The columns the identity test leaves out: the run's identity and the
+// policy's name and options, which name "remote" and its options (url,
+// the service's policy) on the remote side.
+var identitySkip = []string{"run_id", "policy", "policy_options"}
+
+// TestRemoteIdentity is the proof that the live path and the simulated
+// one are the same code: the eight reference workloads under Pollux,
+// Tiresias and Optimus+Oracle, each decided in process and through a
+// service on a loopback port (every round posted, every oracle fact
+// asked of the simulator), give the same jobs.parquet and rounds.parquet
+// in every column but run_id, policy and policy_options. In -short mode
+// workloads 1 and 5 only, under -race workload 1.
+func TestRemoteIdentity(t *testing.T) {
+	srv := New(Config{})
+	ts := httptest.NewServer(srv.Handler()) // 127.0.0.1:0
+	defer ts.Close()
+	workloads := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	switch {
+	case raceEnabled:
+		workloads = []int{1}
+	case testing.Short():
+		workloads = []int{1, 5}
+	}
+	// The control: the comparison can fail. Pollux through the service
+	// with another seed decides otherwise, and the tables say so.
+	t.Run("control", func(t *testing.T) {
+		dir := t.TempDir()
+		identityRun(t, runspec.DefaultSpec("pollux"), 1, filepath.Join(dir, "local"))
+		remote, err := runspec.DefaultSpec("remote").WithOptions([]string{"url=" + ts.URL, "policy=pollux"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		remote.Seed = 2
+		identityRun(t, remote, 1, filepath.Join(dir, "remote"))
+		a := parquettest.ReadTable(t, filepath.Join(dir, "local", "rounds.parquet"))
+		b := parquettest.ReadTable(t, filepath.Join(dir, "remote", "rounds.parquet"))
+		defer a.Release()
+		defer b.Release()
+		if d := parquettest.DiffExcept(a, b, append(identitySkip, "seed")...); d == "" {
+			t.Error("seeds 1 and 2 give the same rounds: the comparison cannot tell runs apart")
+		}
+	})
+	for _, pol := range []string{"tiresias", "optimus", "pollux"} {
+		for _, w := range workloads {
+			t.Run(fmt.Sprintf("%s/%d", pol, w), func(t *testing.T) {
+				dir := t.TempDir()
+				local := runspec.DefaultSpec(pol)
+				start := time.Now()
+				identityRun(t, local, w, filepath.Join(dir, "local"))
+				mid := time.Now()
+				remote := runspec.DefaultSpec("remote")
+				remote, err := remote.WithOptions([]string{"url=" + ts.URL, "policy=" + pol})
+				if err != nil {
+					t.Fatal(err)
+				}
+				identityRun(t, remote, w, filepath.Join(dir, "remote"))
+				t.Logf("in process %.2f s, through the service %.2f s", mid.Sub(start).Seconds(), time.Since(mid).Seconds())
+				if n := srv.Sessions(); n != 0 {
+					t.Errorf("%d sessions open after the run (the pipeline closes the policy, which closes its session)", n)
+				}
+				for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
+					a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
+					b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))
+					if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
+						t.Errorf("%s: %s", table, d)
+					}
+					if a.NumRows() == 0 {
+						t.Errorf("%s: no rows", table)
+					}
+					a.Release()
+					b.Release()
+				}
+			})
+		}
+	}
+}

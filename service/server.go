@@ -1,0 +1,418 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
+)
+
+// Limits bound what the service accepts and keeps.
+type Limits struct {
+	// MaxBody is the largest request body, bytes.
+	MaxBody int64
+	// MaxJobs and MaxNodes bound one round's jobs and nodes.
+	MaxJobs, MaxNodes int
+	// MaxSessions bounds the sessions alive at once.
+	MaxSessions int
+	// IdleTimeout is how long a session lives without a request (a round
+	// waiting for oracle answers included).
+	IdleTimeout time.Duration
+	// MaxOracleQueries bounds the oracle queries of one round that the
+	// session's cache does not answer.
+	MaxOracleQueries int
+}
+
+// DefaultLimits are the service's limits unless told otherwise: 16 MiB
+// bodies, 20,000 jobs and 4,096 nodes per round, 256 sessions, 10 minutes
+// idle, 1,000,000 oracle queries per round.
+func DefaultLimits() Limits {
+	return Limits{MaxBody: 16 << 20, MaxJobs: 20000, MaxNodes: 4096, MaxSessions: 256,
+		IdleTimeout: 10 * time.Minute, MaxOracleQueries: 1000000}
+}
+
+// Config configures a Server.
+type Config struct {
+	// Registry holds the policies sessions may use (nil: policies.Default()).
+	Registry *policies.Registry
+	// Limits (zero fields: DefaultLimits' values).
+	Limits Limits
+	// Token, when not empty, is the bearer token every request must carry.
+	Token string
+}
+
+// Server is the allocator service: its sessions and HTTP handlers.
+type Server struct {
+	reg      *policies.Registry
+	lim      Limits
+	tokenSum [sha256.Size]byte
+	token    bool
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	stopped  bool
+}
+
+// New returns a server with no sessions.
+func New(cfg Config) *Server {
+	s := &Server{reg: cfg.Registry, lim: cfg.Limits, sessions: map[string]*session{}}
+	if s.reg == nil {
+		s.reg = policies.Default()
+	}
+	d := DefaultLimits()
+	if s.lim.MaxBody <= 0 {
+		s.lim.MaxBody = d.MaxBody
+	}
+	if s.lim.MaxJobs <= 0 {
+		s.lim.MaxJobs = d.MaxJobs
+	}
+	if s.lim.MaxNodes <= 0 {
+		s.lim.MaxNodes = d.MaxNodes
+	}
+	if s.lim.MaxSessions <= 0 {
+		s.lim.MaxSessions = d.MaxSessions
+	}
+	if s.lim.IdleTimeout <= 0 {
+		s.lim.IdleTimeout = d.IdleTimeout
+	}
+	if s.lim.MaxOracleQueries <= 0 {
+		s.lim.MaxOracleQueries = d.MaxOracleQueries
+	}
+	if cfg.Token != "" {
+		s.token, s.tokenSum = true, sha256.Sum256([]byte(cfg.Token))
+	}
+	return s
+}
+
+// Handler returns the service's HTTP handler:
+//
+//	POST   /v1/sessions               create a session (SessionRequest)
+//	POST   /v1/sessions/{id}/rounds   decide a round (RoundRequest)
+//	POST   /v1/sessions/{id}/oracle   answer the pending oracle query
+//	DELETE /v1/sessions/{id}          close a session
+//	GET    /v1/healthz                liveness
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/sessions", s.createSession)
+	mux.HandleFunc("POST /v1/sessions/{id}/rounds", s.postRound)
+	mux.HandleFunc("POST /v1/sessions/{id}/oracle", s.postOracle)
+	mux.HandleFunc("DELETE /v1/sessions/{id}", s.deleteSession)
+	mux.HandleFunc("GET /v1/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, 200, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, 404, fmt.Errorf("%s %s: no such endpoint", r.Method, r.URL.Path))
+	})
+	return s.auth(mux)
+}
+
+// auth requires the bearer token, when one is set, compared in constant
+// time (over its SHA-256, so that its length does not show either).
+func (s *Server) auth(next http.Handler) http.Handler {
+	if !s.token {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(got))
+		if !ok || subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="polluxsim"`)
+			writeError(w, 401, errors.New("missing or wrong bearer token"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// writeJSON writes v as the response, one line.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // a client gone is not the service's error
+}
+
+// writeError writes a one-line JSON error.
+func writeError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, ErrorResponse{Error: strings.ReplaceAll(err.Error(), "\n", " ")})
+}
+
+// decodeBody reads a bounded body strictly into v: 413 when too large,
+// 400 when malformed.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) (int, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.lim.MaxBody))
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return 413, fmt.Errorf("request body: larger than the service's limit of %d bytes", s.lim.MaxBody)
+		}
+		return 400, fmt.Errorf("request body: %v", err)
+	}
+	if err := strictjson.Decode(data, v); err != nil {
+		return 400, fmt.Errorf("request body: %v", err)
+	}
+	return 0, nil
+}
+
+func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
+	var req SessionRequest
+	if status, err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, status, err)
+		return
+	}
+	sess, status, err := s.newSession(&req)
+	if err != nil {
+		writeError(w, status, err)
+		return
+	}
+	opts, _ := json.Marshal(sess.opts)
+	writeJSON(w, 201, SessionResponse{Session: sess.s.id, Policy: req.Policy, Options: opts,
+		Traits:      protocol.FromTraits(sess.s.traits),
+		IdleTimeout: s.lim.IdleTimeout.Seconds()})
+}
+
+type created struct {
+	s    *session
+	opts policies.OptionSet
+}
+
+// newSession builds a session's policy and autoscaler and registers it.
+func (s *Server) newSession(req *SessionRequest) (created, int, error) {
+	if err := finite("restart_delay_s", req.RestartDelay); err != nil {
+		return created{}, 400, err
+	}
+	var layers []any
+	if len(req.Options) > 0 {
+		layers = append(layers, req.Options)
+	}
+	opts, err := s.reg.Resolve(req.Policy, "", layers...)
+	if err != nil {
+		return created{}, 400, fmt.Errorf("policy: %v", err)
+	}
+	pol, err := s.reg.Build(req.Policy, opts, policies.Env{Seed: req.Seed, RestartDelay: req.RestartDelay})
+	if err != nil {
+		return created{}, 400, fmt.Errorf("policy: %v", err)
+	}
+	sess := &session{policy: pol, traits: pol.Traits()}
+	if a := req.Autoscaler; a != nil {
+		if a.MinNodes < 0 || a.MaxNodes < max(a.MinNodes, 1) {
+			return created{}, 400, fmt.Errorf("autoscaler: want 0 ≤ min_nodes ≤ max_nodes and max_nodes ≥ 1, got %d and %d", a.MinNodes, a.MaxNodes)
+		}
+		var al []any
+		if len(a.Options) > 0 {
+			al = append(al, a.Options)
+		}
+		aopts, err := autoscalers.Resolve(a.Name, "", al...)
+		if err != nil {
+			return created{}, 400, fmt.Errorf("autoscaler: %v", err)
+		}
+		if sess.scaler, err = autoscalers.Build(a.Name, aopts); err != nil {
+			return created{}, 400, fmt.Errorf("autoscaler: %v", err)
+		}
+		sess.min, sess.max = a.MinNodes, a.MaxNodes
+	}
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return created{}, 500, err
+	}
+	sess.id = hex.EncodeToString(id[:])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return created{}, 503, errors.New("the service is stopping")
+	}
+	if len(s.sessions) >= s.lim.MaxSessions {
+		return created{}, 429, fmt.Errorf("%d sessions open, the service's limit; close one (DELETE /v1/sessions/ID) or wait for one to expire", s.lim.MaxSessions)
+	}
+	sess.last = time.Now()
+	s.sessions[sess.id] = sess
+	return created{s: sess, opts: opts}, 201, nil
+}
+
+// acquire finds a session and marks it busy (not to be expired).
+func (s *Server) acquire(id string) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess, ok := s.sessions[id]
+	if !ok {
+		return nil, fmt.Errorf("session %q: no such session (expired, closed or never created)", id)
+	}
+	sess.busy++
+	sess.last = time.Now()
+	return sess, nil
+}
+
+// release ends a request on a session.
+func (s *Server) release(sess *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sess.busy--
+	sess.last = time.Now()
+	if sess.closed {
+		delete(s.sessions, sess.id)
+	}
+}
+
+func (s *Server) postRound(w http.ResponseWriter, r *http.Request) {
+	var req RoundRequest
+	if status, err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, status, err)
+		return
+	}
+	rd, err := decodeRound(&req, s.lim)
+	if err != nil {
+		writeError(w, 400, err)
+		return
+	}
+	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+		if sess.run != nil {
+			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
+		}
+		return sess.next(sess.start(rd, s.lim.MaxOracleQueries))
+	})
+}
+
+func (s *Server) postOracle(w http.ResponseWriter, r *http.Request) {
+	var req OracleAnswers
+	if status, err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, status, err)
+		return
+	}
+	if len(req.Answers) != 1 {
+		writeError(w, 400, fmt.Errorf("answers: want the answer to the one pending query, got %d answers", len(req.Answers)))
+		return
+	}
+	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+		rr := sess.run
+		if rr == nil {
+			return RoundResponse{}, 409, fmt.Errorf("session %s has no pending oracle query", sess.id)
+		}
+		if err := checkAnswer(rr.pending, req.Answers[0]); err != nil {
+			return RoundResponse{}, 400, err
+		}
+		sess.run = nil
+		rr.answers <- req.Answers[0]
+		return sess.next(rr)
+	})
+}
+
+// withSession serves a request on session {id}, holding the session's
+// lock for its whole length.
+func (s *Server) withSession(w http.ResponseWriter, r *http.Request, f func(*session) (RoundResponse, int, error)) {
+	sess, err := s.acquire(r.PathValue("id"))
+	if err != nil {
+		writeError(w, 404, err)
+		return
+	}
+	defer s.release(sess)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	if sess.closed {
+		writeError(w, 404, fmt.Errorf("session %q: closed", sess.id))
+		return
+	}
+	resp, status, err := f(sess)
+	if err != nil {
+		writeError(w, status, err)
+		return
+	}
+	writeJSON(w, status, resp)
+}
+
+func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
+	sess, err := s.acquire(r.PathValue("id"))
+	if err != nil {
+		writeError(w, 404, err)
+		return
+	}
+	defer s.release(sess)
+	sess.mu.Lock()
+	defer sess.mu.Unlock()
+	sess.closeLocked()
+	w.WriteHeader(204)
+}
+
+// Expire closes the sessions idle for longer than the idle timeout at
+// time now and returns how many it closed.
+func (s *Server) Expire(now time.Time) int {
+	return s.remove(false, func(sess *session) bool {
+		return sess.busy == 0 && now.Sub(sess.last) > s.lim.IdleTimeout
+	})
+}
+
+// Sessions is the number of open sessions.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
+}
+
+// closeAll closes every session and refuses new ones.
+func (s *Server) closeAll() {
+	s.remove(true, func(*session) bool { return true })
+}
+
+// remove closes the sessions which selects (it is called with s.mu
+// held), stop also refusing new ones, and returns how many it closed.
+func (s *Server) remove(stop bool, which func(*session) bool) int {
+	s.mu.Lock()
+	s.stopped = s.stopped || stop
+	var gone []*session
+	for id, sess := range s.sessions {
+		if which(sess) {
+			gone = append(gone, sess)
+			delete(s.sessions, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, sess := range gone {
+		sess.mu.Lock()
+		sess.closeLocked()
+		sess.mu.Unlock()
+	}
+	return len(gone)
+}
+
+// Serve serves on ln until ctx is done, then stops accepting, lets the
+// requests in progress finish (for at most drain), closes every session
+// and returns. Idle sessions are expired meanwhile.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration) error {
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
+		IdleTimeout: 2 * time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	tick := time.NewTicker(min(s.lim.IdleTimeout/4, time.Second))
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-errc:
+			s.closeAll()
+			return err
+		case now := <-tick.C:
+			s.Expire(now)
+		case <-ctx.Done():
+			sctx, cancel := context.WithTimeout(context.Background(), drain)
+			err := hs.Shutdown(sctx)
+			cancel()
+			s.closeAll()
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("requests still in progress after %v; stopped anyway", drain)
+			}
+			return err
+		}
+	}
+}

@@ -1,0 +1,157 @@
+package service
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/protocol"
+)
+
+// session is one client's scheduling session: a policy instance with its
+// state, and optionally an autoscaler. Its mutex is held for the whole of
+// a request, so that one session's requests are served one at a time.
+type session struct {
+	id       string
+	mu       sync.Mutex
+	policy   policies.Policy
+	traits   policies.Traits
+	scaler   autoscalers.Autoscaler
+	min, max int
+	cache    oracleCache
+	// run is a round waiting for oracle answers; closed says the session
+	// is gone (expired, deleted, failed or the service stopped).
+	run    *roundRun
+	closed bool
+
+	// guarded by the server's mutex
+	last time.Time
+	busy int
+}
+
+// start begins deciding round r on a goroutine of its own.
+func (s *session) start(r *round, limit int) *roundRun {
+	rr := &roundRun{r: r, events: make(chan event), answers: make(chan protocol.Answer), abandon: make(chan struct{}),
+		cache: &s.cache, limit: limit}
+	s.cache.keep(r.jobs)
+	if s.traits.NeedsOracle {
+		for i := range r.jobs {
+			r.jobs[i].Oracle = &jobOracle{rr: rr, job: &r.jobs[i]}
+		}
+	}
+	go s.decide(rr)
+	return rr
+}
+
+// decide runs the policy (and the autoscaler) on rr's round and sends the
+// outcome; a panic or too many oracle queries become an error event, and
+// the outcome of an abandoned round is dropped.
+func (s *session) decide(rr *roundRun) {
+	var ev event
+	defer func() {
+		if p := recover(); p != nil {
+			ev = event{err: fmt.Errorf("policy %s failed: %v", s.policy.Name(), p)}
+		}
+		select {
+		case rr.events <- ev:
+		case <-rr.abandon:
+		}
+	}()
+	r := rr.r
+	ev.decision = s.policy.Schedule(r.now, r.cluster, r.jobs)
+	rr.mu.Lock()
+	err := rr.err
+	rr.mu.Unlock()
+	if err != nil {
+		ev = event{err: fmt.Errorf("policy %s: %w", s.policy.Name(), err)}
+		return
+	}
+	for i := range r.jobs {
+		r.jobs[i].Oracle = nil
+	}
+	if s.scaler != nil {
+		st := autoscalers.State{Now: r.now, Cluster: r.cluster, Provisioning: r.provisioning, MinNodes: s.min, MaxNodes: s.max, Jobs: r.jobs}
+		ev.desired = autoscalers.Clamp(s.scaler.Target(st), s.min, s.max)
+	}
+}
+
+// next waits for rr's next event and turns it into the answer to the
+// request in progress. A query leaves the round pending; a decision or
+// a failure ends it (a failure closes the session: the policy's state is
+// not known to be sound).
+func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
+	var ev event
+	select {
+	case ev = <-rr.events:
+	case <-rr.abandon:
+		return RoundResponse{}, 503, fmt.Errorf("session %s closed while deciding", s.id)
+	}
+	if ev.query != nil {
+		s.run, rr.pending = rr, ev.query
+		return RoundResponse{OracleQueries: []protocol.Query{*ev.query}}, 200, nil
+	}
+	s.run = nil
+	if ev.err == nil {
+		ev.err = checkDecision(rr.r, ev.decision)
+	}
+	if ev.err != nil {
+		s.closeLocked()
+		return RoundResponse{}, 500, fmt.Errorf("%v; session %s closed", ev.err, s.id)
+	}
+	return respond(rr.r, ev.decision, ev.desired, s.traits.AdaptiveBatch), 200, nil
+}
+
+// closeLocked closes the session, abandoning a pending round; the caller
+// holds s.mu.
+func (s *session) closeLocked() {
+	if s.run != nil {
+		close(s.run.abandon)
+		s.run = nil
+	}
+	s.closed = true
+}
+
+// checkDecision checks a policy's decision before it is written out.
+func checkDecision(r *round, d policies.Decision) error {
+	if len(d.Alloc) != len(r.jobs) {
+		return fmt.Errorf("policy returned %d allocations for %d jobs", len(d.Alloc), len(r.jobs))
+	}
+	used := make([]int, r.cluster.Nodes)
+	for i, a := range d.Alloc {
+		if len(a) != 0 && len(a) != r.cluster.Nodes {
+			return fmt.Errorf("policy returned an allocation of %d nodes for job %s on %d nodes", len(a), r.jobs[i].Name, r.cluster.Nodes)
+		}
+		for n, v := range a {
+			if v < 0 {
+				return fmt.Errorf("policy returned %d GPUs on node %s for job %s", v, r.names[n], r.jobs[i].Name)
+			}
+			used[n] += v
+		}
+	}
+	for n, u := range used {
+		if u > r.cluster.NodeGPUs(n) {
+			return fmt.Errorf("policy allocated %d GPUs of node %s, which has %d", u, r.names[n], r.cluster.NodeGPUs(n))
+		}
+	}
+	return nil
+}
+
+// respond writes a checked decision as the round's answer.
+func respond(r *round, d policies.Decision, desired int, adaptive bool) RoundResponse {
+	resp := RoundResponse{Jobs: make([]Decision, len(r.jobs)), DesiredNodes: desired}
+	for i := range r.jobs {
+		j := &r.jobs[i]
+		out := Decision{Name: j.Name, Allocation: replicas(d.Alloc[i], func(n int) string { return r.names[n] })}
+		if out.Allocation == nil {
+			out.Allocation = []string{}
+		}
+		if k := policies.Sum(d.Alloc[i]); k > 0 {
+			m, acc, b := j.Configure(adaptive, policies.NodesUsed(d.Alloc[i]), k)
+			out.Config = &JobConfig{LocalBsz: m, AccumSteps: acc, BatchSize: b}
+		}
+		resp.Jobs[i] = out
+	}
+	return resp
+}
