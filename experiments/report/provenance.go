@@ -16,7 +16,8 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 )
 
-// provenance lists where the numbers come from: versions, inputs, each
+// provenance lists where the numbers come from: versions, inputs (the
+// cluster as its GPUs and pools, e.g. "64 GPUs (t4:6x4,a100:2x8,...)"), each
 // cell's settings that differ from the defaults, and the sources of the
 // reference numbers.
 func provenance(exp *experiments.Experiment, runs []*results.RunResult, sum *sweep.SweepSummary) [][2]string {
@@ -38,6 +39,7 @@ func provenance(exp *experiments.Experiment, runs []*results.RunResult, sum *swe
 			return r.ProfilesID + " (" + r.Profiles + ")"
 		})},
 		{"workloads", workloadKinds(runs)},
+		{"cluster", set(func(r *results.RunResult) string { return r.Settings.ClusterText() })},
 	}
 	if len(sum.Missing) > 0 {
 		p = append(p, [2]string{"missing runs", strings.Join(sum.Missing, ", ")})

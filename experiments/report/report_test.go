@@ -62,6 +62,10 @@ func TestReportContent(t *testing.T) {
 		strings.Index(html, `<figure id="plot-`), strings.Index(html, `<details id="provenance">`); !(h1 < head && head < fig && fig < prov) {
 		t.Errorf("order: title at %d, headline at %d, first figure at %d, provenance at %d", h1, head, fig, prov)
 	}
+	// The provenance names the cluster as it is: its GPUs and pools.
+	if prov := html[strings.Index(html, `<details id="provenance">`):]; !regexp.MustCompile(`cluster</t[hd]>\s*<td>\d+ GPUs \(`).MatchString(prov) {
+		t.Errorf("the provenance does not name the cluster's GPUs and pools")
+	}
 	if strings.Contains(html, "<?xml") {
 		t.Error("an SVG's XML prolog is inlined")
 	}
