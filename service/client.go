@@ -24,7 +24,7 @@ type RemoteOptions struct {
 	TokenEnv  string  `option:"token_env" doc:"environment variable holding the bearer token (none: no token)"`
 	Policy    string  `option:"policy" doc:"the policy the service runs"`
 	Options   string  `option:"options" doc:"that policy's options, a JSON object"`
-	Timeout   float64 `option:"timeout_s" doc:"longest wait for one answer of the service, seconds"`
+	Timeout   float64 `option:"timeout_s" doc:"longest wait for one answer of the service, seconds, in (0, 1e6]"`
 }
 
 // Validate implements the options' check.

@@ -265,6 +265,7 @@ func flagBases(dir string) map[string][]string {
 		"polluxsim bench scale":               {"bench", "scale", "--sizes", "1x1", "--quiet", "--out", filepath.Join(dir, "b.csv")},
 		"polluxsim profiles show":             {"profiles", "show", "cifar10"},
 		"polluxsim run":                       {"run", "--quiet", "--autoscaler", "goodput", "--out", filepath.Join(dir, "r")},
+		"polluxsim serve":                     {"serve", "--addr", "127.0.0.1:0"},
 		"polluxsim sweep":                     {"sweep", "--quiet", "--experiment", "ci", "--out", filepath.Join(dir, "s")},
 		"polluxsim trace summarize":           {"trace", "summarize", "itp:cluster02"},
 		"polluxsim workload generate":         {"workload", "generate", "--out", filepath.Join(dir, "g.csv")},

@@ -35,11 +35,13 @@ exits.`,
 			if err != nil {
 				return err
 			}
-			if drain <= 0 {
-				return fmt.Errorf("--drain: want a positive duration, got %v", drain)
-			}
-			if lim.IdleTimeout <= 0 {
-				return fmt.Errorf("--idle-timeout: want a positive duration, got %v", lim.IdleTimeout)
+			for _, f := range []struct {
+				name string
+				v    time.Duration
+			}{{"drain", drain}, {"idle-timeout", lim.IdleTimeout}} {
+				if f.v <= 0 || f.v > maxServeDuration {
+					return fmt.Errorf("--%s: want a duration in (0s, %v], got %v", f.name, maxServeDuration, f.v)
+				}
 			}
 			for _, f := range []struct {
 				name string
@@ -71,11 +73,15 @@ exits.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
 	f.StringVar(&tokenFile, "token-file", "", "file holding the bearer token every request must carry")
 	f.StringVar(&tokenEnv, "token-env", "", "environment variable holding the bearer token")
-	f.Int64Var(&lim.MaxBody, "max-body", lim.MaxBody, "largest request body, bytes")
-	f.IntVar(&lim.MaxJobs, "max-jobs", lim.MaxJobs, "most jobs in one round")
-	f.IntVar(&lim.MaxNodes, "max-nodes", lim.MaxNodes, "most nodes in one round")
-	f.IntVar(&lim.MaxSessions, "max-sessions", lim.MaxSessions, "most sessions open at once")
-	f.DurationVar(&lim.IdleTimeout, "idle-timeout", lim.IdleTimeout, "a session without a request for this long is closed")
-	f.DurationVar(&drain, "drain", 30*time.Second, "on SIGTERM, longest wait for the requests in progress")
+	f.Int64Var(&lim.MaxBody, "max-body", lim.MaxBody, "largest request body, bytes, at least 1")
+	f.IntVar(&lim.MaxJobs, "max-jobs", lim.MaxJobs, "most jobs in one round, at least 1")
+	f.IntVar(&lim.MaxNodes, "max-nodes", lim.MaxNodes, "most nodes in one round, at least 1")
+	f.IntVar(&lim.MaxSessions, "max-sessions", lim.MaxSessions, "most sessions open at once, at least 1")
+	f.DurationVar(&lim.IdleTimeout, "idle-timeout", lim.IdleTimeout, "a session without a request for this long is closed, in (0, 1e6] seconds")
+	f.DurationVar(&drain, "drain", 30*time.Second, "on SIGTERM, longest wait for the requests in progress, in (0, 1e6] seconds")
 	return cmd
 }
+
+// maxServeDuration bounds serve's durations (--drain, --idle-timeout), as
+// the run's durations are bounded: 10⁶ s.
+const maxServeDuration = 1e6 * time.Second
