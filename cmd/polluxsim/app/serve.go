@@ -40,7 +40,7 @@ exits.`,
 				v    time.Duration
 			}{{"drain", drain}, {"idle-timeout", lim.IdleTimeout}} {
 				if f.v <= 0 || f.v > maxServeDuration {
-					return fmt.Errorf("--%s: want a duration in (0s, %v], got %v", f.name, maxServeDuration, f.v)
+					return fmt.Errorf("--%s: want a positive duration of at most %v, got %v", f.name, maxServeDuration, f.v)
 				}
 			}
 			for _, f := range []struct {
