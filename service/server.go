@@ -75,24 +75,12 @@ func New(cfg Config) *Server {
 		s.reg = policies.Default()
 	}
 	d := DefaultLimits()
-	if s.lim.MaxBody <= 0 {
-		s.lim.MaxBody = d.MaxBody
-	}
-	if s.lim.MaxJobs <= 0 {
-		s.lim.MaxJobs = d.MaxJobs
-	}
-	if s.lim.MaxNodes <= 0 {
-		s.lim.MaxNodes = d.MaxNodes
-	}
-	if s.lim.MaxSessions <= 0 {
-		s.lim.MaxSessions = d.MaxSessions
-	}
-	if s.lim.IdleTimeout <= 0 {
-		s.lim.IdleTimeout = d.IdleTimeout
-	}
-	if s.lim.MaxOracleQueries <= 0 {
-		s.lim.MaxOracleQueries = d.MaxOracleQueries
-	}
+	s.lim.MaxBody = positiveOr(s.lim.MaxBody, d.MaxBody)
+	s.lim.MaxJobs = positiveOr(s.lim.MaxJobs, d.MaxJobs)
+	s.lim.MaxNodes = positiveOr(s.lim.MaxNodes, d.MaxNodes)
+	s.lim.MaxSessions = positiveOr(s.lim.MaxSessions, d.MaxSessions)
+	s.lim.IdleTimeout = positiveOr(s.lim.IdleTimeout, d.IdleTimeout)
+	s.lim.MaxOracleQueries = positiveOr(s.lim.MaxOracleQueries, d.MaxOracleQueries)
 	if cfg.Token != "" {
 		s.token, s.tokenSum = true, sha256.Sum256([]byte(cfg.Token))
 	}
@@ -415,4 +403,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 			return err
 		}
 	}
+}
+
+// positiveOr is v when it is positive, else def (a limit left unset takes
+// its default).
+func positiveOr[T int | int64 | time.Duration](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
 }
