@@ -4,7 +4,10 @@
 // scheduler (petuum/adaptdl, sched/adaptdl_sched): nodes by name, a job's
 // allocation as the node of each replica, its hints in AdaptDL's keys
 // (initBatchSize, localBszBounds, maxBatchSize, maxProfiledReplicas,
-// gradParams, perfParams, ...). docs/serve.md maps every field.
+// gradParams, perfParams, ...). docs/serve.md maps every field. The
+// bodies (wire.go) are declared in the policy protocol's JSON Schema
+// (policies/protocol/schema.json) as its service_* definitions; the
+// package's tests check the Go types and real bodies against them.
 //
 // A client creates a session (a policy, its options, a seed), then posts
 // one round at a time: the nodes and the active jobs. The session keeps

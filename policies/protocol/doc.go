@@ -25,7 +25,10 @@
 //
 // The messages are declared once, in schema.json (JSON Schema, embedded as
 // Schema); the Go types here are checked against it by the package's
-// tests, and the Python client (python/polluxsim_policy.py) follows it.
+// tests (with internal/schematest), and the Python client
+// (python/polluxsim_policy.py) follows it. The schema's service_*
+// definitions are the HTTP allocator service's bodies (package service),
+// not messages of this protocol.
 // Version is the protocol's version: a change that an older peer would
 // misread increments it, and both sides refuse a peer of another version.
 // docs/protocol.md is the reference.

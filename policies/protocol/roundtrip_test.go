@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/internal/schematest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -17,7 +18,7 @@ import (
 type recorder struct {
 	*fifo.Policy
 	t      *testing.T
-	root   *schemaNode
+	root   *schematest.Node
 	traits policies.Traits
 	rounds int
 	// seen counts what the rounds held, so the test knows what it covered.
