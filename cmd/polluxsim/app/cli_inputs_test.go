@@ -107,6 +107,33 @@ func TestCLIStoredSpecialFiles(t *testing.T) {
 	for _, args := range [][]string{{"plot", "--in", "sw", "--out", "plots"}, {"merge", "--out", "m2", "sw"}} {
 		oneLineError(t, runBinary(t, dir, nil, args...), "sw is not a sweep's output folder: not a regular file (a named pipe)")
 	}
+	// regress's baseline, on a whole sweep, and the tables plot fig6 reads
+	// from a run folder.
+	if r := runBinary(t, dir, nil, "sweep", "--experiment", tinySpecPath(t), "--out", "full", "--quiet", "--no-timing"); r.code != 0 {
+		t.Fatalf("sweep: %s", r.stderr)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "base.json")); err != nil {
+		t.Fatal(err)
+	}
+	oneLineError(t, runBinary(t, dir, nil, "regress", "--baseline", "base.json", "--in", "full"), "base.json: not a regular file (a character device)")
+	if r := runBinary(t, dir, nil, "run", "--quiet", "--policy", "fifo", "--jobs", "4", "--out", "run"); r.code != 0 {
+		t.Fatalf("run: %s", r.stderr)
+	}
+	for _, table := range []string{"rounds.parquet", "jobs.parquet"} {
+		p := filepath.Join(dir, "run", table)
+		keep := p + ".keep"
+		if err := os.Rename(p, keep); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("/dev/zero", p); err != nil {
+			t.Fatal(err)
+		}
+		oneLineError(t, runBinary(t, dir, nil, "plot", "fig6", "--in", "run", "--out", "fig6"), "run/"+table+": not a regular file (a character device)")
+		os.Remove(p)
+		if err := os.Rename(keep, p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestCLIFlagBounds: flags outside their bounds outside run were ignored
