@@ -36,7 +36,7 @@ func TestSiaTable3Spec(t *testing.T) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		case "sia":
-			if o := string(s.Options); !strings.Contains(o, `"share_cap":true`) || !strings.Contains(o, `"project_throughputs":true`) {
+			if o := string(s.Options); !strings.Contains(o, `"share_cap":true`) || !strings.Contains(o, `"project_throughputs":true`) || !strings.Contains(o, `"idle_restart_factor":false`) {
 				t.Errorf("cell %s: options %s", c.Name, s.Options)
 			}
 		default:

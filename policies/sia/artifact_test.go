@@ -1,6 +1,7 @@
 package sia
 
 import (
+	"math"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/models"
@@ -142,5 +143,73 @@ func TestWorkloadBatchLimit(t *testing.T) {
 	off := New(opt, policies.Env{})
 	if a, b := largest(on, c, &j, "t4"), largest(off, c, &j, "t4"); a != 16 || b != 16 {
 		t.Errorf("configurations listed: %d and %d GPUs, want 16 both (worthless ones are listed, valued at the floor)", a, b)
+	}
+}
+
+// The restart factor scales a job with GPUs on every configuration but
+// its current one; a job without GPUs (waiting, or preempted) is valued
+// undiscounted, as the artifact's sia.py does (its prev_allocs entry is
+// None), unless idle_restart_factor asks for the discount there too.
+func TestRestartFactorIdle(t *testing.T) {
+	c := policies.NewCluster(policies.Pool{Type: "t4", Nodes: 4, GPUsPerNode: 4}, policies.Pool{Type: "a100", Nodes: 2, GPUsPerNode: 8})
+	j := artifactJob(c)
+	j.App = "cifar10" // sia.py's penalty 30 s
+	j.Age, j.Restarts = 600, 5
+	f := models.RestartFactor(600, 5, 30) // (600 − 150) / 630
+	opt := DefaultOptions()
+	opt.DoublingCap = false
+	value := func(s float64) float64 { return opt.LambdaN - math.Round(math.Pow(s, opt.P)*100)/100 }
+	for _, idle := range []bool{false, true} {
+		o := opt
+		o.IdleFactor = idle
+		p := New(o, policies.Env{RestartDelay: 30})
+		r := newRound(c)
+		// Without GPUs: the one-GPU configuration of the slowest type is
+		// worth λ_n − 1 undiscounted, λ_n − f^p with the option.
+		j.Alloc = nil
+		cfgs, opts := p.options(0, c, r, &j)
+		want := value(1)
+		if idle {
+			want = value(f)
+		}
+		best := math.Inf(-1)
+		for x, cf := range cfgs {
+			if cf.gpus == 1 {
+				best = math.Max(best, opts[x].Value)
+			}
+		}
+		lowest := math.Inf(1)
+		for x := range cfgs {
+			lowest = math.Min(lowest, opts[x].Value)
+		}
+		if lowest != want {
+			t.Errorf("idle_restart_factor=%v, no GPUs: slowest configuration worth %v, want %v", idle, lowest, want)
+		}
+		// With GPUs: the current configuration undiscounted, the others
+		// discounted, whatever the option.
+		j.Alloc = make([]int, c.Nodes)
+		j.Alloc[0] = 1
+		cfgs, opts = p.options(0, c, r, &j)
+		cur := current(c, r, &j, cfgs)
+		if cur < 0 {
+			t.Fatal("the current configuration is not among the options")
+		}
+		g := make([]float64, len(cfgs))
+		lo := math.Inf(1)
+		for x, cf := range cfgs {
+			g[x] = goodput(c, &j, r.types[cf.typ], cf, j.Request.Batch)
+			if g[x] > 0 {
+				lo = math.Min(lo, g[x])
+			}
+		}
+		for x := range cfgs {
+			s := g[x] / lo
+			if x != cur {
+				s *= f
+			}
+			if w := value(math.Max(s, zeroGain)); opts[x].Value != w {
+				t.Errorf("idle_restart_factor=%v, on one T4 GPU: option %d (%+v) worth %v, want %v", idle, x, cfgs[x], opts[x].Value, w)
+			}
+		}
 	}
 }

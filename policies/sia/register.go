@@ -20,13 +20,16 @@ type Options struct {
 	DoublingCap    bool    `option:"doubling_cap" doc:"offer a job on each GPU type at most twice the most GPUs it has run on there (at least 1; the one-GPU bootstrap counts), as the Sia artifact does (cluster.py get_sia_multi_job_info); false: only the batch limits cap it"`
 	ShareCap       bool    `option:"share_cap" doc:"with doubling_cap: one cap for all GPU types, the largest of the per-type caps, as the Sia artifact's evaluation runs it (run_experiment.sh: --share_max_replicas, implied by --project_throughputs; sia.py optimize_mip)"`
 	Project        bool    `option:"project_throughputs" doc:"model a GPU type only once the job has run there, and value the types it has not run on by projecting its goodput from the first type it ran on through the types' one-GPU throughput ratio, as the Sia artifact's evaluation runs it (run_experiment.sh: --project_throughputs; sia.py _compute_goodputs_v2); implies share_cap, and the doubling cap counts only GPUs run on; false: every type is valued from the job's one-GPU bootstrap model there"`
+	IdleFactor     bool    `option:"idle_restart_factor" doc:"discount a job that holds no GPUs (waiting, or preempted) by its restart factor on every configuration, as this package always has; false: as the Sia artifact's code does (sia.py __solve_mip_rescaled scales only a job with an allocation, on the configurations other than its current one; the sia-table3 experiment runs it so)"`
 	WorkloadBatch  bool    `option:"workload_batch" doc:"value each configuration's goodput over total batch sizes up to the job's own (the workload's) batch size, as the Sia artifact does (job.py get_speedup_fn, target_batch_size); false: up to the application's largest batch"`
 }
 
 // DefaultOptions are the Sia paper's settings, with the two mechanisms of
-// its artifact's code (DoublingCap, WorkloadBatch) on.
+// its artifact's code (DoublingCap, WorkloadBatch) on. IdleFactor stays
+// on, as before the artifact's code was read: turning it off moves every
+// Sia number measured so far (docs/heterogeneous.md).
 func DefaultOptions() Options {
-	return Options{P: -0.5, LambdaN: 1.1, Clip: 3000, MaxNodes: 10_000_000, DoublingCap: true, WorkloadBatch: true}
+	return Options{P: -0.5, LambdaN: 1.1, Clip: 3000, MaxNodes: 10_000_000, DoublingCap: true, WorkloadBatch: true, IdleFactor: true}
 }
 
 // Bounds of the options (see their docs): beyond them the policy is not

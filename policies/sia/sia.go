@@ -24,7 +24,11 @@
 // or the smallest batch a configuration's GPUs can split if larger, while
 // the job itself still tunes its batch up to the application's largest). The restart penalties of the restart factor are sia.py's
 // get_restart_penalty per model (option restart_penalty_s for one value),
-// distinct from what the engine charges for a restart.
+// distinct from what the engine charges for a restart. The restart factor
+// discounts a job's configurations other than its current one; a job
+// without GPUs, waiting or preempted, on all of them (option
+// idle_restart_factor, on by default), where sia.py (__solve_mip_rescaled)
+// values it undiscounted (idle_restart_factor=false).
 //
 // Bootstrap: on a cluster of several types our engine measures one GPU of
 // every offered type when a job arrives (Sia's profiling), so every type
@@ -291,8 +295,9 @@ func current(c policies.Cluster, r *round, j *policies.Job, cfgs []config) int {
 
 // options builds job j's configurations and their objective values
 // (maximised by Solve): λ_n − A for p < 0 and A + λ_n for p > 0, where
-// A = min(round(s^p, 2), clip) and s is the normalised, restart-discounted
-// goodput.
+// A = min(round(s^p, 2), clip) and s is the normalised goodput, times the
+// restart factor on a configuration other than the current one of a job
+// that holds GPUs (of every job with IdleFactor).
 func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.Job) ([]config, []Option) {
 	limit := policies.GPUCap(j, p.Traits())
 	batch := 0
@@ -364,7 +369,7 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 	opts := make([]Option, len(cfgs))
 	for x, cf := range cfgs {
 		s := gp[x]
-		if x != cur {
+		if x != cur && (j.GPUs() > 0 || p.opt.IdleFactor) {
 			s *= factor
 		}
 		s = math.Max(s, zeroGain)
