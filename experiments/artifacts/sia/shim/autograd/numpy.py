@@ -1,0 +1,1 @@
+from numpy import *  # noqa: F401,F403
