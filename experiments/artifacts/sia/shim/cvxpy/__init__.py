@@ -217,6 +217,11 @@ class Problem:
                 f.write("End\n")
             run = subprocess.run(["cbc", lp, "-ratioGap", repr(gap), "-solve", "-solu", out], capture_output=True, text=True)
             if run.returncode != 0 or not os.path.exists(out):
+                # Debian's CBC 2.10.8 can fail an assertion in its feasibility
+                # pump after preprocessing (ClpNonLinearCost::checkInfeasibilities)
+                # on some rounds: solve those again without preprocessing.
+                run = subprocess.run(["cbc", lp, "-ratioGap", repr(gap), "-preprocess", "off", "-solve", "-solu", out], capture_output=True, text=True)
+            if run.returncode != 0 or not os.path.exists(out):
                 keep = os.path.join(tempfile.gettempdir(), "cbc-failed-%d.lp" % os.getpid())
                 os.replace(lp, keep)
                 raise RuntimeError("cbc failed (%s kept): %s" % (keep, run.stdout[-2000:] + run.stderr[-2000:]))
