@@ -10,6 +10,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 // checkOutFile refuses an --out FILE that is not a regular file (a named
@@ -144,6 +145,17 @@ func checkReportOut(out, in string) error {
 
 // inputFile is a file or folder a command reads, named by its flag.
 type inputFile struct{ flag, path string }
+
+// refInput is the input a reference to a workload or trace names: the file
+// or folder of a trace name (helios:FILE), else ref itself (a CSV file; a
+// name such as paper:1 or itp:cluster02 names no file there, and is
+// skipped).
+func refInput(flag, ref string) inputFile {
+	if _, arg, ok := strings.Cut(ref, ":"); ok && traces.IsTraceName(ref) {
+		return inputFile{flag, arg}
+	}
+	return inputFile{flag, ref}
+}
 
 // resolved is path made absolute with its symbolic links followed: all of
 // them if it exists, else its folder's.
