@@ -276,3 +276,40 @@ func TestCLIOutNotOntoInputs(t *testing.T) {
 		t.Errorf("a refused command changed the files:\nbefore %v\nafter  %v", keysOf(before), keysOf(after))
 	}
 }
+
+// TestCLIGarbageStoredRun: a sweep's cell that is not a stored run (not
+// JSON, or JSON without a run) is "stored run corrupt" for every reader of
+// stored runs, naming the file, exit 1; report, plot and export listed the
+// run as missing, or did not look, and exited 0, and a sweep redid it.
+func TestCLIGarbageStoredRun(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	sweepArgs := []string{"sweep", "--experiment", tinySpecPath(t), "--shard", "0/10", "--quiet", "--no-timing", "--out", "sw"}
+	if r := runBinary(t, dir, nil, sweepArgs...); r.code != 0 {
+		t.Fatalf("sweep: exit %d: %s", r.code, r.stderr)
+	}
+	cell := filepath.Join(dir, "sw", "cells", "pollux.w1.json")
+	for garbage, reason := range map[string]string{
+		"garbage\n":               "not a stored run's JSON (invalid character 'g' looking for beginning of value)",
+		`{"avg_jct_s": 1}` + "\n": "not a run result (no run, cell or hash)",
+	} {
+		os.WriteFile(cell, []byte(garbage), 0o644)
+		for _, args := range [][]string{
+			{"report", "--in", "sw", "--out", "r.html"},
+			{"plot", "--in", "sw", "--out", "plots"},
+			{"export", "--in", "sw", "--format", "csv", "--out", "csv"},
+			{"merge", "--out", "m", "sw"},
+			sweepArgs,
+		} {
+			oneLineError(t, runBinary(t, dir, nil, args...), "sw/cells/pollux.w1.json: stored run corrupt: "+reason)
+		}
+		if got, _ := os.ReadFile(cell); string(got) != garbage {
+			t.Errorf("the garbage cell was replaced: %.100q", got)
+		}
+	}
+	for _, out := range []string{"r.html", "plots", "csv", "m"} {
+		if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+			t.Errorf("a refused command wrote %s", out)
+		}
+	}
+}

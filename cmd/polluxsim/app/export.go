@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
@@ -37,6 +38,13 @@ The columns are documented in docs/outputs.md.`,
 			}
 			if err := checkExportOut(in, format, table, out); err != nil {
 				return err
+			}
+			if folderKind(in) == folderSweep {
+				// The tables were made from the stored runs: a damaged
+				// one is said, as plot and report say it.
+				if err := sweep.CheckStoredRuns(in); err != nil {
+					return err
+				}
 			}
 			files, err := outputs.ExportFolder(in, format, table, out)
 			if err != nil {
