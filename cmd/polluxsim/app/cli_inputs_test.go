@@ -227,7 +227,8 @@ func TestCLIStoredRunsChecked(t *testing.T) {
 // and write an --out refuse to write onto an input, in one line naming
 // --out, and leave it byte for byte as it was: workload generate --trace
 // acme:t.csv --out t.csv (replaced the trace), a run's summary.json a link
-// to its --workload (the workload was replaced), a figure that links to a
+// to its --workload, a sweep's a link to its --experiment (each was
+// replaced), a figure that links to a
 // file of the sweep (plot) or run (plot fig6) it draws, report --out onto
 // a cell of the sweep it reads, or a new file in its cells.
 func TestCLIOutNotOntoInputs(t *testing.T) {
@@ -237,7 +238,14 @@ func TestCLIOutNotOntoInputs(t *testing.T) {
 		"a1,u1,1,8,64,Pretrain,COMPLETED,2023-07-01 02:10:00,2023-07-01 02:10:05,2023-07-01 05:10:05,10800,5,86400\n" +
 		"a3,u2,1,1,8,SFT,COMPLETED,2023-07-01 04:00:00,2023-07-01 04:00:01,2023-07-01 04:20:01,1200,1,1200\n"
 	os.WriteFile(filepath.Join(dir, "t.csv"), []byte(trace), 0o644)
+	spec, err := os.ReadFile(tinySpecPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "spec.json"), spec, 0o644)
+	shardArgs := []string{"sweep", "--experiment", "spec.json", "--shard", "0/20", "--quiet", "--no-timing", "--out", "sw2"}
 	for _, args := range [][]string{
+		shardArgs,
 		{"workload", "generate", "--jobs", "4", "--out", "w.csv"},
 		{"run", "--quiet", "--policy", "fifo", "--jobs", "4", "--out", "run"},
 		{"sweep", "--experiment", tinySpecPath(t), "--quiet", "--no-timing", "--out", "sw"}, // whole: plot warns of missing runs
@@ -248,9 +256,11 @@ func TestCLIOutNotOntoInputs(t *testing.T) {
 	}
 	os.Mkdir(filepath.Join(dir, "r"), 0o755)
 	os.Mkdir(filepath.Join(dir, "plots"), 0o755)
+	os.Remove(filepath.Join(dir, "sw2", "summary.json"))
 	os.Mkdir(filepath.Join(dir, "fig6"), 0o755)
 	for link, target := range map[string]string{
 		"r/summary.json":             "../w.csv",
+		"sw2/summary.json":           "../spec.json",
 		"plots/jct.png":              "../sw/summary.json",
 		"fig6/fig6-coadaptation.svg": "../run/jobs.parquet",
 	} {
@@ -265,6 +275,7 @@ func TestCLIOutNotOntoInputs(t *testing.T) {
 	}{
 		{[]string{"workload", "generate", "--trace", "acme:t.csv", "--all", "--out", "t.csv"}, "--out t.csv is the same file as --trace t.csv, which it would overwrite"},
 		{[]string{"run", "--quiet", "--policy", "fifo", "--workload", "w.csv", "--out", "r"}, "--out r: r/summary.json (a link to "},
+		{shardArgs, "--out sw2: sw2/summary.json (a link to "},
 		{[]string{"plot", "--in", "sw", "--out", "plots"}, "--out plots: plots/jct.png (a link to "},
 		{[]string{"plot", "fig6", "--in", "run", "--out", "fig6"}, "--out fig6: fig6/fig6-coadaptation.svg (a link to "},
 		{[]string{"report", "--in", "sw", "--out", "sw/cells/pollux.w1.json"}, "--out sw/cells/pollux.w1.json is a file of --in sw, an input folder"},
