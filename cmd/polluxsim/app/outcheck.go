@@ -112,8 +112,8 @@ func sameFileIn(path, dir string, kinds []string) string {
 		if err != nil {
 			return nil // unreadable: not compared
 		}
-		if d.Type().IsRegular() && !hasKind(p, kinds) && resolved(p) != self {
-			if info, err := d.Info(); err == nil && os.SameFile(st, info) {
+		if d.Type().IsRegular() && !hasKind(p, kinds) {
+			if info, err := d.Info(); err == nil && os.SameFile(st, info) && resolved(p) != self {
 				found = p
 				return filepath.SkipAll
 			}
