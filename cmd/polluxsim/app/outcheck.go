@@ -42,12 +42,19 @@ func checkOutFile(out string, inputs ...inputFile) error {
 // Inputs that do not exist (or are not files: "-", a trace name) are
 // skipped.
 func checkNotInput(out, dest string, kinds []string, inputs ...inputFile) error {
-	what := "--out " + out
+	// "--out DIR: DIR/FILE (a link to TARGET)": where a link takes the
+	// write is said, but for the same file as an input file named by
+	// --out itself, where "the same file" says it.
+	name, link := "--out "+out, ""
 	if dest != out {
-		what += ": " + dest
+		name += ": " + dest
 	}
-	if r, err := filepath.Abs(dest); err == nil && resolved(dest) != r {
-		what += " (a link to " + resolved(dest) + ")"
+	if st, err := os.Lstat(dest); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		link = " (a link to " + resolved(dest) + ")"
+	}
+	what := name + link
+	if dest == out {
+		what = name
 	}
 	for _, in := range inputs {
 		if in.path == "" || in.path == "-" {
@@ -63,6 +70,7 @@ func checkNotInput(out, dest string, kinds []string, inputs ...inputFile) error 
 			}
 			continue
 		}
+		what := name + link
 		if within(dest, in.path) && !hasKind(resolved(dest), kinds) {
 			if len(kinds) == 0 {
 				return fmt.Errorf("%s is inside %s %s, an input folder: write to a file elsewhere", what, in.flag, in.path)
