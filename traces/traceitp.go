@@ -1,9 +1,13 @@
 package traces
 
 import (
+	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
+	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/itp"
 )
 
@@ -53,7 +57,12 @@ func ReadITP(cluster string) (*TraceTable, error) {
 	name, err := itp.ClusterName(cluster)
 	if err != nil {
 		if _, serr := os.Stat(cluster); serr != nil {
-			return nil, err
+			// Neither: say both, as both were looked for.
+			file := "no such file"
+			if !errors.Is(serr, fs.ErrNotExist) {
+				file = "no file it can read (" + fserr.Cause(serr).Error() + ")"
+			}
+			return nil, &InputError{File: "itp:" + cluster, Err: fmt.Errorf("%v and %s", err, file)}
 		}
 		f, err := openInput(cluster)
 		if err != nil {

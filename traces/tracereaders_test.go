@@ -52,6 +52,12 @@ func TestITPRealRows(t *testing.T) {
 	if _, err := ReadTrace("itp:cluster11"); err == nil || !strings.Contains(err.Error(), "cluster01 … cluster10") {
 		t.Errorf("itp:cluster11: %v", err)
 	}
+	// Neither an embedded cluster nor a file: both are said.
+	missing := filepath.Join(t.TempDir(), "nonexist.csv")
+	want := "itp:" + missing + `: no ITP cluster "` + missing + `" (the embedded ones are cluster01 … cluster10) and no such file`
+	if _, err := ReadTrace("itp:" + missing); err == nil || err.Error() != want {
+		t.Errorf("itp:%s: %v\nwant %s", missing, err, want)
+	}
 }
 
 func TestITPMalformedRows(t *testing.T) {

@@ -204,7 +204,7 @@ func PlotProfile(kind string, app *profiles.App, source, outDir string, opt Plot
 // saveResolved resolves opt's defaults (creating outDir) and writes the
 // figure as outDir/name.<format> in each format.
 func (f Figure) saveResolved(outDir, name string, opt PlotOptions) (*PlotReport, error) {
-	opt, err := opt.resolved(outDir)
+	opt, err := opt.resolved(outDir, name)
 	if err != nil {
 		return nil, err
 	}

@@ -39,17 +39,28 @@ type PlotReport struct {
 type PlotOptions struct {
 	Size    FigureSize // SizeWide when empty
 	Formats []string   // png and svg when empty (see FigureFormats)
+	// Check, if set, is called with every file to be written before any
+	// is: an error stops the plot with nothing written (a command refusing
+	// to write onto its inputs).
+	Check func(path string) error
 }
 
 // Plot draws the experiment's figures (PlotsOf) from its stored runs into
 // outDir, in each of opt's formats, each with a caption naming its inputs.
 func Plot(exp *experiments.Experiment, runs []*results.RunResult, outDir string, opt PlotOptions) (*PlotReport, error) {
-	opt, err := opt.resolved(outDir)
+	figs := figures(exp, runs)
+	var names []string
+	for _, nf := range figs {
+		if nf.err == nil {
+			names = append(names, nf.spec.Name)
+		}
+	}
+	opt, err := opt.resolved(outDir, names...)
 	if err != nil {
 		return nil, err
 	}
 	rep := &PlotReport{}
-	for _, nf := range figures(exp, runs) {
+	for _, nf := range figs {
 		if nf.err != nil {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: %v", nf.spec.Name, nf.err))
 			continue
@@ -62,10 +73,11 @@ func Plot(exp *experiments.Experiment, runs []*results.RunResult, outDir string,
 }
 
 // resolved returns opt with its defaults filled in (SizeWide; png and svg)
-// and checked, and creates outDir.
-func (opt PlotOptions) resolved(outDir string) (PlotOptions, error) {
+// and checked, checks the files of the figures names (opt.Check), and
+// creates outDir.
+func (opt PlotOptions) resolved(outDir string, names ...string) (PlotOptions, error) {
 	if len(opt.Formats) == 0 {
-		opt.Formats = []string{"png", "svg"}
+		opt.Formats = defaultFormats
 	}
 	for _, f := range opt.Formats {
 		if !slices.Contains(FigureFormats, f) {
@@ -78,6 +90,11 @@ func (opt PlotOptions) resolved(outDir string) (PlotOptions, error) {
 	if opt.Size != SizeWide && opt.Size != SizeColumn {
 		return opt, fmt.Errorf("plot: unknown size %q (use %s or %s)", opt.Size, SizeWide, SizeColumn)
 	}
+	for _, name := range names {
+		if err := opt.check(outDir, name); err != nil {
+			return opt, err
+		}
+	}
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return opt, fmt.Errorf("plot: %w", fserr.Cause(err))
 	}
@@ -87,14 +104,43 @@ func (opt PlotOptions) resolved(outDir string) (PlotOptions, error) {
 // saveAll writes fig as outDir/name.<format> in each of opt's formats
 // (opt resolved) and lists the files in rep.
 func (f Figure) saveAll(rep *PlotReport, outDir, name string, opt PlotOptions) error {
-	for _, ext := range opt.Formats {
-		path := filepath.Join(outDir, name+"."+ext)
-		if err := f.save(path, ext, opt.Size); err != nil {
+	for i, path := range opt.Files(outDir, name) {
+		if err := f.save(path, opt.Formats[i], opt.Size); err != nil {
 			return err
 		}
 		rep.Files = append(rep.Files, path)
 	}
 	return nil
+}
+
+// defaultFormats are a figure's formats when PlotOptions names none.
+var defaultFormats = []string{"png", "svg"}
+
+// check calls opt.Check, if set, with each of the figure name's files.
+func (opt PlotOptions) check(outDir, name string) error {
+	if opt.Check == nil {
+		return nil
+	}
+	for _, path := range opt.Files(outDir, name) {
+		if err := opt.Check(path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Files are the files of the figure name in outDir, one per format of
+// opt (png and svg when it has none): outDir/name.<format>.
+func (opt PlotOptions) Files(outDir, name string) []string {
+	formats := opt.Formats
+	if len(formats) == 0 {
+		formats = defaultFormats
+	}
+	var files []string
+	for _, ext := range formats {
+		files = append(files, filepath.Join(outDir, name+"."+ext))
+	}
+	return files
 }
 
 // namedFigure is one figure of an experiment, or why it cannot be drawn.

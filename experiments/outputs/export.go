@@ -61,48 +61,15 @@ var pandasType = map[string]string{TypeString: "string", TypeInt: "Int64", TypeF
 // out when it is a folder), otherwise every documented table in the folder
 // to the folder out as TABLE.csv or TABLE.jsonl. The files replace earlier
 // ones together at the end; on an error none is written. It returns the
-// files written.
+// files written (ExportFiles lists them beforehand).
 func ExportFolder(in, format, table, out string) ([]string, error) {
-	if format != FormatCSV && format != FormatJSONL {
-		return nil, fmt.Errorf("--format %q: want %s or %s", format, FormatCSV, FormatJSONL)
+	jobs, err := planExport(in, format, table, out)
+	if err != nil {
+		return nil, err
 	}
-	if st, err := os.Stat(in); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--in %s: not a folder (want a run's or a sweep's output folder)", in)
-	}
-	var present []string
-	for _, t := range Tables() {
-		if st, err := os.Stat(filepath.Join(in, t.File)); err == nil && st.Mode().IsRegular() {
-			present = append(present, t.File)
-		}
-	}
-	if len(present) == 0 {
-		return nil, fmt.Errorf("--in %s: no output table there (want the folder of polluxsim run --out or sweep --out)", in)
-	}
-	type job struct{ src, dst string }
-	var jobs []job
-	if table != "" {
-		name := strings.TrimSuffix(table, ".parquet") + ".parquet"
-		found := false
-		for _, p := range present {
-			found = found || p == name
-		}
-		if !found {
-			return nil, fmt.Errorf("--table %s: %s has no such table (it has %s)", table, in, strings.Join(tableNames(present), ", "))
-		}
-		dst := out
-		if st, err := os.Stat(out); err == nil && st.IsDir() {
-			dst = filepath.Join(out, strings.TrimSuffix(name, ".parquet")+"."+format)
-		}
-		jobs = append(jobs, job{filepath.Join(in, name), dst})
-	} else {
-		if st, err := os.Stat(out); err == nil && !st.IsDir() {
-			return nil, fmt.Errorf("--out %s: a file; without --table the export is a folder of tables", out)
-		}
+	if table == "" {
 		if err := os.MkdirAll(out, 0o755); err != nil {
 			return nil, fmt.Errorf("--out %s: %w", out, err)
-		}
-		for _, p := range present {
-			jobs = append(jobs, job{filepath.Join(in, p), filepath.Join(out, strings.TrimSuffix(p, ".parquet")+"."+format)})
 		}
 	}
 	var b atomicfile.Batch
@@ -128,6 +95,67 @@ func ExportFolder(in, format, table, out string) ([]string, error) {
 		return nil, err
 	}
 	return files, nil
+}
+
+// ExportFiles lists the files ExportFolder would write (each followed by
+// its sidecar), without writing anything, or its error about its
+// arguments.
+func ExportFiles(in, format, table, out string) ([]string, error) {
+	jobs, err := planExport(in, format, table, out)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, j := range jobs {
+		files = append(files, j.dst, j.dst+DtypesSuffix)
+	}
+	return files, nil
+}
+
+// exportJob is one table an export writes: from src to dst.
+type exportJob struct{ src, dst string }
+
+// planExport checks ExportFolder's arguments and lists its tables, without
+// writing anything.
+func planExport(in, format, table, out string) ([]exportJob, error) {
+	if format != FormatCSV && format != FormatJSONL {
+		return nil, fmt.Errorf("--format %q: want %s or %s", format, FormatCSV, FormatJSONL)
+	}
+	if st, err := os.Stat(in); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--in %s: not a folder (want a run's or a sweep's output folder)", in)
+	}
+	var present []string
+	for _, t := range Tables() {
+		if st, err := os.Stat(filepath.Join(in, t.File)); err == nil && st.Mode().IsRegular() {
+			present = append(present, t.File)
+		}
+	}
+	if len(present) == 0 {
+		return nil, fmt.Errorf("--in %s: no output table there (want the folder of polluxsim run --out or sweep --out)", in)
+	}
+	if table != "" {
+		name := strings.TrimSuffix(table, ".parquet") + ".parquet"
+		found := false
+		for _, p := range present {
+			found = found || p == name
+		}
+		if !found {
+			return nil, fmt.Errorf("--table %s: %s has no such table (it has %s)", table, in, strings.Join(tableNames(present), ", "))
+		}
+		dst := out
+		if st, err := os.Stat(out); err == nil && st.IsDir() {
+			dst = filepath.Join(out, strings.TrimSuffix(name, ".parquet")+"."+format)
+		}
+		return []exportJob{{filepath.Join(in, name), dst}}, nil
+	}
+	if st, err := os.Stat(out); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("--out %s: a file; without --table the export is a folder of tables", out)
+	}
+	var jobs []exportJob
+	for _, p := range present {
+		jobs = append(jobs, exportJob{filepath.Join(in, p), filepath.Join(out, strings.TrimSuffix(p, ".parquet")+"."+format)})
+	}
+	return jobs, nil
 }
 
 func tableNames(files []string) []string {

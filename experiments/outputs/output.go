@@ -124,7 +124,7 @@ func OpenRunFolder(dir string) (*RunFolder, error) {
 	os.Remove(probe.Name())
 	if ents, err := os.ReadDir(dir); err == nil {
 		for _, e := range ents {
-			for _, out := range runOutputs() {
+			for _, out := range RunOutputs() {
 				if strings.HasPrefix(e.Name(), "."+out+".tmp-") || strings.HasPrefix(e.Name(), "."+out+".stream-") {
 					os.Remove(filepath.Join(dir, e.Name()))
 				}
@@ -175,7 +175,7 @@ func (f *RunFolder) Write(res *sim.Result, spec runspec.RunSpec, meta RunMeta, o
 		return err
 	}
 	var stale []string
-	for _, out := range runOutputs() {
+	for _, out := range RunOutputs() {
 		if p := filepath.Join(f.dir, out); !f.batch.Staged(p) {
 			stale = append(stale, p)
 		}
@@ -271,8 +271,9 @@ func RunFiles(dir string, res *sim.Result) []string {
 	return files
 }
 
-// runOutputs are the files of a run's folder, summary.json first.
-func runOutputs() []string {
+// RunOutputs are the names of the files of a run's folder, summary.json
+// first.
+func RunOutputs() []string {
 	return []string{"summary.json", "jobs.parquet", "rounds.parquet", "cluster.parquet", "types.parquet", "nodes.parquet"}
 }
 
@@ -285,7 +286,7 @@ func CheckRunFolder(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "experiment.json")); err == nil {
 		return fmt.Errorf("%s holds a sweep's outputs (experiment.json): write the run to another folder", dir)
 	}
-	for _, f := range runOutputs() {
+	for _, f := range RunOutputs() {
 		p := filepath.Join(dir, f)
 		if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
 			return fmt.Errorf("cannot replace the earlier output %s: not a regular file", p)

@@ -67,7 +67,9 @@ type RunResult struct {
 	Checksum string `json:"checksum"`
 }
 
-// ErrCorrupt marks a stored run whose content does not match its checksum.
+// ErrCorrupt marks a stored run whose content does not match its
+// checksum, or that is not a stored run at all (not JSON, or without a
+// run, cell and hash).
 var ErrCorrupt = errors.New("corrupt")
 
 // contentSum is the checksum of r's content (see RunResult.Checksum).
@@ -262,12 +264,15 @@ func ReadRunResult(path string) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Cells are written whole (atomically): one that is not a stored run
+	// was damaged or replaced afterwards, never left by a killed sweep;
+	// every polluxsim's cells have a run, a cell and a hash.
 	var r RunResult
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: stored run %w: not a stored run's JSON (%v); remove it and sweep again", path, ErrCorrupt, err)
 	}
 	if r.Run == "" || r.Cell == "" || r.Hash == "" {
-		return nil, fmt.Errorf("%s: not a run result (no run, cell or hash)", path)
+		return nil, fmt.Errorf("%s: stored run %w: not a run result (no run, cell or hash); remove it and sweep again", path, ErrCorrupt)
 	}
 	r.Summary.SetNoFairness(r.JobResults) // not stored: null figures read as 0
 	sum, err := r.contentSum()

@@ -28,8 +28,9 @@ func TestNoRhoMetrics(t *testing.T) {
 	}
 }
 
-// A stored run reads back as written; edited, it is corrupt; without a
-// checksum (an older polluxsim's) it is refused, but not as corrupt.
+// A stored run reads back as written; edited, or not a stored run at all
+// (not JSON, no run, cell or hash), it is corrupt; without a checksum (an
+// older polluxsim's) it is refused, but not as corrupt.
 func TestRunResultChecksum(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "r.json")
 	r := &RunResult{Run: "a.w1", Cell: "a", Hash: "h", RunStats: outputs.RunStats{Summary: sim.Summary{AvgJCT: 660.5}}, AppAvgJCT: map[string]float64{}}
@@ -44,6 +45,12 @@ func TestRunResultChecksum(t *testing.T) {
 	os.WriteFile(p, []byte(strings.Replace(string(data), "660.5", "1660.5", 1)), 0o644)
 	if _, err := ReadRunResult(p); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("edited: %v", err)
+	}
+	for _, garbage := range []string{"garbage", "{", `{"run": 5}`, "{}", "null", "[]", string(data) + "x"} {
+		os.WriteFile(p, []byte(garbage), 0o644)
+		if _, err := ReadRunResult(p); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), p+": stored run corrupt: ") {
+			t.Errorf("%q: %v", garbage, err)
+		}
 	}
 	os.WriteFile(p, []byte(strings.Replace(string(data), `"checksum": "`+back.Checksum+`"`, `"checksum": ""`, 1)), 0o644)
 	if _, err := ReadRunResult(p); err == nil || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "without a checksum") {

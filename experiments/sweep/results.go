@@ -14,11 +14,12 @@ import (
 )
 
 // LoadRuns reads the stored runs of exp from dir/cells, in the order of
-// Experiment.Runs. A run whose file is absent or unreadable as a run (a
+// Experiment.Runs. A run whose file is absent or cannot be read (not a
+// regular file, or stored by an older polluxsim without a checksum: a
 // sweep redoes it), or was made by another version of the experiment or
 // with other settings than the spec's (a stale file), is listed in missing
-// instead. A corrupt one (results.ErrCorrupt: edited after it was written)
-// is an error.
+// instead. A corrupt one (results.ErrCorrupt: edited after it was written,
+// or not a stored run at all) is an error.
 func LoadRuns(dir string, exp *experiments.Experiment) (runs []*results.RunResult, missing []string, err error) {
 	for _, r := range exp.Runs() {
 		path := RunPath(dir, r.ID())
@@ -44,6 +45,23 @@ func LoadRuns(dir string, exp *experiments.Experiment) (runs []*results.RunResul
 		runs = append(runs, rr)
 	}
 	return runs, missing, nil
+}
+
+// CheckStoredRuns reads the stored runs of the sweep in dir one at a time,
+// keeping none, and returns the error of the first corrupt one
+// (results.ErrCorrupt), as OpenSweep would: for readers of a sweep's
+// tables alone (export), which would not notice a damaged cell.
+func CheckStoredRuns(dir string) error {
+	exp, err := openExperiment(dir)
+	if err != nil {
+		return err
+	}
+	for _, r := range exp.Runs() {
+		if _, err := results.ReadRunResult(RunPath(dir, r.ID())); errors.Is(err, results.ErrCorrupt) {
+			return err
+		}
+	}
+	return nil
 }
 
 // runMatches reports whether a stored run is run r of this version of exp.

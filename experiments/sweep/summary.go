@@ -125,11 +125,7 @@ func ReadSweepSummary(path string) (*SweepSummary, error) {
 // OpenSweep reads a sweep's output folder: its experiment (from
 // experiment.json) and its stored runs.
 func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []string, error) {
-	data, err := inputfile.ReadFile(filepath.Join(dir, ExperimentFile))
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s is not a sweep's output folder: %w", dir, fserr.Cause(err))
-	}
-	exp, err := experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile))
+	exp, err := openExperiment(dir)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -138,4 +134,14 @@ func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []str
 		return nil, nil, nil, err
 	}
 	return exp, runs, missing, nil
+}
+
+// openExperiment reads the experiment of a sweep's output folder (its
+// experiment.json).
+func openExperiment(dir string) (*experiments.Experiment, error) {
+	data, err := inputfile.ReadFile(filepath.Join(dir, ExperimentFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a sweep's output folder: %w", dir, fserr.Cause(err))
+	}
+	return experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile))
 }

@@ -435,12 +435,18 @@ func hasRounds(dir string, r *results.RunResult) bool {
 // (rounds.parquet when present).
 func SweepOutputs(dir string) []string {
 	var files []string
-	for _, f := range []string{ResultsFile, AppsFile, JobsFile, ClusterFile, TypesFile, RoundsFile, SummaryFile} {
+	for _, f := range OutputNames() {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			files = append(files, filepath.Join(dir, f))
 		}
 	}
 	return files
+}
+
+// OutputNames are the names of a sweep's tables and summary in its folder
+// (rounds.parquet only with SweepOptions.JobRounds).
+func OutputNames() []string {
+	return []string{ResultsFile, AppsFile, JobsFile, ClusterFile, TypesFile, RoundsFile, SummaryFile}
 }
 
 // runRoundsPath is where a sweep keeps a run's rounds table (JobRounds).

@@ -353,12 +353,19 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 	if err != nil || len(runs) != 2 || len(missing) != 0 || back.Cell("f").Spec() != e.Cell("f").Spec() {
 		t.Fatalf("reopened: %v, %d runs, missing %v", err, len(runs), missing)
 	}
-	// A corrupt run file counts as missing, and the next sweep redoes it.
-	os.WriteFile(filepath.Join(dir, sweep.CellsDir, "f.w2.json"), []byte("{"), 0o644)
-	if _, _, missing, _ := sweep.OpenSweep(dir); len(missing) != 1 {
-		t.Errorf("corrupt run file: missing %v", missing)
+	// A run file that is not a stored run is corrupt, never counted
+	// missing or silently redone; removed, the next sweep redoes it.
+	cell := filepath.Join(dir, sweep.CellsDir, "f.w2.json")
+	os.WriteFile(cell, []byte("{"), 0o644)
+	if _, _, _, err := sweep.OpenSweep(dir); !errors.Is(err, results.ErrCorrupt) || !strings.Contains(err.Error(), "f.w2.json: stored run corrupt: not a stored run's JSON") {
+		t.Errorf("garbage run file: %v", err)
 	}
-	rep, err := sweep.Sweep(context.Background(), e, sweep.SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: dir, Parallel: 1})
+	opt := sweep.SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: dir, Parallel: 1}
+	if _, err := sweep.Sweep(context.Background(), e, opt); !errors.Is(err, results.ErrCorrupt) {
+		t.Errorf("sweep over a garbage run file: %v", err)
+	}
+	os.Remove(cell)
+	rep, err := sweep.Sweep(context.Background(), e, opt)
 	if err != nil || rep.Ran != 1 || rep.Summary.Runs != 2 {
 		t.Errorf("rerun: %v, ran %d", err, rep.Ran)
 	}

@@ -249,7 +249,9 @@ func TestSweepLock(t *testing.T) {
 
 // TestReportOutInSweepFolder: report refuses to overwrite one of the sweep
 // folder's own (non-HTML) files, also through symbolic links, or any other
-// existing file that is not HTML, and accepts an HTML file or a new file.
+// existing file that is not HTML, and accepts an HTML file or a new file
+// outside the sweep folder. Inside it, a new file must be HTML too: a new
+// cells/RUN.json would later be read as a stored run.
 func TestReportOutInSweepFolder(t *testing.T) {
 	dir := t.TempDir()
 	sweep := filepath.Join(dir, "sweep")
@@ -268,7 +270,9 @@ func TestReportOutInSweepFolder(t *testing.T) {
 		"exp.html":              true, // a link to the sweep's experiment.json
 		"other.json":            true,
 		"sweep/report.html":     false,
-		"sweep/new.json":        false,
+		"sweep/new.json":        true,
+		"sweep/cells/b.json":    true,
+		"sweep/new.html":        false,
 		"old.html":              false,
 		"new.txt":               false,
 	} {

@@ -5,6 +5,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -219,5 +220,107 @@ func TestCLIStoredRunsChecked(t *testing.T) {
 	}
 	if r := runBinary(t, dir, nil, append(sweepArgs, "--out", "sw", "--profiles", compact, "--replace-other-profiles")...); r.code != 0 {
 		t.Errorf("--replace-other-profiles: %s", r.stderr)
+	}
+}
+
+// TestCLIOutNotOntoInputs: the commands besides export that read inputs
+// and write an --out refuse to write onto an input, in one line naming
+// --out, and leave it byte for byte as it was: workload generate --trace
+// acme:t.csv --out t.csv (replaced the trace), a run's summary.json a link
+// to its --workload, a sweep's a link to its --experiment (each was
+// replaced), a figure that links to a
+// file of the sweep (plot) or run (plot fig6) it draws, report --out onto
+// a cell of the sweep it reads, or a new file in its cells.
+func TestCLIOutNotOntoInputs(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	trace := "job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time\n" +
+		"a1,u1,1,8,64,Pretrain,COMPLETED,2023-07-01 02:10:00,2023-07-01 02:10:05,2023-07-01 05:10:05,10800,5,86400\n" +
+		"a3,u2,1,1,8,SFT,COMPLETED,2023-07-01 04:00:00,2023-07-01 04:00:01,2023-07-01 04:20:01,1200,1,1200\n"
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte(trace), 0o644)
+	spec, err := os.ReadFile(tinySpecPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "spec.json"), spec, 0o644)
+	shardArgs := []string{"sweep", "--experiment", "spec.json", "--shard", "0/20", "--quiet", "--no-timing", "--out", "sw2"}
+	for _, args := range [][]string{
+		shardArgs,
+		{"workload", "generate", "--jobs", "4", "--out", "w.csv"},
+		{"run", "--quiet", "--policy", "fifo", "--jobs", "4", "--out", "run"},
+		{"sweep", "--experiment", tinySpecPath(t), "--quiet", "--no-timing", "--out", "sw"}, // whole: plot warns of missing runs
+	} {
+		if r := runBinary(t, dir, nil, args...); r.code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], r.code, r.stderr)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "r"), 0o755)
+	os.Mkdir(filepath.Join(dir, "plots"), 0o755)
+	os.Remove(filepath.Join(dir, "sw2", "summary.json"))
+	os.Mkdir(filepath.Join(dir, "fig6"), 0o755)
+	for link, target := range map[string]string{
+		"r/summary.json":             "../w.csv",
+		"sw2/summary.json":           "../spec.json",
+		"plots/jct.png":              "../sw/summary.json",
+		"fig6/fig6-coadaptation.svg": "../run/jobs.parquet",
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	before := treeBytes(t, dir)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"workload", "generate", "--trace", "acme:t.csv", "--all", "--out", "t.csv"}, "--out t.csv is the same file as --trace t.csv, which it would overwrite"},
+		{[]string{"run", "--quiet", "--policy", "fifo", "--workload", "w.csv", "--out", "r"}, "--out r: r/summary.json (a link to "},
+		{shardArgs, "--out sw2: sw2/summary.json (a link to "},
+		{[]string{"plot", "--in", "sw", "--out", "plots"}, "--out plots: plots/jct.png (a link to "},
+		{[]string{"plot", "fig6", "--in", "run", "--out", "fig6"}, "--out fig6: fig6/fig6-coadaptation.svg (a link to "},
+		{[]string{"report", "--in", "sw", "--out", "sw/cells/pollux.w1.json"}, "--out sw/cells/pollux.w1.json is a file of --in sw, an input folder"},
+		{[]string{"report", "--in", "sw", "--out", "sw/cells/new.json"}, "--out sw/cells/new.json would add a file to --in sw"},
+	} {
+		oneLineError(t, runBinary(t, dir, nil, tc.args...), tc.want)
+	}
+	if after := treeBytes(t, dir); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused command changed the files:\nbefore %v\nafter  %v", keysOf(before), keysOf(after))
+	}
+}
+
+// TestCLIGarbageStoredRun: a sweep's cell that is not a stored run (not
+// JSON, or JSON without a run) is "stored run corrupt" for every reader of
+// stored runs, naming the file, exit 1; report, plot and export listed the
+// run as missing, or did not look, and exited 0, and a sweep redid it.
+func TestCLIGarbageStoredRun(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	sweepArgs := []string{"sweep", "--experiment", tinySpecPath(t), "--shard", "0/10", "--quiet", "--no-timing", "--out", "sw"}
+	if r := runBinary(t, dir, nil, sweepArgs...); r.code != 0 {
+		t.Fatalf("sweep: exit %d: %s", r.code, r.stderr)
+	}
+	cell := filepath.Join(dir, "sw", "cells", "pollux.w1.json")
+	for garbage, reason := range map[string]string{
+		"garbage\n":               "not a stored run's JSON (invalid character 'g' looking for beginning of value)",
+		`{"avg_jct_s": 1}` + "\n": "not a run result (no run, cell or hash)",
+	} {
+		os.WriteFile(cell, []byte(garbage), 0o644)
+		for _, args := range [][]string{
+			{"report", "--in", "sw", "--out", "r.html"},
+			{"plot", "--in", "sw", "--out", "plots"},
+			{"export", "--in", "sw", "--format", "csv", "--out", "csv"},
+			{"merge", "--out", "m", "sw"},
+			sweepArgs,
+		} {
+			oneLineError(t, runBinary(t, dir, nil, args...), "sw/cells/pollux.w1.json: stored run corrupt: "+reason)
+		}
+		if got, _ := os.ReadFile(cell); string(got) != garbage {
+			t.Errorf("the garbage cell was replaced: %.100q", got)
+		}
+	}
+	for _, out := range []string{"r.html", "plots", "csv", "m"} {
+		if _, err := os.Stat(filepath.Join(dir, out)); err == nil {
+			t.Errorf("a refused command wrote %s", out)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
+	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -34,6 +36,16 @@ The columns are documented in docs/outputs.md.`,
 			if in == "" || out == "" {
 				return errors.New("--in and --out are required")
 			}
+			if err := checkExportOut(in, format, table, out); err != nil {
+				return err
+			}
+			if folderKind(in) == folderSweep {
+				// The tables were made from the stored runs: a damaged
+				// one is said, as plot and report say it.
+				if err := sweep.CheckStoredRuns(in); err != nil {
+					return err
+				}
+			}
 			files, err := outputs.ExportFolder(in, format, table, out)
 			if err != nil {
 				return err
@@ -47,4 +59,30 @@ The columns are documented in docs/outputs.md.`,
 	cmd.Flags().StringVar(&table, "table", "", "one table (jobs, rounds, cluster, types, nodes, results, apps); default: every table in the folder")
 	cmd.Flags().StringVar(&out, "out", "", "output file with --table, else output folder (required)")
 	return cmd
+}
+
+// exportKinds end the names of the files export writes.
+var exportKinds = []string{"." + outputs.FormatCSV, "." + outputs.FormatJSONL, outputs.DtypesSuffix}
+
+// checkExportOut refuses an export that would write onto its input, before
+// anything is written: a file it writes that is (or links to) one of the
+// folder's files, or any file inside the folder but an export's (CSV, JSON
+// Lines and their sidecars), so that export --in RUN --table jobs --out
+// RUN/jobs.parquet no longer replaces the table it reads.
+func checkExportOut(in, format, table, out string) error {
+	written, err := outputs.ExportFiles(in, format, table, out)
+	if err != nil {
+		return err
+	}
+	for _, w := range written {
+		if w == out {
+			if _, err := atomicfile.Check(out); err != nil {
+				return fmt.Errorf("--out %s: %w", out, err)
+			}
+		}
+		if err := checkNotInput(out, w, exportKinds, inputFile{"--in", in}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

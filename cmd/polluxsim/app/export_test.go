@@ -1,9 +1,11 @@
 package app
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -92,4 +94,82 @@ func pandasPython() string {
 		}
 	}
 	return ""
+}
+
+// TestExportRefusesItsInputs: export --out onto a file of the folder it
+// reads (a table, summary.json, a sweep's cell), directly or through a
+// symbolic or hard link, or a new file there that is not an export's, is
+// refused in one line naming --out, and the folder is byte for byte as
+// before (export --table jobs --out RUN/jobs.parquet replaced the table
+// with CSV, exit 0). Exports into the folder itself or a folder inside it
+// are fine: they replace nothing of it.
+func TestExportRefusesItsInputs(t *testing.T) {
+	polluxsimBinary(t)
+	dir := t.TempDir()
+	if r := runBinary(t, dir, nil, "run", "--policy", "fifo", "--jobs", "4", "--nodes", "2", "--quiet", "--out", "run"); r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	if r := runBinary(t, dir, nil, "sweep", "--experiment", tinySpecPath(t), "--shard", "0/20", "--quiet", "--no-timing", "--out", "sw"); r.code != 0 {
+		t.Fatalf("sweep: exit %d: %s", r.code, r.stderr)
+	}
+	if err := os.Symlink(filepath.Join("run", "summary.json"), filepath.Join(dir, "link.csv")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	if err := os.Link(filepath.Join(dir, "run", "jobs.parquet"), filepath.Join(dir, "hard.csv")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	os.Mkdir(filepath.Join(dir, "o"), 0o755)
+	os.Symlink(filepath.Join("..", "run", "jobs.parquet"), filepath.Join(dir, "o", "jobs.csv"))
+	before := treeBytes(t, dir)
+	for _, tc := range []struct{ in, table, out, want string }{
+		{"run", "jobs", "run/jobs.parquet", "--out run/jobs.parquet is a file of --in run, an input folder, which it would overwrite"},
+		{"run", "jobs", "run/summary.json", "--out run/summary.json is a file of --in run"},
+		{"run", "rounds", "run/rounds.parquet", "--out run/rounds.parquet is a file of --in run"},
+		{"run", "jobs", "run/nodes.parquet", "--out run/nodes.parquet would add a file to --in run, an input folder"},
+		{"run", "jobs", "link.csv", "--out link.csv (a link to "},
+		{"run", "jobs", "hard.csv", "--out hard.csv is the same file as run/jobs.parquet in --in run"},
+		{"run", "", "o", "--out o: o/jobs.csv (a link to "},
+		{"sw", "results", "sw/cells/pollux.w1.json", "--out sw/cells/pollux.w1.json is a file of --in sw"},
+		{"sw", "jobs", "sw/results.parquet", "--out sw/results.parquet is a file of --in sw"},
+	} {
+		args := []string{"export", "--in", tc.in, "--format", "csv", "--out", tc.out}
+		if tc.table != "" {
+			args = append(args, "--table", tc.table)
+		}
+		oneLineError(t, runBinary(t, dir, nil, args...), tc.want)
+	}
+	if after := treeBytes(t, dir); !reflect.DeepEqual(after, before) {
+		t.Errorf("a refused export changed the files:\nbefore %v\nafter  %v", keysOf(before), keysOf(after))
+	}
+	for _, out := range []string{"run", "run/csv", "sw", "sw/cells"} {
+		if r := runBinary(t, dir, nil, "export", "--in", strings.Split(out, "/")[0], "--format", "jsonl", "--out", out); r.code != 0 {
+			t.Errorf("export --out %s: exit %d: %s", out, r.code, r.stderr)
+		}
+	}
+	after := treeBytes(t, dir)
+	for path, data := range before {
+		if string(after[path]) != string(data) {
+			t.Errorf("an export into the input folder changed %s", path)
+		}
+	}
+}
+
+// treeBytes is the content of every regular file under dir (links not
+// followed), by path relative to dir.
+func treeBytes(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

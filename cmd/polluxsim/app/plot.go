@@ -47,7 +47,8 @@ the timeline of all their cells.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "polluxsim: warning: %d of %d runs of experiment %s are not stored in %s as this version defines them (first: %s; a sweep still running, or one made by another version or with other settings): plotting without them; `polluxsim sweep` into %s completes them\n",
 					len(missing), len(missing)+len(runs), exp.Name, in, missing[0], in)
 			}
-			rep, err := figures.Plot(exp, runs, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
+			rep, err := figures.Plot(exp, runs, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats,
+				Check: figureCheck(out, inputFile{"--in", in})})
 			if err != nil {
 				return err
 			}
@@ -101,7 +102,7 @@ Writes DIR/` + k.FileName("") + `.*`,
 				return err
 			}
 			rep, err := figures.PlotRun(k.Name, figures.RunInput{Dir: in, Jobs: jobs}, out,
-				figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
+				figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats, Check: figureCheck(out, inputFile{"--in", in})})
 			if err != nil {
 				return err
 			}
@@ -117,4 +118,15 @@ Writes DIR/` + k.FileName("") + `.*`,
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide or column")
 	cmd.Flags().StringSliceVar(&formats, "format", []string{"png", "svg"}, "formats to write: png, svg, pdf")
 	return cmd
+}
+
+// figureCheck refuses a figure file that would be written onto one of the
+// command's inputs (figures.PlotOptions.Check): a link in the --out
+// folder to one of them, checked before any figure is written.
+func figureCheck(out string, inputs ...inputFile) func(string) error {
+	var kinds []string
+	for _, f := range figures.FigureFormats {
+		kinds = append(kinds, "."+f)
+	}
+	return func(path string) error { return checkNotInput(out, path, kinds, inputs...) }
 }

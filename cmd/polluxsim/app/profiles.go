@@ -406,7 +406,8 @@ one a binary of one's own registers (figures.Register with DrawProfile).`,
 			if err != nil {
 				return err
 			}
-			rep, err := figures.PlotProfile(kind, app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats})
+			rep, err := figures.PlotProfile(kind, app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats,
+				Check: figureCheck(out, inputFile{"--profiles", dir})})
 			if err != nil {
 				return err
 			}

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
@@ -131,6 +133,14 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 	}
 	if strings.TrimSpace(rf.out) == "" {
 		return errors.New("--out must name a folder")
+	}
+	// A file of the run's that is (or links to) an input, or lies inside
+	// an input folder, would replace it.
+	for _, name := range outputs.RunOutputs() {
+		if err := checkNotInput(rf.out, filepath.Join(rf.out, name), nil,
+			refInput("--workload", rf.workload), inputFile{"--cluster", rf.cluster}, inputFile{"--profiles", rf.profiles}); err != nil {
+			return err
+		}
 	}
 	return nil
 }

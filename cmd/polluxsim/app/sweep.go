@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -177,6 +178,14 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 		}
 		if within(sf.out, in.path) {
 			return fmt.Errorf("--out %s is inside %s %s, an input: a sweep's outputs must lie outside its inputs", sf.out, in.flag, in.path)
+		}
+	}
+	// A table or the summary that is (or links to) an input would replace
+	// it (experiment.json is written with the spec's own bytes).
+	for _, name := range sweep.OutputNames() {
+		if err := checkNotInput(sf.out, filepath.Join(sf.out, name), nil, inputFile{"--experiment", sf.experiment},
+			inputFile{"--profiles", sf.profiles}, inputFile{"--workloads", sf.workloads}); err != nil {
+			return err
 		}
 	}
 	if sf.workloads != "" && sf.workloads != sweep.GeneratedWorkloads {

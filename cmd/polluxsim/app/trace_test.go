@@ -36,6 +36,8 @@ func TestTraceCommands(t *testing.T) {
 	}
 	oneLineError(t, runBinary(t, dir, nil, "workload", "generate", "--window", "daily", "--out", "x.csv"), "--window needs --trace")
 	oneLineError(t, runBinary(t, dir, nil, "trace", "summarize", "itp:cluster99"), "cluster99")
+	oneLineError(t, runBinary(t, dir, nil, "trace", "summarize", "itp:nonexist.csv"),
+		`itp:nonexist.csv: no ITP cluster "nonexist.csv" (the embedded ones are cluster01 … cluster10) and no such file`)
 	r = runBinary(t, dir, nil, "run", "--policy", "fifo", "--workload", "generate:trace=itp:cluster02,jobs=30,seed=1", "--quiet", "--out", "run")
 	if r.code != 0 || !strings.Contains(r.stdout, "30 jobs") {
 		t.Errorf("run --workload generate:trace=...: exit %d: %s %s", r.code, r.stdout, r.stderr)

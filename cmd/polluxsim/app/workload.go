@@ -122,7 +122,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				return errors.New("--out FILE is required (- for standard output)")
 			}
 			if out != "-" {
-				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}, inputFile{"--profiles", profilesDir}); err != nil {
+				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}, inputFile{"--profiles", profilesDir}, refInput("--trace", tracePath)); err != nil {
 					return err
 				}
 			}
