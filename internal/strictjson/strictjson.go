@@ -2,9 +2,11 @@
 // specs, baselines, profiles) strictly: encoding/json matches keys
 // case-insensitively ("Cells" fills "cells") and keeps the last of
 // duplicate keys, so that a misspelt or repeated key passes silently.
-// Decode refuses both, as well as unknown keys and data after the value;
-// a UTF-8 byte-order mark at the start is skipped (an editor's, which
-// encoding/json reports as "invalid character 'ï'").
+// Decode refuses both, as well as unknown keys, data after the value and
+// arrays and objects nested deeper than MaxDepth (60,000 "[" took the
+// path kept per level to gigabytes); a UTF-8 byte-order mark at the start
+// is skipped (an editor's, which encoding/json reports as "invalid
+// character 'ï'").
 package strictjson
 
 import (
@@ -28,8 +30,8 @@ func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
 // object key must be unique within its object, and every key of an object
 // decoded into a struct must be one of the struct's JSON names exactly
 // (case included); values decoded by their own UnmarshalJSON, into maps
-// or into json.RawMessage are checked for duplicates only. Data after the
-// value is an error.
+// or into json.RawMessage are checked for duplicates only. Nesting deeper
+// than MaxDepth and data after the value are errors.
 func Decode(data []byte, v any) error {
 	data = TrimBOM(data)
 	if err := CheckKeys(data, reflect.TypeOf(v)); err != nil {
@@ -46,32 +48,36 @@ func Decode(data []byte, v any) error {
 	return nil
 }
 
+// MaxDepth is the deepest nesting of arrays and objects, one within
+// another, that Decode and CheckKeys accept. The deepest JSON polluxsim
+// ships is 8 levels (its experiment specs 7); 64 leaves room for
+// free-form policy options, and a hostile input (60,000 "[" in 60 KB) is
+// refused after 65 steps. encoding/json's own limit, 10,000, is for any
+// data.
+const MaxDepth = 64
+
 // CheckKeys checks the keys of the JSON value data against type t (see
-// Decode) without decoding it. Syntax errors are left to the decoder: it
-// returns nil on one.
+// Decode) without decoding it, and its nesting against MaxDepth (the
+// error names the line and column where the nesting passes it). Syntax
+// errors are left to the decoder: it returns nil on one. Its cost is
+// linear in the size of data.
 func CheckKeys(data []byte, t reflect.Type) error {
-	dec := json.NewDecoder(bytes.NewReader(TrimBOM(data)))
-	dec.UseNumber()
-	err := walk(dec, t, "")
-	var ke *keyError
-	if errors.As(err, &ke) {
+	data = TrimBOM(data)
+	w := walker{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
+	w.dec.UseNumber()
+	err := w.walk(t)
+	var ce *checkError
+	if errors.As(err, &ce) {
 		return err
 	}
 	return nil
 }
 
-// keyError is a problem with a key, at a path such as "cells[2].options".
-type keyError struct{ msg string }
+// checkError is a problem CheckKeys reports (a key, the nesting), at a
+// path such as "cells[2].options" or a place in the text.
+type checkError struct{ msg string }
 
-func (e *keyError) Error() string { return e.msg }
-
-func keyErr(path, format string, args ...any) error {
-	where := ""
-	if path != "" {
-		where = path + ": "
-	}
-	return &keyError{where + fmt.Sprintf(format, args...)}
-}
+func (e *checkError) Error() string { return e.msg }
 
 var (
 	rawType         = reflect.TypeFor[json.RawMessage]()
@@ -79,17 +85,73 @@ var (
 	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// walk reads one value from dec, checking it against t (nil: anything).
-func walk(dec *json.Decoder, t reflect.Type, path string) error {
+// A walker reads one JSON value token by token. It keeps the path to the
+// value being read as a stack of steps, one per level, so that reading is
+// linear in the input; the path is written out only for an error.
+type walker struct {
+	dec  *json.Decoder
+	data []byte // the decoder's input, for a position in an error
+	path []step
+}
+
+// step is one level of a path: an object's key, or an array's index when
+// key is empty and index ≥ 0.
+type step struct {
+	key   string
+	index int
+}
+
+// where is the path written out: "cells[2].options", or "" at the top.
+func (w *walker) where() string {
+	var b strings.Builder
+	for _, s := range w.path {
+		if s.index >= 0 {
+			fmt.Fprintf(&b, "[%d]", s.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.key)
+	}
+	return b.String()
+}
+
+// keyErr is a problem with a key of the object at the current path.
+func (w *walker) keyErr(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if p := w.where(); p != "" {
+		msg = p + ": " + msg
+	}
+	return &checkError{msg}
+}
+
+// depthErr says that the array or object just opened is nested deeper
+// than MaxDepth, naming its line and column (in bytes, from 1).
+func (w *walker) depthErr() error {
+	off := int(w.dec.InputOffset()) - 1 // the opening bracket
+	line := 1 + bytes.Count(w.data[:off], []byte{'\n'})
+	col := off - bytes.LastIndexByte(w.data[:off], '\n')
+	return &checkError{fmt.Sprintf("line %d, column %d: arrays and objects nested deeper than %d levels", line, col, MaxDepth)}
+}
+
+// walk reads one value, checking it against t (nil: anything).
+func (w *walker) walk(t reflect.Type) error {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t != nil && (t == rawType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textType) || t.Kind() == reflect.Interface) {
 		t = nil // its own decoding: duplicates only
 	}
-	tok, err := dec.Token()
+	tok, err := w.dec.Token()
 	if err != nil {
 		return err
+	}
+	if tok == json.Delim('{') || tok == json.Delim('[') {
+		// The path holds one step per enclosing array or object.
+		if len(w.path) >= MaxDepth {
+			return w.depthErr()
+		}
 	}
 	switch tok {
 	case json.Delim('{'):
@@ -104,15 +166,14 @@ func walk(dec *json.Decoder, t reflect.Type, path string) error {
 			}
 		}
 		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
+		for w.dec.More() {
+			kt, err := w.dec.Token()
 			if err != nil {
 				return err
 			}
 			key, _ := kt.(string)
-			sub := join(path, key)
 			if seen[key] {
-				return keyErr(path, "duplicate field %q", key)
+				return w.keyErr("duplicate field %q", key)
 			}
 			seen[key] = true
 			next := elem
@@ -121,40 +182,39 @@ func walk(dec *json.Decoder, t reflect.Type, path string) error {
 				if !ok {
 					for name := range fields {
 						if strings.EqualFold(name, key) {
-							return keyErr(path, "unknown field %q (keys are case-sensitive: %q)", key, name)
+							return w.keyErr("unknown field %q (keys are case-sensitive: %q)", key, name)
 						}
 					}
-					return keyErr(path, "unknown field %q", key)
+					return w.keyErr("unknown field %q", key)
 				}
 				next = ft
 			}
-			if err := walk(dec, next, sub); err != nil {
+			w.path = append(w.path, step{key: key, index: -1})
+			err = w.walk(next)
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
 				return err
 			}
 		}
-		_, err = dec.Token() // '}'
+		_, err = w.dec.Token() // '}'
 		return err
 	case json.Delim('['):
 		var elem reflect.Type
 		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
 			elem = t.Elem()
 		}
-		for i := 0; dec.More(); i++ {
-			if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+		w.path = append(w.path, step{index: 0})
+		for i := 0; w.dec.More(); i++ {
+			w.path[len(w.path)-1].index = i
+			if err := w.walk(elem); err != nil {
 				return err
 			}
 		}
-		_, err = dec.Token() // ']'
+		w.path = w.path[:len(w.path)-1]
+		_, err = w.dec.Token() // ']'
 		return err
 	}
 	return nil
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
 }
 
 // jsonFields maps the JSON names of struct t's fields (embedded structs'
