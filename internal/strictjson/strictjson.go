@@ -59,15 +59,11 @@ const MaxDepth = 64
 // CheckKeys checks the keys of the JSON value data against type t (see
 // Decode) without decoding it, and its nesting against MaxDepth (the
 // error names the line and column where the nesting passes it). Syntax
-// errors are left to the decoder: it returns nil on one. Its cost is
-// linear in the size of data.
+// errors are left to the decoder: it returns nil on one. It reads data
+// once, allocating only for keys: its cost is linear in the size of data.
 func CheckKeys(data []byte, t reflect.Type) error {
-	data = TrimBOM(data)
-	w := walker{dec: json.NewDecoder(bytes.NewReader(data)), data: data}
-	w.dec.UseNumber()
-	err := w.walk(t)
-	var ce *checkError
-	if errors.As(err, &ce) {
+	w := walker{data: TrimBOM(data)}
+	if err := w.walk(t); err != errSyntax {
 		return err
 	}
 	return nil
@@ -79,23 +75,28 @@ type checkError struct{ msg string }
 
 func (e *checkError) Error() string { return e.msg }
 
+// errSyntax stops a walk at data that is not JSON, which the decoder
+// then reports.
+var errSyntax = errors.New("not JSON")
+
 var (
 	rawType         = reflect.TypeFor[json.RawMessage]()
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// A walker reads one JSON value token by token. It keeps the path to the
-// value being read as a stack of steps, one per level, so that reading is
-// linear in the input; the path is written out only for an error.
+// A walker reads one JSON value from data, byte by byte. It keeps the
+// path to the value being read as a stack of steps, one per level, and
+// writes it out only for an error, so that reading is linear in the
+// input.
 type walker struct {
-	dec  *json.Decoder
-	data []byte // the decoder's input, for a position in an error
+	data []byte
+	pos  int // the next byte to read
 	path []step
 }
 
 // step is one level of a path: an object's key, or an array's index when
-// key is empty and index ≥ 0.
+// index ≥ 0.
 type step struct {
 	key   string
 	index int
@@ -126,13 +127,25 @@ func (w *walker) keyErr(format string, args ...any) error {
 	return &checkError{msg}
 }
 
-// depthErr says that the array or object just opened is nested deeper
-// than MaxDepth, naming its line and column (in bytes, from 1).
+// depthErr says that the array or object opening at w.pos is nested
+// deeper than MaxDepth, naming its line and column (in bytes, from 1).
 func (w *walker) depthErr() error {
-	off := int(w.dec.InputOffset()) - 1 // the opening bracket
-	line := 1 + bytes.Count(w.data[:off], []byte{'\n'})
-	col := off - bytes.LastIndexByte(w.data[:off], '\n')
+	before := w.data[:w.pos]
+	line := 1 + bytes.Count(before, []byte{'\n'})
+	col := len(before) - bytes.LastIndexByte(before, '\n')
 	return &checkError{fmt.Sprintf("line %d, column %d: arrays and objects nested deeper than %d levels", line, col, MaxDepth)}
+}
+
+// space skips white space and returns the next byte (0 at the end).
+func (w *walker) space() byte {
+	for ; w.pos < len(w.data); w.pos++ {
+		switch c := w.data[w.pos]; c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c
+		}
+	}
+	return 0
 }
 
 // walk reads one value, checking it against t (nil: anything).
@@ -143,78 +156,200 @@ func (w *walker) walk(t reflect.Type) error {
 	if t != nil && (t == rawType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textType) || t.Kind() == reflect.Interface) {
 		t = nil // its own decoding: duplicates only
 	}
-	tok, err := w.dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == json.Delim('{') || tok == json.Delim('[') {
-		// The path holds one step per enclosing array or object.
+	switch w.space() {
+	case '{':
+		if len(w.path) >= MaxDepth { // one step per enclosing level
+			return w.depthErr()
+		}
+		w.pos++
+		return w.object(t)
+	case '[':
 		if len(w.path) >= MaxDepth {
 			return w.depthErr()
 		}
-	}
-	switch tok {
-	case json.Delim('{'):
-		var fields map[string]reflect.Type
-		var elem reflect.Type
-		if t != nil {
-			switch t.Kind() {
-			case reflect.Struct:
-				fields = jsonFields(t)
-			case reflect.Map:
-				elem = t.Elem()
-			}
-		}
-		seen := map[string]bool{}
-		for w.dec.More() {
-			kt, err := w.dec.Token()
-			if err != nil {
-				return err
-			}
-			key, _ := kt.(string)
-			if seen[key] {
-				return w.keyErr("duplicate field %q", key)
-			}
-			seen[key] = true
-			next := elem
-			if fields != nil {
-				ft, ok := fields[key]
-				if !ok {
-					for name := range fields {
-						if strings.EqualFold(name, key) {
-							return w.keyErr("unknown field %q (keys are case-sensitive: %q)", key, name)
-						}
-					}
-					return w.keyErr("unknown field %q", key)
-				}
-				next = ft
-			}
-			w.path = append(w.path, step{key: key, index: -1})
-			err = w.walk(next)
-			w.path = w.path[:len(w.path)-1]
-			if err != nil {
-				return err
-			}
-		}
-		_, err = w.dec.Token() // '}'
+		w.pos++
+		return w.array(t)
+	case '"':
+		_, err := w.str(false)
 		return err
-	case json.Delim('['):
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+	}
+	return w.literal()
+}
+
+// object reads the members of an object after its "{".
+func (w *walker) object(t reflect.Type) error {
+	var fields map[string]reflect.Type
+	var elem reflect.Type
+	if t != nil {
+		switch t.Kind() {
+		case reflect.Struct:
+			fields = jsonFields(t)
+		case reflect.Map:
 			elem = t.Elem()
 		}
-		w.path = append(w.path, step{index: 0})
-		for i := 0; w.dec.More(); i++ {
-			w.path[len(w.path)-1].index = i
-			if err := w.walk(elem); err != nil {
-				return err
+	}
+	if w.space() == '}' {
+		w.pos++
+		return nil
+	}
+	seen := map[string]bool{}
+	for {
+		if w.space() != '"' {
+			return errSyntax
+		}
+		key, err := w.str(true)
+		if err != nil {
+			return err
+		}
+		if w.space() != ':' {
+			return errSyntax
+		}
+		w.pos++
+		if seen[key] {
+			return w.keyErr("duplicate field %q", key)
+		}
+		seen[key] = true
+		next := elem
+		if fields != nil {
+			ft, ok := fields[key]
+			if !ok {
+				for name := range fields {
+					if strings.EqualFold(name, key) {
+						return w.keyErr("unknown field %q (keys are case-sensitive: %q)", key, name)
+					}
+				}
+				return w.keyErr("unknown field %q", key)
 			}
+			next = ft
+		}
+		w.path = append(w.path, step{key: key, index: -1})
+		if err := w.walk(next); err != nil {
+			return err
 		}
 		w.path = w.path[:len(w.path)-1]
-		_, err = w.dec.Token() // ']'
-		return err
+		switch w.space() {
+		case ',':
+			w.pos++
+		case '}':
+			w.pos++
+			return nil
+		default:
+			return errSyntax
+		}
 	}
-	return nil
+}
+
+// array reads the elements of an array after its "[".
+func (w *walker) array(t reflect.Type) error {
+	var elem reflect.Type
+	if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		elem = t.Elem()
+	}
+	if w.space() == ']' {
+		w.pos++
+		return nil
+	}
+	w.path = append(w.path, step{})
+	for i := 0; ; i++ {
+		w.path[len(w.path)-1].index = i
+		if err := w.walk(elem); err != nil {
+			return err
+		}
+		switch w.space() {
+		case ',':
+			w.pos++
+		case ']':
+			w.pos++
+			w.path = w.path[:len(w.path)-1]
+			return nil
+		default:
+			return errSyntax
+		}
+	}
+}
+
+// str reads a string at w.pos; as a key, it returns its value as the
+// decoder reads it (escapes resolved, invalid UTF-8 replaced).
+func (w *walker) str(key bool) (string, error) {
+	start := w.pos
+	plain := true // no escapes, ASCII only
+	for w.pos++; w.pos < len(w.data); w.pos++ {
+		switch c := w.data[w.pos]; {
+		case c == '"':
+			w.pos++
+			if !key {
+				return "", nil
+			}
+			if plain {
+				return string(w.data[start+1 : w.pos-1]), nil
+			}
+			var s string
+			if json.Unmarshal(w.data[start:w.pos], &s) != nil {
+				return "", errSyntax
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			w.pos++ // the escaped byte; the decoder checks the escape
+		case c < 0x20:
+			return "", errSyntax
+		case c >= 0x80:
+			plain = false
+		}
+	}
+	return "", errSyntax
+}
+
+// literal reads a number, true, false or null at w.pos.
+func (w *walker) literal() error {
+	start := w.pos
+	for ; w.pos < len(w.data); w.pos++ {
+		c := w.data[w.pos]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || c == '-' || c == '+' || c == '.' || c == 'E') {
+			break
+		}
+	}
+	switch lit := string(w.data[start:w.pos]); {
+	case lit == "true" || lit == "false" || lit == "null" || isNumber(lit):
+		return nil
+	}
+	return errSyntax
+}
+
+// isNumber says whether s is a JSON number:
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func isNumber(s string) bool {
+	digits := func() int {
+		n := 0
+		for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+			n++
+		}
+		s = s[n:]
+		return n
+	}
+	s = strings.TrimPrefix(s, "-")
+	switch {
+	case strings.HasPrefix(s, "0"):
+		s = s[1:]
+	case digits() == 0:
+		return false
+	}
+	if strings.HasPrefix(s, ".") {
+		s = s[1:]
+		if digits() == 0 {
+			return false
+		}
+	}
+	if len(s) > 0 && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+			s = s[1:]
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return s == ""
 }
 
 // jsonFields maps the JSON names of struct t's fields (embedded structs'
