@@ -1,12 +1,12 @@
-// Package strictjson decodes the JSON files polluxsim reads (experiment
-// specs, baselines, profiles) strictly: encoding/json matches keys
-// case-insensitively ("Cells" fills "cells") and keeps the last of
-// duplicate keys, so that a misspelt or repeated key passes silently.
-// Decode refuses both, as well as unknown keys, data after the value and
-// arrays and objects nested deeper than MaxDepth (60,000 "[" took the
-// path kept per level to gigabytes); a UTF-8 byte-order mark at the start
-// is skipped (an editor's, which encoding/json reports as "invalid
-// character 'ï'").
+// Package strictjson decodes the JSON polluxsim reads (experiment specs,
+// baselines, the service's request bodies, the external policy's
+// messages) strictly: encoding/json matches keys case-insensitively
+// ("Cells" fills "cells") and keeps the last of duplicate keys, so that a
+// misspelt or repeated key passes silently. Decode refuses both, as well
+// as unknown keys, data after the value and arrays and objects nested
+// deeper than MaxDepth, at a cost linear in the input; a UTF-8 byte-order
+// mark at the start is skipped (an editor's, which encoding/json reports
+// as "invalid character 'ï'").
 package strictjson
 
 import (

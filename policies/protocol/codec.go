@@ -72,6 +72,7 @@ type MessageError struct {
 	Err  error
 }
 
+// Error names the message's type and what is wrong with it.
 func (e *MessageError) Error() string { return e.Type + " message: " + e.Err.Error() }
 
 // Unwrap is the decoder's error.
