@@ -65,6 +65,8 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 //	malformed   answers round 1 with a line that is not JSON
 //	oversized   answers round 1 with a line of 2 MiB
 //	stray       prints a line of text on standard output in round 1
+//	duplicate   answers round 1 with a decision that gives "alloc" twice,
+//	            the last one valid (nothing for every job)
 //	version     answers hello with protocol version 99
 //	greedy      gives the first job all GPUs of every node, twice over
 //	unknown     (incremental) changes the allocation of key 999999
@@ -134,6 +136,11 @@ func fakePolicy(mode string) int {
 			continue
 		case mode == "stray" && round == 1:
 			fmt.Println("allocating GPUs for round 1...")
+		case mode == "duplicate" && round == 1:
+			r := msg.(*protocol.Round)
+			fmt.Printf("{\"type\": \"decision\", \"round\": %d, \"alloc\": [[9]], \"alloc\": [%s]}\n",
+				r.Round, strings.TrimSuffix(strings.Repeat("null,", len(r.Jobs)), ","))
+			continue
 		case mode == "error" && round == 2:
 			send(protocol.Error{Type: protocol.TypeError, Message: "ZeroDivisionError: division\nby zero"})
 			continue

@@ -104,6 +104,7 @@ func TestFaults(t *testing.T) {
 		{"malformed", "all", nil, []string{"round 1 (t=60)", `wrote "{\"type\": \"decision\", \"alloc\": [" to its standard output, which is not a protocol message`, "log to standard error"}},
 		{"oversized", "all", []string{"max_message_mib=1"}, []string{"round 1 (t=60)", "sent a message longer than max_message_mib (1 MiB)"}},
 		{"stray", "all", nil, []string{"round 1 (t=60)", `wrote "allocating GPUs for round 1..." to its standard output`}},
+		{"duplicate", "all", nil, []string{"round 1 (t=60)", `sent an invalid decision message: duplicate field "alloc"`}},
 		{"version", "all", nil, []string{"the handshake", "speaks protocol version 99, this simulator speaks 1"}},
 		{"greedy", "all", nil, []string{"policy external put 8 GPUs on node 0, which has 4, when it gave job cifar10-0 8 there (t=60)"}},
 		{"unknown", "changes", nil, []string{"round 1 (t=60)", "changed the allocation of job key 999999, which it was not given"}},

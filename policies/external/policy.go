@@ -340,7 +340,11 @@ func (p *Policy) read(deadline time.Time, where string) (any, error) {
 		return nil, p.fail(where, fmt.Errorf("reading its output: %v; %s", err, p.c.exitStatus(exitWait)))
 	}
 	msg, err := protocol.Decode(line)
-	if err != nil {
+	var invalid *protocol.MessageError
+	switch {
+	case errors.As(err, &invalid):
+		return nil, p.fail(where, fmt.Errorf("sent an invalid %v", err))
+	case err != nil:
 		return nil, p.fail(where, fmt.Errorf("wrote %s to its standard output, which is not a protocol message (%v): log to standard error", quote(line), err))
 	}
 	if e, ok := msg.(*protocol.Error); ok {

@@ -1,10 +1,11 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
+
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 )
 
 // Encode is the JSON text of one message (without a line end). A message
@@ -21,7 +22,9 @@ func Encode(msg any) ([]byte, error) {
 // Decode reads one message: its envelope, then the message of that type,
 // returned as a pointer (*Hello, *Ready, *Round, *Decision,
 // *IncrementalRound, *IncrementalDecision, *Query, *Answer or *Error).
-// Unknown types, unknown fields and trailing data are errors.
+// The message is read by internal/strictjson: unknown types, unknown
+// fields, keys in another case or given twice, nesting deeper than
+// strictjson.MaxDepth and trailing data are errors.
 func Decode(data []byte) (any, error) {
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -52,16 +55,28 @@ func Decode(data []byte) (any, error) {
 	default:
 		return nil, fmt.Errorf("unknown message type %q", env.Type)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(msg); err != nil {
-		return nil, fmt.Errorf("%s message: %w", env.Type, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s message: data after the message", env.Type)
+	// As strictly as every other JSON input: a key given twice (the last
+	// won), or in another case, is refused, and the nesting is bounded.
+	if err := strictjson.Decode(data, msg); err != nil {
+		return nil, &MessageError{Type: env.Type, Err: err}
 	}
 	return msg, nil
 }
+
+// A MessageError is a message of a known type that Decode refuses: a
+// field unknown, in another case or given twice, a value of the wrong
+// kind, nesting too deep. Any other error of Decode is a line that is not
+// a message at all.
+type MessageError struct {
+	Type string // the message's "type"
+	Err  error
+}
+
+// Error names the message's type and what is wrong with it.
+func (e *MessageError) Error() string { return e.Type + " message: " + e.Err.Error() }
+
+// Unwrap is the decoder's error.
+func (e *MessageError) Unwrap() error { return e.Err }
 
 // TypeOf is the "type" of a message value (a message struct or a
 // pointer to one), for errors.
