@@ -48,6 +48,8 @@ func init() {
 	policies.Register(policies.Typed(policies.Registration{
 		Name: "remote",
 		Doc:  "a policy run by a polluxsim serve service: every round is posted to it (docs/serve.md)",
+		// url, token_file and token_env
+		Effects: policies.ReachesNetwork | policies.ReadsFiles | policies.ReadsEnv,
 	}, func() RemoteOptions {
 		return RemoteOptions{Policy: "pollux", Options: "{}", Timeout: 600}
 	}, func(o RemoteOptions, env policies.Env) (policies.Policy, error) {
@@ -227,8 +229,9 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 	return dec, nil
 }
 
-// maxResponse bounds an answer of the service.
-const maxResponse = 64 << 20
+// maxResponse bounds an answer of the service: the service's own default
+// bound on its answers.
+const maxResponse = DefaultMaxResponse
 
 // call posts in as JSON and decodes the answer into out; a non-2xx answer
 // is an error carrying the service's message.
