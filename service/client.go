@@ -196,8 +196,9 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 		if err != nil {
 			return policies.Decision{}, fmt.Errorf("the service asked: %w", err)
 		}
+		id := resp.QueryID
 		resp = RoundResponse{}
-		if err := p.call("POST", path+"/oracle", OracleAnswers{Answers: []protocol.Answer{a}}, &resp); err != nil {
+		if err := p.call("POST", path+"/oracle", OracleAnswers{QueryID: id, Answers: []protocol.Answer{a}}, &resp); err != nil {
 			return policies.Decision{}, err
 		}
 	}

@@ -311,10 +311,17 @@ func (s *Server) postOracle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 400, fmt.Errorf("answers: want the answer to the one pending query, got %d answers", len(req.Answers)))
 		return
 	}
+	if req.QueryID < 1 {
+		writeError(w, 400, fmt.Errorf("query_id: want the pending query's id (its query_id), got %d", req.QueryID))
+		return
+	}
 	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
 		rr := sess.run
 		if rr == nil {
 			return RoundResponse{}, 409, fmt.Errorf("session %s has no pending oracle query", sess.id)
+		}
+		if req.QueryID != rr.pendingID {
+			return RoundResponse{}, 409, fmt.Errorf("query_id: %d is not the pending query, %d (an answer retried or sent twice?)", req.QueryID, rr.pendingID)
 		}
 		if err := checkAnswer(rr.pending, req.Answers[0]); err != nil {
 			return RoundResponse{}, 400, err
