@@ -63,6 +63,9 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 	if len(req.Jobs) > lim.MaxJobs {
 		return nil, errorf("jobs: %d jobs, more than the service's limit of %d", len(req.Jobs), lim.MaxJobs)
 	}
+	if n := int64(len(req.Jobs)) * int64(len(req.Nodes)); n > int64(lim.MaxJobNodes) {
+		return nil, errorf("jobs: %d jobs on %d nodes, %d pairs, more than the service's limit of %d jobs × nodes", len(req.Jobs), len(req.Nodes), n, lim.MaxJobNodes)
+	}
 	if err := count("provisioning", req.Provisioning); err != nil {
 		return nil, err
 	}

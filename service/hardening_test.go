@@ -266,6 +266,21 @@ func TestAmplification(t *testing.T) {
 		}
 		oneLineError(t, out, c.want)
 	}
+	// jobs × nodes: each job holding a GPU costs an allocation per node
+	lim := DefaultLimits()
+	lim.MaxJobNodes = 5
+	_, ts3, _ := newTestServer(t, Config{Limits: lim})
+	id3 := openSession(t, ts3.URL, `{"policy": "fifo"}`)
+	r3 := RoundRequest{Nodes: nodes(2, 4, short), Jobs: []Job{{Name: "a", Allocation: []string{"0"}}, {Name: "b", Allocation: []string{"1"}}, {Name: "c", Allocation: []string{}}}}
+	if status, out := do(t, "POST", ts3.URL+"/v1/sessions/"+id3+"/rounds", body(r3), ""); status != 400 {
+		t.Errorf("3 jobs on 2 nodes with a limit of 5: %d %s", status, out)
+	} else {
+		oneLineError(t, out, "jobs: 3 jobs on 2 nodes, 6 pairs, more than the service's limit of 5 jobs × nodes")
+	}
+	r3.Jobs = r3.Jobs[:2]
+	if status, out := do(t, "POST", ts3.URL+"/v1/sessions/"+id3+"/rounds", body(r3), ""); status != 200 {
+		t.Errorf("2 jobs on 2 nodes with a limit of 5: %d %s", status, out)
+	}
 	// The bound holds: FIFO gives 256 GPUs of nodes named to be escaped to
 	// one job (its answer all node names), and a bound near the answer
 	// refuses the round.
@@ -282,7 +297,7 @@ func TestAmplification(t *testing.T) {
 	if n := int64(len(out)); n > bound || n < bound*9/10 {
 		t.Errorf("answer of %d bytes, bound %d: not a bound, or far from one", n, bound)
 	}
-	lim := DefaultLimits()
+	lim = DefaultLimits()
 	lim.MaxResponse = int64(len(out)) - 1
 	_, ts2, _ := newTestServer(t, Config{Limits: lim})
 	id2 := openSession(t, ts2.URL, `{"policy": "fifo"}`)

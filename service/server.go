@@ -38,6 +38,9 @@ type Limits struct {
 	// MaxGPUs bounds the GPUs of one round's nodes, all together, and so
 	// what one job may ask for (request_gpus, max_replicas).
 	MaxGPUs int
+	// MaxJobNodes bounds a round's jobs × nodes: a policy's view of a
+	// round holds up to a number per job and node (an allocation).
+	MaxJobNodes int
 	// MaxResponse bounds the answer to a round, bytes: a round whose
 	// answer could be larger is refused before it is decided.
 	MaxResponse int64
@@ -54,12 +57,12 @@ type Limits struct {
 const DefaultMaxResponse = 64 << 20
 
 // DefaultLimits are the service's limits unless told otherwise: 16 MiB
-// bodies, 20,000 jobs, 4,096 nodes and 65,536 GPUs per round, 64 MiB
-// answers, 256 sessions, 10 minutes idle, 1,000,000 oracle queries per
-// round, 256 connections, 30 s to receive a body.
+// bodies, 20,000 jobs, 4,096 nodes, 65,536 GPUs and 4,194,304 jobs × nodes
+// per round, 64 MiB answers, 256 sessions, 10 minutes idle, 1,000,000
+// oracle queries per round, 256 connections, 30 s to receive a body.
 func DefaultLimits() Limits {
 	return Limits{MaxBody: 16 << 20, MaxJobs: 20000, MaxNodes: 4096, MaxSessions: 256,
-		IdleTimeout: 10 * time.Minute, MaxOracleQueries: 1000000, MaxGPUs: 1 << 16,
+		IdleTimeout: 10 * time.Minute, MaxOracleQueries: 1000000, MaxGPUs: 1 << 16, MaxJobNodes: 1 << 22,
 		MaxResponse: DefaultMaxResponse, MaxConns: 256, BodyTimeout: 30 * time.Second}
 }
 
@@ -116,6 +119,7 @@ func New(cfg Config) *Server {
 	s.lim.IdleTimeout = positiveOr(s.lim.IdleTimeout, d.IdleTimeout)
 	s.lim.MaxOracleQueries = positiveOr(s.lim.MaxOracleQueries, d.MaxOracleQueries)
 	s.lim.MaxGPUs = positiveOr(s.lim.MaxGPUs, d.MaxGPUs)
+	s.lim.MaxJobNodes = positiveOr(s.lim.MaxJobNodes, d.MaxJobNodes)
 	s.lim.MaxResponse = positiveOr(s.lim.MaxResponse, d.MaxResponse)
 	s.lim.MaxConns = positiveOr(s.lim.MaxConns, d.MaxConns)
 	s.lim.BodyTimeout = positiveOr(s.lim.BodyTimeout, d.BodyTimeout)

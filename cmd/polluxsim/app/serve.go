@@ -52,7 +52,7 @@ progress finish (--drain) and exits.`,
 				name string
 				v    int64
 			}{{"max-body", lim.MaxBody}, {"max-jobs", int64(lim.MaxJobs)}, {"max-nodes", int64(lim.MaxNodes)}, {"max-sessions", int64(lim.MaxSessions)},
-				{"max-gpus", int64(lim.MaxGPUs)}, {"max-response", lim.MaxResponse}, {"max-conns", int64(lim.MaxConns)}} {
+				{"max-gpus", int64(lim.MaxGPUs)}, {"max-job-nodes", int64(lim.MaxJobNodes)}, {"max-response", lim.MaxResponse}, {"max-conns", int64(lim.MaxConns)}} {
 				if f.v <= 0 {
 					return fmt.Errorf("--%s: want a positive number, got %d", f.name, f.v)
 				}
@@ -99,6 +99,7 @@ progress finish (--drain) and exits.`,
 	f.IntVar(&lim.MaxSessions, "max-sessions", lim.MaxSessions, "most sessions open at once, at least 1")
 	f.DurationVar(&lim.IdleTimeout, "idle-timeout", lim.IdleTimeout, "a session without a request for this long is closed, in (0, 1e6] seconds")
 	f.IntVar(&lim.MaxGPUs, "max-gpus", lim.MaxGPUs, "most GPUs in one round, all nodes together (and so per job), at least 1")
+	f.IntVar(&lim.MaxJobNodes, "max-job-nodes", lim.MaxJobNodes, "most jobs × nodes in one round, at least 1")
 	f.Int64Var(&lim.MaxResponse, "max-response", lim.MaxResponse, "largest answer to a round, bytes, at least 1 (a round that could exceed it is refused)")
 	f.IntVar(&lim.MaxConns, "max-conns", lim.MaxConns, "most connections open at once (more wait to be accepted), at least 1")
 	f.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "longest time a request's body may take to arrive, and an answer to be taken, in (0, 1e6] seconds")
