@@ -27,19 +27,23 @@ import (
 // front wraps the service's handler (see above).
 func (s *Server) front(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rc := http.NewResponseController(w)
+		orig, rc := w, http.NewResponseController(w)
 		// The answer, once begun, must be taken within the body timeout
 		// too: a client that does not read cannot hold the request.
 		w = deadlineWriter{ResponseWriter: w, rc: rc, d: s.lim.BodyTimeout}
-		// A body the handler will not read is not waited for: the
-		// connection closes after the answer instead of being drained.
-		if r.ContentLength != 0 && r.Method != http.MethodPost {
-			w.Header().Set("Connection", "close")
+		// A body no handler will read is not waited for: the connection
+		// closes after the answer instead of being drained.
+		unwanted := func() {
+			if r.ContentLength != 0 {
+				_ = rc.SetReadDeadline(time.Now())
+				closeGracefully(orig)
+			}
+		}
+		if r.Method != http.MethodPost {
+			unwanted()
 		}
 		if status, err := s.admit(r); err != nil {
-			if r.ContentLength != 0 {
-				w.Header().Set("Connection", "close")
-			}
+			unwanted()
 			if status == 401 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="polluxsim"`)
 			}
@@ -47,9 +51,9 @@ func (s *Server) front(next http.Handler) http.Handler {
 			return
 		}
 		if r.Method == http.MethodPost {
-			data, status, err := s.readBody(w, r, rc)
+			data, status, err := s.readBody(orig, r, rc)
 			if err != nil {
-				w.Header().Set("Connection", "close")
+				closeGracefully(orig)
 				writeError(w, status, err)
 				return
 			}
@@ -57,6 +61,15 @@ func (s *Server) front(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// closeGracefully makes the server close the connection after the
+// answer as it does after a body over its limit: it stops sending, waits
+// a moment, and only then closes, so that a client still sending reads
+// the answer rather than a reset. (net/http does that for a request whose
+// http.MaxBytesReader hit its limit: this reader's limit is 0.)
+func closeGracefully(w http.ResponseWriter) {
+	_, _ = http.MaxBytesReader(w, io.NopCloser(strings.NewReader("x")), 0).Read(make([]byte, 1))
 }
 
 // admit checks a request's origin, token and content type.

@@ -380,12 +380,15 @@ func serveTest(t *testing.T, s *Server, drain time.Duration) (string, chan error
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln, drain) }()
+	served, done := make(chan error, 1), make(chan struct{})
+	go func() {
+		served <- s.Serve(ctx, ln, drain)
+		close(done)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
-		case <-served:
+		case <-done:
 		case <-time.After(wait):
 		}
 	})
