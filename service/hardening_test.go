@@ -533,3 +533,43 @@ func TestConnectionLimit(t *testing.T) {
 	for range accepted {
 	}
 }
+
+// TestServeConnectionLimit: Serve holds at most MaxConns connections: with
+// two connections open and a limit of two, a request waits until one
+// closes.
+func TestServeConnectionLimit(t *testing.T) {
+	reg, _ := testRegistry(t)
+	s := New(Config{Registry: reg, Limits: Limits{MaxConns: 2}})
+	addr, _, _ := serveTest(t, s, wait)
+	var held []net.Conn
+	for range 2 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		held = append(held, c)
+	}
+	answered := make(chan int, 1)
+	go func() {
+		status, _, err := hostileSend("GET", "http://"+addr+"/v1/healthz", "", nil)
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- status
+	}()
+	select {
+	case status := <-answered:
+		t.Fatalf("a third connection was served (%d) with a limit of 2", status)
+	case <-time.After(200 * time.Millisecond):
+	}
+	held[0].Close()
+	select {
+	case status := <-answered:
+		if status != 200 {
+			t.Errorf("healthz: %d", status)
+		}
+	case <-time.After(wait):
+		t.Fatal("the waiting request was not served after a connection closed")
+	}
+}
