@@ -2,8 +2,10 @@ package policies
 
 import (
 	"fmt"
-	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"math"
+	"strings"
+
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 )
 
 // Registration describes one policy to a registry. Policy packages call
@@ -38,6 +40,48 @@ type Registration struct {
 	// registries that reuse the options machinery (DecodeOptions,
 	// ResolveOptions, DescribeOptions) set it, e.g. "autoscaler".
 	Kind string
+	// Effects are what building or running the policy does outside the
+	// computation of its decisions (none for a policy that only decides).
+	// A service that takes options from its callers (polluxsim serve)
+	// offers a policy with effects only when its operator enables it.
+	Effects Effects
+}
+
+// Effects are the actions outside its own computation that a policy may
+// take, as set by its options: a policy declares them in its
+// Registration, and whoever lets others choose options reads them there.
+type Effects uint8
+
+// The effects a policy may declare.
+const (
+	// StartsProcesses: the policy runs a command (which may then do
+	// anything the user running polluxsim may do).
+	StartsProcesses Effects = 1 << iota
+	// ReadsFiles: the policy opens a file an option names.
+	ReadsFiles
+	// ReadsEnv: the policy reads an environment variable an option names.
+	ReadsEnv
+	// ReachesNetwork: the policy connects to an address an option names.
+	ReachesNetwork
+)
+
+// String lists the effects in words, e.g. "reads files, reaches the
+// network"; "none" for none.
+func (e Effects) String() string {
+	var out []string
+	for _, f := range []struct {
+		e    Effects
+		name string
+	}{{StartsProcesses, "starts processes"}, {ReadsFiles, "reads files"}, {ReadsEnv, "reads environment variables"},
+		{ReachesNetwork, "reaches the network"}} {
+		if e&f.e != 0 {
+			out = append(out, f.name)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
 }
 
 // RelativeCost is the registration's Cost, 1 when it is not set.

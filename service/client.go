@@ -48,6 +48,8 @@ func init() {
 	policies.Register(policies.Typed(policies.Registration{
 		Name: "remote",
 		Doc:  "a policy run by a polluxsim serve service: every round is posted to it (docs/serve.md)",
+		// url, token_file and token_env
+		Effects: policies.ReachesNetwork | policies.ReadsFiles | policies.ReadsEnv,
 	}, func() RemoteOptions {
 		return RemoteOptions{Policy: "pollux", Options: "{}", Timeout: 600}
 	}, func(o RemoteOptions, env policies.Env) (policies.Policy, error) {
@@ -194,8 +196,9 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 		if err != nil {
 			return policies.Decision{}, fmt.Errorf("the service asked: %w", err)
 		}
+		id := resp.QueryID
 		resp = RoundResponse{}
-		if err := p.call("POST", path+"/oracle", OracleAnswers{Answers: []protocol.Answer{a}}, &resp); err != nil {
+		if err := p.call("POST", path+"/oracle", OracleAnswers{QueryID: id, Answers: []protocol.Answer{a}}, &resp); err != nil {
 			return policies.Decision{}, err
 		}
 	}
@@ -227,8 +230,9 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 	return dec, nil
 }
 
-// maxResponse bounds an answer of the service.
-const maxResponse = 64 << 20
+// maxResponse bounds an answer of the service: the service's own default
+// bound on its answers.
+const maxResponse = DefaultMaxResponse
 
 // call posts in as JSON and decodes the answer into out; a non-2xx answer
 // is an error carrying the service's message.

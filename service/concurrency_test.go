@@ -92,6 +92,7 @@ func TestDisconnectMidRequest(t *testing.T) {
 	// A client that gives up while its round is held.
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/sessions/"+id+"/rounds", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	done := make(chan error, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)

@@ -63,15 +63,19 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 	if len(req.Jobs) > lim.MaxJobs {
 		return nil, errorf("jobs: %d jobs, more than the service's limit of %d", len(req.Jobs), lim.MaxJobs)
 	}
+	if n := int64(len(req.Jobs)) * int64(len(req.Nodes)); n > int64(lim.MaxJobNodes) {
+		return nil, errorf("jobs: %d jobs on %d nodes, %d pairs, more than the service's limit of %d jobs × nodes", len(req.Jobs), len(req.Nodes), n, lim.MaxJobNodes)
+	}
 	if err := count("provisioning", req.Provisioning); err != nil {
 		return nil, err
 	}
 	r := &round{now: req.Time, provisioning: req.Provisioning, index: make(map[string]int, len(req.Nodes)), names: make([]string, len(req.Nodes))}
 	var pools []policies.Pool
+	gpus := 0
 	for i, n := range req.Nodes {
 		f := "nodes[" + strconv.Itoa(i) + "]"
-		if n.Name == "" || len(n.Name) > maxNameLen {
-			return nil, errorf("%s.name: want 1 to %d characters", f, maxNameLen)
+		if err := checkName(f+".name", n.Name); err != nil {
+			return nil, err
 		}
 		if _, dup := r.index[n.Name]; dup {
 			return nil, errorf("%s.name: node %q listed twice", f, n.Name)
@@ -79,12 +83,15 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 		if n.GPUs < 1 || n.GPUs > maxNodeGPUs {
 			return nil, errorf("%s.gpus: want 1 to %d, got %d", f, maxNodeGPUs, n.GPUs)
 		}
+		if gpus += n.GPUs; gpus > lim.MaxGPUs {
+			return nil, errorf("%s.gpus: the nodes hold %d GPUs up to here, more than the service's limit of %d GPUs in a round", f, gpus, lim.MaxGPUs)
+		}
 		t := n.GPUType
 		if t == "" {
 			t = policies.DefaultType
 		}
-		if len(t) > maxNameLen {
-			return nil, errorf("%s.gpu_type: longer than %d characters", f, maxNameLen)
+		if err := checkName(f+".gpu_type", t); err != nil {
+			return nil, err
 		}
 		r.index[n.Name], r.names[i] = i, n.Name
 		if k := len(pools) - 1; k >= 0 && pools[k].Type == t && pools[k].GPUsPerNode == n.GPUs {
@@ -103,6 +110,9 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 	r.jobs = make([]policies.Job, len(req.Jobs))
 	for i := range req.Jobs {
 		f := "jobs[" + strconv.Itoa(i) + "]"
+		if err := checkJobGPUs(f, &req.Jobs[i], lim); err != nil {
+			return nil, err
+		}
 		if err := r.decodeJob(f, &req.Jobs[i], &r.jobs[i], used); err != nil {
 			return nil, err
 		}
@@ -116,17 +126,22 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 			return nil, errorf("nodes[%d]: the jobs' allocations hold %d GPUs of node %q, which has %d", n, u, req.Nodes[n].Name, req.Nodes[n].GPUs)
 		}
 	}
+	if b := answerBound(r); b > lim.MaxResponse {
+		return nil, errorf("nodes: the answer to this round could take %d bytes (every GPU given, named by its node), more than the service's limit of %d", b, lim.MaxResponse)
+	}
 	return r, nil
 }
 
 // decodeJob checks one job and fills its policy view; used counts the
 // GPUs its allocation holds per node.
 func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
-	if w.Name == "" || len(w.Name) > maxNameLen {
-		return errorf("%s.name: want 1 to %d characters", f, maxNameLen)
+	if err := checkName(f+".name", w.Name); err != nil {
+		return err
 	}
-	if len(w.Application) > maxNameLen {
-		return errorf("%s.application: longer than %d characters", f, maxNameLen)
+	if w.Application != "" {
+		if err := checkName(f+".application", w.Application); err != nil {
+			return err
+		}
 	}
 	if err := finite(f+".submission_time", w.SubmissionTime); err != nil {
 		return err

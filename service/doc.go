@@ -22,7 +22,11 @@
 // how the tests prove the live path and the simulated one identical.
 //
 // Only the standard library's net/http is used. The service is safe by
-// default: loopback address, optional bearer token, bounded bodies, jobs,
-// nodes and sessions, strict decoding, one request at a time per session,
-// a policy's panic contained to its request.
+// default: loopback address, optional bearer token, JSON bodies only, a
+// caller may only ask for decisions (a policy declaring effects, such as
+// starting processes or reaching the network, only when the operator
+// allows it: Config.Allow), every input bounded (Limits: bodies and the
+// time to send them, jobs, nodes, GPUs, answers, sessions, connections),
+// strict decoding, one request at a time per session, a policy's panic
+// contained to its request. docs/serve.md has the threat model.
 package service

@@ -92,7 +92,8 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server, *testPo
 	return s, ts, tp
 }
 
-// do sends a request and returns the status and the body.
+// do sends a request (a POST's body declared JSON) and returns the status
+// and the body.
 func do(t testing.TB, method, url, body, token string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
@@ -101,6 +102,9 @@ func do(t testing.TB, method, url, body, token string) (int, string) {
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

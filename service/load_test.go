@@ -100,9 +100,9 @@ func loadSession(c *http.Client, url string, k, rounds int) ([]string, error) {
 			return nil, err
 		}
 		for len(resp.OracleQueries) > 0 {
-			q := resp.OracleQueries[0]
+			q, id := resp.OracleQueries[0], resp.QueryID
 			resp = RoundResponse{}
-			if err := post(c, url+"/v1/sessions/"+sr.Session+"/oracle", OracleAnswers{Answers: []protocol.Answer{toyAnswer(q)}}, &resp); err != nil {
+			if err := post(c, url+"/v1/sessions/"+sr.Session+"/oracle", OracleAnswers{QueryID: id, Answers: []protocol.Answer{toyAnswer(q)}}, &resp); err != nil {
 				return nil, err
 			}
 		}

@@ -35,6 +35,8 @@ type roundRun struct {
 	stopped bool            // abandoned or over the limit: no more queries
 	err     error           // over the limit
 	pending *protocol.Query // the query awaiting its answer (handler's side)
+	// pendingID is the pending query's id (handler's side)
+	pendingID int64
 }
 
 // oracleCache keeps the answers to the oracle's pure facts (epochs,

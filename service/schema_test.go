@@ -95,7 +95,7 @@ func TestMessagesMatchSchema(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.OracleQueries) != 1 {
 			t.Fatalf("%v %s", err, out)
 		}
-		answers, err := json.Marshal(OracleAnswers{Answers: []protocol.Answer{toyAnswer(r.OracleQueries[0])}})
+		answers, err := json.Marshal(OracleAnswers{QueryID: r.QueryID, Answers: []protocol.Answer{toyAnswer(r.OracleQueries[0])}})
 		if err != nil {
 			t.Fatal(err)
 		}

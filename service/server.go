@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -36,14 +35,35 @@ type Limits struct {
 	// MaxOracleQueries bounds the oracle queries of one round that the
 	// session's cache does not answer.
 	MaxOracleQueries int
+	// MaxGPUs bounds the GPUs of one round's nodes, all together, and so
+	// what one job may ask for (request_gpus, max_replicas).
+	MaxGPUs int
+	// MaxJobNodes bounds a round's jobs × nodes: a policy's view of a
+	// round holds up to a number per job and node (an allocation).
+	MaxJobNodes int
+	// MaxResponse bounds the answer to a round, bytes: a round whose
+	// answer could be larger is refused before it is decided.
+	MaxResponse int64
+	// MaxConns bounds the connections open at once (more wait to be
+	// accepted).
+	MaxConns int
+	// BodyTimeout is the longest a request's body may take to arrive, and
+	// an answer to be sent.
+	BodyTimeout time.Duration
 }
 
+// DefaultMaxResponse is the default of Limits.MaxResponse, and the
+// largest answer the client (the policy remote) reads: 64 MiB.
+const DefaultMaxResponse = 64 << 20
+
 // DefaultLimits are the service's limits unless told otherwise: 16 MiB
-// bodies, 20,000 jobs and 4,096 nodes per round, 256 sessions, 10 minutes
-// idle, 1,000,000 oracle queries per round.
+// bodies, 20,000 jobs, 4,096 nodes, 65,536 GPUs and 4,194,304 jobs × nodes
+// per round, 64 MiB answers, 256 sessions, 10 minutes idle, 1,000,000
+// oracle queries per round, 256 connections, 30 s to receive a body.
 func DefaultLimits() Limits {
 	return Limits{MaxBody: 16 << 20, MaxJobs: 20000, MaxNodes: 4096, MaxSessions: 256,
-		IdleTimeout: 10 * time.Minute, MaxOracleQueries: 1000000}
+		IdleTimeout: 10 * time.Minute, MaxOracleQueries: 1000000, MaxGPUs: 1 << 16, MaxJobNodes: 1 << 22,
+		MaxResponse: DefaultMaxResponse, MaxConns: 256, BodyTimeout: 30 * time.Second}
 }
 
 // Config configures a Server.
@@ -54,6 +74,14 @@ type Config struct {
 	Limits Limits
 	// Token, when not empty, is the bearer token every request must carry.
 	Token string
+	// Allow names the policies with effects (policies.Effects: starting
+	// processes, reading files or the environment, reaching the network)
+	// that callers may use; a policy with effects not named is refused.
+	// Only the operator sets it (polluxsim serve --allow-policy).
+	Allow []string
+	// Log receives what callers are not told: why a policy with effects
+	// could not be built (nil: nowhere).
+	Log io.Writer
 }
 
 // Server is the allocator service: its sessions and HTTP handlers.
@@ -62,6 +90,9 @@ type Server struct {
 	lim      Limits
 	tokenSum [sha256.Size]byte
 	token    bool
+	allow    map[string]bool
+	log      io.Writer
+	bodies   bodies
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -70,7 +101,13 @@ type Server struct {
 
 // New returns a server with no sessions.
 func New(cfg Config) *Server {
-	s := &Server{reg: cfg.Registry, lim: cfg.Limits, sessions: map[string]*session{}}
+	s := &Server{reg: cfg.Registry, lim: cfg.Limits, sessions: map[string]*session{}, allow: map[string]bool{}, log: cfg.Log}
+	for _, name := range cfg.Allow {
+		s.allow[name] = true
+	}
+	if s.log == nil {
+		s.log = io.Discard
+	}
 	if s.reg == nil {
 		s.reg = policies.Default()
 	}
@@ -81,6 +118,11 @@ func New(cfg Config) *Server {
 	s.lim.MaxSessions = positiveOr(s.lim.MaxSessions, d.MaxSessions)
 	s.lim.IdleTimeout = positiveOr(s.lim.IdleTimeout, d.IdleTimeout)
 	s.lim.MaxOracleQueries = positiveOr(s.lim.MaxOracleQueries, d.MaxOracleQueries)
+	s.lim.MaxGPUs = positiveOr(s.lim.MaxGPUs, d.MaxGPUs)
+	s.lim.MaxJobNodes = positiveOr(s.lim.MaxJobNodes, d.MaxJobNodes)
+	s.lim.MaxResponse = positiveOr(s.lim.MaxResponse, d.MaxResponse)
+	s.lim.MaxConns = positiveOr(s.lim.MaxConns, d.MaxConns)
+	s.lim.BodyTimeout = positiveOr(s.lim.BodyTimeout, d.BodyTimeout)
 	if cfg.Token != "" {
 		s.token, s.tokenSum = true, sha256.Sum256([]byte(cfg.Token))
 	}
@@ -106,25 +148,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 404, fmt.Errorf("%s %s: no such endpoint", r.Method, r.URL.Path))
 	})
-	return s.auth(mux)
-}
-
-// auth requires the bearer token, when one is set, compared in constant
-// time (over its SHA-256, so that its length does not show either).
-func (s *Server) auth(next http.Handler) http.Handler {
-	if !s.token {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		sum := sha256.Sum256([]byte(got))
-		if !ok || subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="polluxsim"`)
-			writeError(w, 401, errors.New("missing or wrong bearer token"))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+	return s.front(mux)
 }
 
 // writeJSON writes v as the response, one line.
@@ -139,15 +163,11 @@ func writeError(w http.ResponseWriter, status int, err error) {
 	writeJSON(w, status, ErrorResponse{Error: strings.ReplaceAll(err.Error(), "\n", " ")})
 }
 
-// decodeBody reads a bounded body strictly into v: 413 when too large,
-// 400 when malformed.
-func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) (int, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.lim.MaxBody))
+// decodeBody decodes a request's body (read whole, bounded, by front)
+// strictly into v: 400 when malformed.
+func (s *Server) decodeBody(_ http.ResponseWriter, r *http.Request, v any) (int, error) {
+	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return 413, fmt.Errorf("request body: larger than the service's limit of %d bytes", s.lim.MaxBody)
-		}
 		return 400, fmt.Errorf("request body: %v", err)
 	}
 	if err := strictjson.Decode(data, v); err != nil {
@@ -183,6 +203,11 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 	if err := finite("restart_delay_s", req.RestartDelay); err != nil {
 		return created{}, 400, err
 	}
+	reg, ok := s.reg.Lookup(req.Policy)
+	if ok && reg.Effects != 0 && !s.allow[req.Policy] {
+		return created{}, 403, fmt.Errorf("policy: %s %s, so callers may use it only when the operator enables it (polluxsim serve --allow-policy %s)",
+			req.Policy, reg.Effects, req.Policy)
+	}
 	var layers []any
 	if len(req.Options) > 0 {
 		layers = append(layers, req.Options)
@@ -192,6 +217,12 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 		return created{}, 400, fmt.Errorf("policy: %v", err)
 	}
 	pol, err := s.reg.Build(req.Policy, opts, policies.Env{Seed: req.Seed, RestartDelay: req.RestartDelay})
+	if err != nil && reg.Effects != 0 {
+		// Its reason may tell what is on the server's disk, in its
+		// environment or on its network: the operator's to read.
+		fmt.Fprintf(s.log, "polluxsim serve: a session of policy %s was refused: %v\n", req.Policy, err)
+		return created{}, 400, fmt.Errorf("policy: %s could not be started; the service's log says why", req.Policy)
+	}
 	if err != nil {
 		return created{}, 400, fmt.Errorf("policy: %v", err)
 	}
@@ -284,10 +315,17 @@ func (s *Server) postOracle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, 400, fmt.Errorf("answers: want the answer to the one pending query, got %d answers", len(req.Answers)))
 		return
 	}
+	if req.QueryID < 1 {
+		writeError(w, 400, fmt.Errorf("query_id: want the pending query's id (its query_id), got %d", req.QueryID))
+		return
+	}
 	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
 		rr := sess.run
 		if rr == nil {
 			return RoundResponse{}, 409, fmt.Errorf("session %s has no pending oracle query", sess.id)
+		}
+		if req.QueryID != rr.pendingID {
+			return RoundResponse{}, 409, fmt.Errorf("query_id: %d is not the pending query, %d (an answer retried or sent twice?)", req.QueryID, rr.pendingID)
 		}
 		if err := checkAnswer(rr.pending, req.Answers[0]); err != nil {
 			return RoundResponse{}, 400, err
@@ -382,7 +420,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10,
 		IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(newLimitListener(ln, s.lim.MaxConns)) }()
 	tick := time.NewTicker(min(s.lim.IdleTimeout/4, time.Second))
 	defer tick.Stop()
 	for {
@@ -393,6 +431,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, drain time.Duration
 		case now := <-tick.C:
 			s.Expire(now)
 		case <-ctx.Done():
+			s.cutBodies()
 			sctx, cancel := context.WithTimeout(context.Background(), drain)
 			err := hs.Shutdown(sctx)
 			cancel()

@@ -104,7 +104,7 @@ func TestBadRequests(t *testing.T) {
 		{"too many nodes", round, edit(node, node+`, {"name": "node-c", "gpus": 4}`), 400, "3 nodes, more than the service's limit of 2"},
 		{"too many jobs", round, edit(job, `{"name": "x", "submission_time": 0, "restarts": 0, "allocation": []}, `+job), 400, "4 jobs, more than the service's limit of 3"},
 		{"body too large", round, edit(`"time": 600,`, `"time": 600, "provisioning": 0`+strings.Repeat(" ", 1<<14)+`,`), 413, "larger than the service's limit of 16384 bytes"},
-		{"oracle answer, none pending", ts.URL + "/v1/sessions/" + id + "/oracle", `{"answers": [{"type": "answer", "value": 1, "ok": true}]}`, 409, "has no pending oracle query"},
+		{"oracle answer, none pending", ts.URL + "/v1/sessions/" + id + "/oracle", `{"query_id": 1, "answers": [{"type": "answer", "value": 1, "ok": true}]}`, 409, "has no pending oracle query"},
 		{"unknown session", ts.URL + "/v1/sessions/nosuch/rounds", good, 404, `session "nosuch": no such session`},
 		{"unknown policy", ts.URL + "/v1/sessions", `{"policy": "polux"}`, 400, `unknown policy "polux"`},
 		{"bad option", ts.URL + "/v1/sessions", `{"policy": "pollux", "options": {"p": "x"}}`, 400, "policy: "},
@@ -255,7 +255,7 @@ func TestOracleExchange(t *testing.T) {
 			if st, o := do(t, "POST", base+"/rounds", threeJobs(t), ""); st != 409 {
 				t.Errorf("a round while a query waits: %d %s", st, o)
 			}
-			if st, o := do(t, "POST", base+"/oracle", `{"answers": [{"type": "answer", "value": -1, "ok": true}]}`, ""); st != 400 {
+			if st, o := do(t, "POST", base+"/oracle", fmt.Sprintf(`{"query_id": %d, "answers": [{"type": "answer", "value": -1, "ok": true}]}`, r.QueryID), ""); st != 400 {
 				t.Errorf("a negative answer: %d %s", st, o)
 			}
 		}
@@ -276,7 +276,7 @@ func TestOracleExchange(t *testing.T) {
 		case "remaining_iterations":
 			v = 500
 		}
-		status, out = do(t, "POST", base+"/oracle", fmt.Sprintf(`{"answers": [{"type": "answer", "value": %v, "ok": true}]}`, v), "")
+		status, out = do(t, "POST", base+"/oracle", fmt.Sprintf(`{"query_id": %d, "answers": [{"type": "answer", "value": %v, "ok": true}]}`, r.QueryID, v), "")
 	}
 	if status != 200 {
 		t.Fatalf("%d %s", status, out)
@@ -305,7 +305,11 @@ func TestOracleQueryLimit(t *testing.T) {
 	base := ts.URL + "/v1/sessions/" + id
 	status, out := do(t, "POST", base+"/rounds", threeJobs(t), "")
 	for n := 0; status == 200 && n < 5; n++ {
-		status, out = do(t, "POST", base+"/oracle", `{"answers": [{"type": "answer", "value": 10, "ok": true}]}`, "")
+		var r RoundResponse
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		status, out = do(t, "POST", base+"/oracle", fmt.Sprintf(`{"query_id": %d, "answers": [{"type": "answer", "value": 10, "ok": true}]}`, r.QueryID), "")
 	}
 	if status != 500 {
 		t.Fatalf("%d %s", status, out)

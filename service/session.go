@@ -25,6 +25,9 @@ type session struct {
 	// is gone (expired, deleted, failed or the service stopped).
 	run    *roundRun
 	closed bool
+	// queries counts the oracle queries sent: the latest is the pending
+	// one's id, which its answer must carry.
+	queries int64
 
 	// guarded by the server's mutex
 	last time.Time
@@ -89,8 +92,9 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 		return RoundResponse{}, 503, fmt.Errorf("session %s closed while deciding", s.id)
 	}
 	if ev.query != nil {
-		s.run, rr.pending = rr, ev.query
-		return RoundResponse{OracleQueries: []protocol.Query{*ev.query}}, 200, nil
+		s.queries++
+		s.run, rr.pending, rr.pendingID = rr, ev.query, s.queries
+		return RoundResponse{OracleQueries: []protocol.Query{*ev.query}, QueryID: s.queries}, 200, nil
 	}
 	s.run = nil
 	if ev.err == nil {

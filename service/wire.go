@@ -138,6 +138,26 @@ type RoundResponse struct {
 	// OracleQueries, when present, are questions the policy asks about
 	// the jobs; there is no decision yet.
 	OracleQueries []protocol.Query `json:"oracle_queries,omitempty"`
+	// QueryID, with OracleQueries, identifies the query: its answer
+	// carries it. Ids grow from 1 over a session's queries.
+	QueryID int64 `json:"query_id,omitempty"`
+}
+
+// MarshalJSON writes a decision with its jobs always present (an empty
+// list for a round without jobs) and a batch of queries without them.
+func (r RoundResponse) MarshalJSON() ([]byte, error) {
+	type plain RoundResponse // without this method
+	if len(r.OracleQueries) > 0 {
+		return json.Marshal(plain(r))
+	}
+	jobs := r.Jobs
+	if jobs == nil {
+		jobs = []Decision{}
+	}
+	return json.Marshal(struct {
+		Jobs         []Decision `json:"jobs"`
+		DesiredNodes int        `json:"desired_nodes,omitempty"`
+	}{jobs, r.DesiredNodes})
 }
 
 // Decision is one job's allocation after a round.
@@ -161,8 +181,10 @@ type JobConfig struct {
 }
 
 // OracleAnswers answer the pending oracle query of a session: exactly
-// one protocol answer message.
+// one protocol answer message, and the query's id (a retried or stray
+// answer, carrying another id, is refused).
 type OracleAnswers struct {
+	QueryID int64             `json:"query_id"`
 	Answers []protocol.Answer `json:"answers"`
 }
 

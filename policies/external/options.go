@@ -47,6 +47,8 @@ func Registration() policies.Registration {
 	return policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "a policy in another process (option command), spoken to through the policy protocol on its standard input and output",
+		// the command may do anything its user may
+		Effects: policies.StartsProcesses,
 	}, func() Options {
 		return Options{RoundTimeout: DefaultRoundTimeout, MaxMessageMiB: DefaultMaxMessage >> 20}
 	},

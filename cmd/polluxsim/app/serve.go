@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/service"
 )
 
@@ -15,6 +16,7 @@ func newServeCmd() *cobra.Command {
 		addr, tokenFile, tokenEnv string
 		lim                       = service.DefaultLimits()
 		drain                     time.Duration
+		allow                     []string
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -26,9 +28,12 @@ each job's allocation as the node of each replica (docs/serve.md). The
 simulator itself can be its client: run --policy remote --policy-opt url=URL.
 
 It listens on 127.0.0.1 unless --addr says otherwise. With --token-file or
---token-env every request must carry "Authorization: Bearer TOKEN". SIGINT or
-SIGTERM stops accepting, lets the requests in progress finish (--drain) and
-exits.`,
+--token-env every request must carry "Authorization: Bearer TOKEN". A caller
+may only ask for decisions: the policies that start processes, read files or
+the environment, or reach the network (external, remote) are refused unless
+--allow-policy names them. Every input is bounded (--max-* flags,
+--body-timeout). SIGINT or SIGTERM stops accepting, lets the requests in
+progress finish (--drain) and exits.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			token, err := service.ReadToken(tokenFile, tokenEnv)
@@ -38,7 +43,7 @@ exits.`,
 			for _, f := range []struct {
 				name string
 				v    time.Duration
-			}{{"drain", drain}, {"idle-timeout", lim.IdleTimeout}} {
+			}{{"drain", drain}, {"idle-timeout", lim.IdleTimeout}, {"body-timeout", lim.BodyTimeout}} {
 				if f.v <= 0 || f.v > maxServeDuration {
 					return fmt.Errorf("--%s: want a positive duration of at most %v, got %v", f.name, maxServeDuration, f.v)
 				}
@@ -46,9 +51,19 @@ exits.`,
 			for _, f := range []struct {
 				name string
 				v    int64
-			}{{"max-body", lim.MaxBody}, {"max-jobs", int64(lim.MaxJobs)}, {"max-nodes", int64(lim.MaxNodes)}, {"max-sessions", int64(lim.MaxSessions)}} {
+			}{{"max-body", lim.MaxBody}, {"max-jobs", int64(lim.MaxJobs)}, {"max-nodes", int64(lim.MaxNodes)}, {"max-sessions", int64(lim.MaxSessions)},
+				{"max-gpus", int64(lim.MaxGPUs)}, {"max-job-nodes", int64(lim.MaxJobNodes)}, {"max-response", lim.MaxResponse}, {"max-conns", int64(lim.MaxConns)}} {
 				if f.v <= 0 {
 					return fmt.Errorf("--%s: want a positive number, got %d", f.name, f.v)
+				}
+			}
+			for _, name := range allow {
+				r, ok := policies.Lookup(name)
+				if !ok {
+					return fmt.Errorf("--allow-policy: unknown policy %q (polluxsim policies lists them)", name)
+				}
+				if r.Effects == 0 {
+					return fmt.Errorf("--allow-policy %s: the policy has no effects to allow; every caller may already use it", name)
 				}
 			}
 			ln, err := net.Listen("tcp", addr)
@@ -61,8 +76,13 @@ exits.`,
 			if host, _, _ := net.SplitHostPort(ln.Addr().String()); token == "" && !net.ParseIP(host).IsLoopback() {
 				fmt.Fprintf(w, "%s: warning: serving on %s without a token: anyone who reaches it can use it\n", cmd.Root().Name(), host)
 			}
+			for _, name := range allow {
+				r, _ := policies.Lookup(name)
+				fmt.Fprintf(w, "%s: warning: --allow-policy %s: every caller may now use a policy that %s, with options of its choosing\n",
+					cmd.Root().Name(), name, r.Effects)
+			}
 			fmt.Fprintf(w, "%s serve: listening on http://%s\n", cmd.Root().Name(), ln.Addr())
-			err = service.New(service.Config{Limits: lim, Token: token}).Serve(ctx, ln, drain)
+			err = service.New(service.Config{Limits: lim, Token: token, Allow: allow, Log: w}).Serve(ctx, ln, drain)
 			if err == nil {
 				fmt.Fprintf(w, "%s serve: stopped\n", cmd.Root().Name())
 			}
@@ -78,6 +98,12 @@ exits.`,
 	f.IntVar(&lim.MaxNodes, "max-nodes", lim.MaxNodes, "most nodes in one round, at least 1")
 	f.IntVar(&lim.MaxSessions, "max-sessions", lim.MaxSessions, "most sessions open at once, at least 1")
 	f.DurationVar(&lim.IdleTimeout, "idle-timeout", lim.IdleTimeout, "a session without a request for this long is closed, in (0, 1e6] seconds")
+	f.IntVar(&lim.MaxGPUs, "max-gpus", lim.MaxGPUs, "most GPUs in one round, all nodes together (and so per job), at least 1")
+	f.IntVar(&lim.MaxJobNodes, "max-job-nodes", lim.MaxJobNodes, "most jobs × nodes in one round, at least 1")
+	f.Int64Var(&lim.MaxResponse, "max-response", lim.MaxResponse, "largest answer to a round, bytes, at least 1 (a round that could exceed it is refused)")
+	f.IntVar(&lim.MaxConns, "max-conns", lim.MaxConns, "most connections open at once (more wait to be accepted), at least 1")
+	f.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "longest time a request's body may take to arrive, and an answer to be taken, in (0, 1e6] seconds")
+	f.StringSliceVar(&allow, "allow-policy", nil, "let callers use these policies with effects (external starts processes; remote reads files and the environment and reaches URLs), comma-separated")
 	f.DurationVar(&drain, "drain", 30*time.Second, "on SIGTERM, longest wait for the requests in progress, in (0, 1e6] seconds")
 	return cmd
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,7 +147,67 @@ func TestCLIServeFlags(t *testing.T) {
 		{[]string{"serve", "--addr", "127.0.0.1:99999"}, "--addr 127.0.0.1:99999"},
 		{[]string{"serve", "--max-sessions", "0"}, "--max-sessions: want a positive number"},
 		{[]string{"serve", "--drain", "0s"}, "--drain: want a positive duration"},
+		{[]string{"serve", "--body-timeout", "0s"}, "--body-timeout: want a positive duration"},
+		{[]string{"serve", "--max-gpus", "0"}, "--max-gpus: want a positive number"},
+		{[]string{"serve", "--max-job-nodes", "-1"}, "--max-job-nodes: want a positive number"},
+		{[]string{"serve", "--max-response", "0"}, "--max-response: want a positive number"},
+		{[]string{"serve", "--max-conns", "0"}, "--max-conns: want a positive number"},
+		{[]string{"serve", "--allow-policy", "externl"}, `--allow-policy: unknown policy "externl"`},
+		{[]string{"serve", "--allow-policy", "fifo"}, "--allow-policy fifo: the policy has no effects to allow"},
 	} {
 		oneLineError(t, runBinary(t, dir, nil, c.args...), c.want)
+	}
+}
+
+// TestCLIServeAllowPolicy: the binary refuses external by default (403
+// naming --allow-policy; the command does not run); with --allow-policy
+// external it warns on standard error and runs the caller's command,
+// whose failure the caller learns only as such, the reason on standard
+// error.
+func TestCLIServeAllowPolicy(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "RAN")
+	body := `{"policy": "external", "options": {"command": "touch ` + marker + `"}}`
+	post := func(url string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(url+"/v1/sessions", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(data)
+	}
+	var stderr bytes.Buffer
+	_, url, _ := startServe(t, &stderr)
+	if status, out := post(url); status != 403 || !strings.Contains(out, "--allow-policy external") {
+		t.Errorf("external by default: %d %s", status, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the caller's command ran")
+	}
+	var stderr2 bytes.Buffer
+	cmd, url2, ended := startServe(t, &stderr2, "--allow-policy", "external")
+	status, out := post(url2)
+	if status != 400 || !strings.Contains(out, "external could not be started; the service's log says why") {
+		t.Errorf("external allowed: %d %s", status, out)
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("the allowed command did not run: %v", err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop on SIGTERM")
+	}
+	_ = cmd.Wait()
+	for _, want := range []string{"warning: --allow-policy external: every caller may now use a policy that starts processes",
+		"a session of policy external was refused: policy external: command"} {
+		if !strings.Contains(stderr2.String(), want) {
+			t.Errorf("standard error lacks %q: %s", want, stderr2.String())
+		}
 	}
 }
