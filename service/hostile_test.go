@@ -130,8 +130,11 @@ func hostileCases() []hostileCase {
 			post("/v1/sessions/{session}/oracle", fmt.Sprintf(answer, "{query_id}"), 200, ""),
 			post("/v1/sessions/{session}/oracle", fmt.Sprintf(answer, "1"), 409, ""),
 		}},
-		// Further probes' reproductions go here, a row each (nesting
-		// depth, sessions holding processes, ...).
+		{item: "1", name: "60,000 levels of nesting", session: "fifo", steps: []hostileStep{
+			post("/v1/sessions", strings.Repeat("[", 60000), 400, "nested deeper than 64 levels"),
+			post("/v1/sessions/{session}/rounds", `{"time":0,"nodes":`+strings.Repeat(`[{"name":`, 30000), 400, "nested deeper than 64 levels"),
+		}},
+		// Further probes' reproductions go here, a row each.
 	}
 }
 
