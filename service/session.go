@@ -103,12 +103,16 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 	return respond(rr.r, ev.decision, ev.desired, s.traits.AdaptiveBatch), 200, nil
 }
 
-// closeLocked closes the session, abandoning a pending round; the caller
-// holds s.mu.
+// closeLocked closes the session: a pending round is abandoned and the
+// policy closed (an external policy's child process ends), once; the
+// caller holds s.mu.
 func (s *session) closeLocked() {
 	if s.run != nil {
 		close(s.run.abandon)
 		s.run = nil
+	}
+	if !s.closed {
+		_ = policies.Close(s.policy)
 	}
 	s.closed = true
 }
