@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polluxsim/polluxsim/internal/procfs"
 	"github.com/polluxsim/polluxsim/internal/proctest"
 	_ "github.com/polluxsim/polluxsim/policies/external" // registers external
 	"github.com/polluxsim/polluxsim/policies/protocol"
@@ -147,12 +148,12 @@ func TestClosedSessionEndsPolicy(t *testing.T) {
 // sessions over and over leaves the processes below the service as they
 // were.
 func TestSessionChurnKeepsProcessesFlat(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
+	if !procfs.Mounted() {
 		t.Skip("no /proc to count processes in")
 	}
 	_, url := newExternalServer(t, Config{})
 	body, _ := scriptPolicy(t, "exec cat >/dev/null") // ends at the end of its input
-	before := len(proctest.Descendants(os.Getpid()))
+	before := len(procfs.Descendants(os.Getpid()))
 	const churn = 20
 	for range churn {
 		id := openSession(t, url, body)
@@ -162,7 +163,7 @@ func TestSessionChurnKeepsProcessesFlat(t *testing.T) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		after := proctest.Descendants(os.Getpid())
+		after := procfs.Descendants(os.Getpid())
 		if len(after) <= before {
 			break
 		}
