@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -19,15 +21,17 @@ import (
 )
 
 // scriptPolicy writes a policy script that records its process id in a
-// file, holds the handshake and then runs then, and returns the session
-// request that runs it and the file of process ids.
-func scriptPolicy(t *testing.T, then string) (body, pidFile string) {
+// file, runs before, holds the handshake and then runs then (PIDS in
+// either is the file), and returns the session request that runs it and
+// the file of process ids.
+func scriptPolicy(t *testing.T, before, then string) (body, pidFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	pidFile = filepath.Join(dir, "pids")
 	script := filepath.Join(dir, "deaf.sh")
-	src := fmt.Sprintf("read -r hello\necho $$ >> '%s'\necho '{\"type\":\"ready\",\"protocol\":%d,\"name\":\"script\"}'\n%s\n",
-		pidFile, protocol.Version, then)
+	src := fmt.Sprintf("read -r hello\necho $$ >> PIDS\n%s\necho '{\"type\":\"ready\",\"protocol\":%d,\"name\":\"script\"}'\n%s\n",
+		before, protocol.Version, then)
+	src = strings.ReplaceAll(src, "PIDS", "'"+pidFile+"'")
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +40,7 @@ func scriptPolicy(t *testing.T, then string) (body, pidFile string) {
 
 // deafPolicy is a scriptPolicy that sleeps after its handshake, reading
 // nothing more: only a kill ends it, not the end of its input.
-func deafPolicy(t *testing.T) (body, pidFile string) { return scriptPolicy(t, "exec sleep 1000") }
+func deafPolicy(t *testing.T) (body, pidFile string) { return scriptPolicy(t, "", "exec sleep 1000") }
 
 // newExternalServer serves cfg with the test registry, external among
 // its policies.
@@ -93,6 +97,25 @@ func TestClosedSessionEndsPolicy(t *testing.T) {
 			t.Fatalf("DELETE: %d %s", status, out)
 		}
 		proctest.WaitGone(t, []int{pid}, 5*time.Second)
+	})
+	t.Run("delete, a process that left the session", func(t *testing.T) {
+		if runtime.GOOS != "linux" {
+			t.Skip("only Linux contains processes that call setsid (docs/protocol.md)")
+		}
+		if _, err := exec.LookPath("setsid"); err != nil {
+			t.Skip("setsid(1) not found")
+		}
+		_, url := newExternalServer(t, Config{})
+		body, pids := scriptPolicy(t, "setsid sleep 1000 </dev/null >/dev/null 2>&1 &\necho $! >> PIDS", "exec sleep 1000")
+		id := openSession(t, url, body)
+		escaped := lastPid(t, pids)
+		if !proctest.Running(escaped) {
+			t.Fatalf("process %d not running while its session is open", escaped)
+		}
+		if status, out := do(t, "DELETE", url+"/v1/sessions/"+id, "", ""); status != 204 {
+			t.Fatalf("DELETE: %d %s", status, out)
+		}
+		proctest.WaitGone(t, []int{escaped}, 5*time.Second)
 	})
 	t.Run("expire", func(t *testing.T) {
 		s, url := newExternalServer(t, Config{Limits: Limits{IdleTimeout: time.Hour}})
@@ -152,7 +175,7 @@ func TestSessionChurnKeepsProcessesFlat(t *testing.T) {
 		t.Skip("no /proc to count processes in")
 	}
 	_, url := newExternalServer(t, Config{})
-	body, _ := scriptPolicy(t, "exec cat >/dev/null") // ends at the end of its input
+	body, _ := scriptPolicy(t, "", "exec cat >/dev/null") // ends at the end of its input
 	before := len(procfs.Descendants(os.Getpid()))
 	const churn = 20
 	for range churn {
