@@ -1,5 +1,7 @@
 package policies
 
+import "io"
+
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
@@ -34,6 +36,17 @@ type Stats struct {
 	// proving optimality). The simulator copies them into the run's
 	// summary (summary.json "policy_stats") when the run ends.
 	Counters map[string]float64
+}
+
+// Close closes p when it is an io.Closer (see above) and returns its
+// error; a policy holding only memory needs nothing and gives nil. It is
+// the one way a run, a conformance check or a service session releases
+// what a policy holds.
+func Close(p Policy) error {
+	if c, ok := p.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // AppChecker is implemented by policies whose options name applications

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -13,6 +14,11 @@ import (
 const (
 	maxNodeGPUs = 1 << 12 // GPUs on one node
 	maxNameLen  = 253     // a node's or job's name (a Kubernetes name's length)
+	// maxBatch bounds every batch size a job names (its hints,
+	// request_batch, fixed_batch), samples: 2^31 − 1, so that no product
+	// of a batch and a GPU count (at most maxNodeGPUs × 4,096 nodes, or
+	// the limit on nodes) overflows.
+	maxBatch = 1<<31 - 1
 )
 
 // round is a decoded, checked round: what the policy is given.
@@ -161,6 +167,12 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 			return err
 		}
 	}
+	if err := batchSize(f+".request_batch", w.RequestBatch); err != nil {
+		return err
+	}
+	if err := batchSize(f+".fixed_batch", w.FixedBatch); err != nil {
+		return err
+	}
 	pj := protocol.Job{
 		Name: w.Name, App: w.Application, Submit: w.SubmissionTime, Age: r.now - w.SubmissionTime,
 		Restarts: w.Restarts, Attained: w.Attained,
@@ -186,14 +198,21 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 			}
 		}
 	}
-	if w.Hints != nil {
+	// M0 when the hints do not say it: the user's batch, or the job's
+	// fixed one.
+	m0 := cmp.Or(w.RequestBatch, w.FixedBatch)
+	if w.Hints == nil {
+		pj.Limits = batchLimits(m0, 0, 0, 0)
+	} else {
 		if pj.Request.Batch == 0 {
 			pj.Request.Batch = w.Hints.InitBatchSize // AdaptDL: the batch the user submitted
 		}
-		if err := decodeHints(f+".hints", w.Hints, &pj.Params, &pj.Limits); err != nil {
+		if err := decodeHints(f+".hints", w.Hints, m0, &pj.Params, &pj.Limits); err != nil {
 			return err
 		}
-		pj.MaxSeenGPUs = w.Hints.MaxProfiledReplicas
+		// More than the round's GPUs counts as all of them: no policy caps
+		// a job below twice that, and policies size caches by it.
+		pj.MaxSeenGPUs = min(w.Hints.MaxProfiledReplicas, r.cluster.TotalGPUs())
 		if g := w.Hints.GradParams; g != nil {
 			pj.Grad = protocol.GradStats{Sqr: g.Norm, Var: g.Var}
 		}
@@ -206,7 +225,7 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		for t, h := range w.TypeHints {
 			var m protocol.TypeModel
 			p := &m.Params
-			if err := decodeHints(f+".type_hints["+strconv.Quote(t)+"]", &h, &p, &m.Limits); err != nil {
+			if err := decodeHints(f+".type_hints["+strconv.Quote(t)+"]", &h, m0, &p, &m.Limits); err != nil {
 				return err
 			}
 			if h.PerfParams == nil {
@@ -220,8 +239,13 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 }
 
 // decodeHints checks a job's hints and sets its θ_sys (*params, left
-// alone without perfParams) and batch limits.
-func decodeHints(f string, h *Hints, params **protocol.Params, lim *protocol.Limits) error {
+// alone without perfParams) and batch limits (batchLimits; m0 is M0 when
+// initBatchSize is absent). Hints that no batch can satisfy are refused,
+// naming the field: initBatchSize above maxBatchSize (AdaptDL's
+// goodput.optimize asserts the same), localBszBounds out of order, a
+// smallest per-GPU batch above M0 or above the largest batch, perfParams
+// without a batch to be relative to.
+func decodeHints(f string, h *Hints, m0 int, params **protocol.Params, lim *protocol.Limits) error {
 	for _, c := range []struct {
 		name string
 		v    int
@@ -231,16 +255,41 @@ func decodeHints(f string, h *Hints, params **protocol.Params, lim *protocol.Lim
 			return err
 		}
 	}
-	lim.InitBatch, lim.MaxBatch = h.InitBatchSize, h.MaxBatchSize
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"initBatchSize", h.InitBatchSize}, {"globalBatchSize", h.GlobalBatchSize}, {"maxBatchSize", h.MaxBatchSize}} {
+		if err := batchSize(f+"."+c.name, c.v); err != nil {
+			return err
+		}
+	}
+	var minLocal, maxLocal int // 0 or null: absent
 	switch len(h.LocalBszBounds) {
 	case 0:
 	case 2:
-		lim.MinLocal, lim.MaxLocal = h.LocalBszBounds[0], h.LocalBszBounds[1]
-		if lim.MinLocal < 0 || lim.MaxLocal < lim.MinLocal {
-			return errorf("%s.localBszBounds: want [min, max] with 0 ≤ min ≤ max, got %v", f, h.LocalBszBounds)
+		minLocal, maxLocal = h.LocalBszBounds[0], h.LocalBszBounds[1]
+		if minLocal < 0 || maxLocal < 0 || maxLocal > 0 && maxLocal < minLocal {
+			return errorf("%s.localBszBounds: want [min, max] with 0 ≤ min ≤ max (0 or null: none), got %v", f, h.LocalBszBounds)
+		}
+		if err := batchSize(f+".localBszBounds", max(minLocal, maxLocal)); err != nil {
+			return err
 		}
 	default:
 		return errorf("%s.localBszBounds: want [min, max], got %d numbers", f, len(h.LocalBszBounds))
+	}
+	init := cmp.Or(h.InitBatchSize, m0)
+	if h.MaxBatchSize > 0 && init > h.MaxBatchSize {
+		return errorf("%s.maxBatchSize: %d is below initBatchSize %d (or request_batch without it)", f, h.MaxBatchSize, init)
+	}
+	if h.PerfParams != nil && init == 0 {
+		return errorf("%s.initBatchSize: missing, and perfParams need it (the batch their efficiency is relative to)", f)
+	}
+	*lim = batchLimits(init, h.MaxBatchSize, minLocal, maxLocal)
+	if init > 0 && lim.MinLocal > init {
+		return errorf("%s.localBszBounds: the smallest per-GPU batch %d is above initBatchSize %d", f, lim.MinLocal, init)
+	}
+	if lim.MaxBatch > 0 && lim.MinLocal > lim.MaxBatch {
+		return errorf("%s.localBszBounds: the smallest per-GPU batch %d is above maxBatchSize %d", f, lim.MinLocal, lim.MaxBatch)
 	}
 	if g := h.GradParams; g != nil {
 		if err := finite(f+".gradParams.norm", g.Norm); err != nil {
@@ -264,6 +313,29 @@ func decodeHints(f string, h *Hints, params **protocol.Params, lim *protocol.Lim
 			*params = new(protocol.Params)
 		}
 		**params = *pp
+	}
+	return nil
+}
+
+// batchLimits are a job's batch limits as AdaptDL's allocator reads its
+// hints (allocator.py _get_job_info, goodput.py optimize; 0 is absent,
+// as null is): the largest batch is maxBatchSize or else M0
+// (initBatchSize), the smallest per-GPU batch localBszBounds[0] or else
+// 1, the largest localBszBounds[1] or else the largest batch. A job that
+// names no batch at all has none (all 0): its answer carries no config.
+func batchLimits(init, maxBatchSize, minLocal, maxLocal int) protocol.Limits {
+	lim := protocol.Limits{InitBatch: init, MaxBatch: cmp.Or(maxBatchSize, init)}
+	lim.MaxLocal = cmp.Or(maxLocal, lim.MaxBatch)
+	if lim.MaxLocal > 0 {
+		lim.MinLocal = cmp.Or(minLocal, 1)
+	}
+	return lim
+}
+
+// batchSize checks that a job's batch size is at most maxBatch.
+func batchSize(field string, v int) error {
+	if v > maxBatch {
+		return errorf("%s: %d samples, more than the service's limit of %d", field, v, maxBatch)
 	}
 	return nil
 }

@@ -226,6 +226,12 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 	if err != nil {
 		return created{}, 400, fmt.Errorf("policy: %v", err)
 	}
+	registered := false
+	defer func() {
+		if !registered { // a session refused releases its policy
+			_ = policies.Close(pol)
+		}
+	}()
 	sess := &session{policy: pol, traits: pol.Traits()}
 	if a := req.Autoscaler; a != nil {
 		if a.MinNodes < 0 || a.MaxNodes < max(a.MinNodes, 1) {
@@ -259,6 +265,7 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 	}
 	sess.last = time.Now()
 	s.sessions[sess.id] = sess
+	registered = true
 	return created{s: sess, opts: opts}, 201, nil
 }
 
@@ -393,7 +400,8 @@ func (s *Server) closeAll() {
 }
 
 // remove closes the sessions which selects (it is called with s.mu
-// held), stop also refusing new ones, and returns how many it closed.
+// held), stop also refusing new ones, and returns how many it closed
+// once their policies are closed.
 func (s *Server) remove(stop bool, which func(*session) bool) int {
 	s.mu.Lock()
 	s.stopped = s.stopped || stop
@@ -405,11 +413,15 @@ func (s *Server) remove(stop bool, which func(*session) bool) int {
 		}
 	}
 	s.mu.Unlock()
+	var wg sync.WaitGroup // policies end at once, not one after another
 	for _, sess := range gone {
-		sess.mu.Lock()
-		sess.closeLocked()
-		sess.mu.Unlock()
+		wg.Go(func() {
+			sess.mu.Lock()
+			sess.closeLocked()
+			sess.mu.Unlock()
+		})
 	}
+	wg.Wait()
 	return len(gone)
 }
 

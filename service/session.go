@@ -98,7 +98,7 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 	}
 	s.run = nil
 	if ev.err == nil {
-		ev.err = checkDecision(rr.r, ev.decision)
+		ev.err = checkDecision(rr.r, ev.decision, s.traits)
 	}
 	if ev.err != nil {
 		s.closeLocked()
@@ -107,18 +107,24 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 	return respond(rr.r, ev.decision, ev.desired, s.traits.AdaptiveBatch), 200, nil
 }
 
-// closeLocked closes the session, abandoning a pending round; the caller
-// holds s.mu.
+// closeLocked closes the session: a pending round is abandoned and the
+// policy closed (an external policy's child process ends), once; the
+// caller holds s.mu.
 func (s *session) closeLocked() {
 	if s.run != nil {
 		close(s.run.abandon)
 		s.run = nil
 	}
+	if !s.closed {
+		_ = policies.Close(s.policy)
+	}
 	s.closed = true
 }
 
-// checkDecision checks a policy's decision before it is written out.
-func checkDecision(r *round, d policies.Decision) error {
+// checkDecision checks a policy's decision before it is written out:
+// its shape, the nodes' GPUs, and each job's cap (policies.GPUCap: with
+// its batch limits, so that its configuration can be within them).
+func checkDecision(r *round, d policies.Decision, t policies.Traits) error {
 	if len(d.Alloc) != len(r.jobs) {
 		return fmt.Errorf("policy returned %d allocations for %d jobs", len(d.Alloc), len(r.jobs))
 	}
@@ -132,6 +138,9 @@ func checkDecision(r *round, d policies.Decision) error {
 				return fmt.Errorf("policy returned %d GPUs on node %s for job %s", v, r.names[n], r.jobs[i].Name)
 			}
 			used[n] += v
+		}
+		if k, limit := policies.Sum(a), policies.GPUCap(&r.jobs[i], t); !t.UserGPUs && limit > 0 && k > limit {
+			return fmt.Errorf("policy gave job %s %d GPUs, above its cap of %d (max_replicas, or its largest batch over its smallest per-GPU batch)", r.jobs[i].Name, k, limit)
 		}
 	}
 	for n, u := range used {
@@ -151,7 +160,7 @@ func respond(r *round, d policies.Decision, desired int, adaptive bool) RoundRes
 		if out.Allocation == nil {
 			out.Allocation = []string{}
 		}
-		if k := policies.Sum(d.Alloc[i]); k > 0 {
+		if k := policies.Sum(d.Alloc[i]); k > 0 && j.Limits.MaxLocal > 0 { // no batch named, no config
 			m, acc, b := j.Configure(adaptive, policies.NodesUsed(d.Alloc[i]), k)
 			out.Config = &JobConfig{LocalBsz: m, AccumSteps: acc, BatchSize: b}
 		}

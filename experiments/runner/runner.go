@@ -117,7 +117,7 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	}
 	defer func() {
 		if err != nil {
-			closePolicy(pol) // a policy with a child process (policies/external)
+			_ = policies.Close(pol) // a policy with a child process (policies/external)
 		}
 	}()
 	cfg.FitWorkers = opt.PolicyWorkers
@@ -229,14 +229,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 // process of policies/external; see policies' optional interfaces).
 // Execute closes it when the run ends, fails or is interrupted; a caller
 // that prepares a run and does not execute it calls Close.
-func (p *Prepared) Close() { closePolicy(p.policy) }
-
-// closePolicy closes a policy that is an io.Closer.
-func closePolicy(pol policies.Policy) {
-	if c, ok := pol.(io.Closer); ok {
-		_ = c.Close()
-	}
-}
+func (p *Prepared) Close() { _ = policies.Close(p.policy) }
 
 // Priors caches the offline-fitted θ_sys of a profile set per node size,
 // for the runs of a sweep; safe for concurrent use. The zero value is

@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"fmt"
-	"io"
 	"maps"
 	"reflect"
 	"slices"
@@ -72,7 +71,7 @@ func Check(sc Scenario, newPolicy Factory) []*Violation {
 			return []*Violation{{Policy: "?", Scenario: sc.Name, Round: -1, Rule: RuleBuild, Detail: fmt.Sprint("cannot build the policy: ", err)}}
 		}
 		recs, vs := play(sc, p)
-		closePolicy(p)
+		_ = policies.Close(p)
 		runs[k] = recs
 		for _, v := range vs {
 			if s := v.Error(); !seen[s] {
@@ -90,7 +89,7 @@ func Check(sc Scenario, newPolicy Factory) []*Violation {
 				out = append(out, v)
 			}
 		}
-		closePolicy(p)
+		_ = policies.Close(p)
 	}
 	return out
 }
@@ -218,13 +217,6 @@ func fault(p policies.Policy) error {
 		return f.Err()
 	}
 	return nil
-}
-
-// closePolicy closes a policy that is an io.Closer (a child process).
-func closePolicy(p policies.Policy) {
-	if c, ok := p.(io.Closer); ok {
-		_ = c.Close()
-	}
 }
 
 // checkDecision checks one round's decision for jobs against the cluster

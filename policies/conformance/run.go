@@ -71,7 +71,7 @@ func registered(reg *policies.Registry, name string, opts []string) (Factory, er
 	if err != nil {
 		return nil, err
 	}
-	defer closePolicy(p)
+	defer policies.Close(p)
 	if p.Name() != name {
 		return nil, fmt.Errorf("policy registered as %q names itself %q", name, p.Name())
 	}

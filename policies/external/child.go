@@ -56,11 +56,12 @@ type child struct {
 }
 
 // start runs argv with pipes on its standard input and output, its
-// standard error relayed to log line by line after prefix, in a process
-// group of its own (see proc_*.go) so that ending it ends what it started.
+// standard error relayed to log line by line after prefix, so that
+// ending it ends what it started (on Linux under a reaper that contains
+// every process below it, elsewhere in a process group of its own; see
+// proc_*.go).
 func start(argv []string, maxMessage int, log io.Writer, prefix string) (*child, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	setProcessGroup(cmd)
+	cmd, confirm := command(argv)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -80,13 +81,16 @@ func start(argv []string, maxMessage int, log io.Writer, prefix string) (*child,
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	err = cmd.Start()
+	err = confirm(cmd.Start())
 	// The child has its own copies of its ends (or none, if it did not
 	// start).
 	inR.Close()
 	outW.Close()
 	errW.Close()
 	if err != nil {
+		if cmd.Process != nil { // started, and ended by confirm
+			_ = cmd.Wait()
+		}
 		inW.Close()
 		outR.Close()
 		errR.Close()
@@ -201,9 +205,10 @@ func (c *child) lastWords() string {
 }
 
 // close ends the child: its standard input is closed so that it can exit
-// by itself within closeGrace, then its whole process group is killed
-// and the process waited for. Safe to call more than once and from
-// another goroutine than the one talking to the child.
+// by itself within closeGrace, then it and every process it started are
+// ended (endTree; its process group killed if that takes over
+// closeGrace) and the process waited for. Safe to call more than once
+// and from another goroutine than the one talking to the child.
 func (c *child) close() {
 	c.closeOnce.Do(func() {
 		c.stdin.Close()
@@ -211,8 +216,13 @@ func (c *child) close() {
 		case <-c.exited:
 		case <-time.After(closeGrace):
 		}
-		killGroup(c.cmd)
-		<-c.exited
+		endTree(c.cmd)
+		select {
+		case <-c.exited:
+		case <-time.After(closeGrace):
+			killGroup(c.cmd)
+			<-c.exited
+		}
 		select { // what it wrote last is relayed
 		case <-c.stderrDone:
 		case <-time.After(closeGrace):
@@ -221,7 +231,8 @@ func (c *child) close() {
 	})
 }
 
-// kill ends the child's process group at once (after a fault).
+// kill ends the child and every process it started at once (after a
+// fault).
 func (c *child) kill() {
-	killGroup(c.cmd)
+	endTree(c.cmd)
 }

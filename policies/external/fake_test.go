@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,6 +74,11 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 //	error       answers round 2 with an error message
 //	oracle      needs_oracle; asks every fact of every job each round and
 //	            prints the answers to stderr as "oracle JOB FACT VALUE OK"
+//
+// A mode after "escape-" (escape-good, ...) also starts, after its
+// handshake, two processes that leave its process group and session: a
+// child of its own that calls setsid, and, through sh, `setsid sleep`
+// whose parent exits at once (an orphan).
 func fakePolicy(mode string) int {
 	pids, err := os.OpenFile(os.Getenv("POLLUXSIM_FAKE_PIDS"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -80,6 +86,7 @@ func fakePolicy(mode string) int {
 		return 1
 	}
 	fmt.Fprintln(pids, os.Getpid())
+	mode, escape := strings.CutPrefix(mode, "escape-")
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
 	send := func(msg any) {
@@ -114,6 +121,19 @@ func fakePolicy(mode string) int {
 			panic(err)
 		}
 		fmt.Fprintln(pids, c.Process.Pid)
+	}
+	if escape {
+		c := exec.Command("sleep", "1000")
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := c.Start(); err != nil {
+			panic(err)
+		}
+		orphan, err := exec.Command("sh", "-c", "setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $!").Output()
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintln(pids, c.Process.Pid)
+		fmt.Fprint(pids, string(orphan))
 	}
 	pids.Close()
 	if mode == "deaf" {

@@ -10,12 +10,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/proctest"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -70,22 +70,10 @@ func readPids(t *testing.T, path string) []int {
 	return pids
 }
 
-// checkGone fails unless every process of pids has ended (within 5 s: a
-// process killed with its group is reaped by its parent, or by init once
-// its parent is gone).
+// checkGone fails unless every process of pids has ended within 5 s.
 func checkGone(t *testing.T, pids []int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for _, p := range pids {
-		for syscall.Kill(p, 0) == nil {
-			if time.Now().After(deadline) {
-				t.Errorf("process %d still running", p)
-				_ = syscall.Kill(p, syscall.SIGKILL)
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	proctest.WaitGone(t, pids, 5*time.Second)
 }
 
 // TestFaults: each way a policy process can fail ends the run with one
@@ -235,33 +223,99 @@ func TestPythonException(t *testing.T) {
 // TestKilledSimulatorLeavesNoChild: on Linux, a simulator killed with
 // SIGKILL (no chance to end its policy process) takes the process with it
 // (PR_SET_PDEATHSIG), even one that no longer reads its input (which
-// would otherwise see end of file and exit).
+// would otherwise see end of file and exit), and the processes it
+// started, even those that left its session (the reaper ends them).
 func TestKilledSimulatorLeavesNoChild(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("PR_SET_PDEATHSIG is Linux's")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	for _, mode := range []string{"deaf", "escape-deaf"} {
+		t.Run(mode, func(t *testing.T) {
+			exe, err := os.Executable()
+			if err != nil {
+				t.Fatal(err)
+			}
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			parent := exec.Command(exe)
+			parent.Env = append(os.Environ(), "POLLUXSIM_FAKE_PARENT="+fakeCommand(t, mode, pidFile))
+			parent.Stderr = os.Stderr
+			if err := parent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if mode == "escape-deaf" {
+				want = 3
+			}
+			deadline := time.Now().Add(time.Minute)
+			for len(readPids(t, pidFile)) < want {
+				if time.Now().After(deadline) {
+					_ = parent.Process.Kill()
+					t.Fatal("the policy process did not start within a minute")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := parent.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			_ = parent.Wait()
+			checkGone(t, readPids(t, pidFile))
+		})
 	}
-	pidFile := filepath.Join(t.TempDir(), "pids")
-	parent := exec.Command(exe)
-	parent.Env = append(os.Environ(), "POLLUXSIM_FAKE_PARENT="+fakeCommand(t, "deaf", pidFile))
-	parent.Stderr = os.Stderr
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
+}
+
+// TestEscapedProcessesEnd: on Linux, processes a policy started that left
+// its process group and session (setsid), one of them orphaned at once,
+// end with the policy: when the run ends, when the policy exits in a
+// fault, when it hangs, and when the run is interrupted.
+func TestEscapedProcessesEnd(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the reaper (PR_SET_CHILD_SUBREAPER) is Linux's")
 	}
-	deadline := time.Now().Add(time.Minute)
-	for len(readPids(t, pidFile)) < 1 {
-		if time.Now().After(deadline) {
-			_ = parent.Process.Kill()
-			t.Fatal("the policy process did not start within a minute")
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid(1) not found")
+	}
+	for _, tc := range []struct {
+		mode, want string
+		opts       []string
+	}{
+		{"escape-good", "", nil},
+		{"escape-exit", "exit status 3", nil},
+		{"escape-hang", "no answer within 2s", []string{"round_timeout=2"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			err, _, pids := runFake(t, context.Background(), tc.mode, "all", tc.opts...)
+			if tc.want == "" && err != nil {
+				t.Fatal(err)
+			}
+			if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Fatalf("error %v, want one with %q", err, tc.want)
+			}
+			if len(pids) != 3 {
+				t.Fatalf("%d process ids recorded, want 3", len(pids))
+			}
+			checkGone(t, pids)
+		})
+	}
+	t.Run("interrupted", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		pidFile := filepath.Join(t.TempDir(), "pids")
+		go func() { // once the fake has started its processes
+			for {
+				b, _ := os.ReadFile(pidFile)
+				if bytes.Count(b, []byte("\n")) >= 3 {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancel()
+		}()
+		err, _, pids := runFakePids(t, ctx, pidFile, "escape-hang", "all")
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v, want the context's", err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if err := parent.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = parent.Wait()
-	checkGone(t, readPids(t, pidFile))
+		if len(pids) != 3 {
+			t.Fatalf("%d process ids, want 3", len(pids))
+		}
+		checkGone(t, pids)
+	})
 }

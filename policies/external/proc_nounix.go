@@ -4,11 +4,17 @@ package external
 
 import "os/exec"
 
-// setProcessGroup does nothing where there are no process groups.
-func setProcessGroup(*exec.Cmd) {}
+// command is the command that runs argv (proc_linux.go has the full
+// story); confirm turns cmd.Start's error into the start's.
+func command(argv []string) (cmd *exec.Cmd, confirm func(startErr error) error) {
+	return exec.Command(argv[0], argv[1:]...), func(err error) error { return err }
+}
 
-// killGroup kills the process of a started cmd (its own children are
-// not reached here).
+// endTree kills the process of a started cmd (its own children are not
+// reached here: there are no process groups).
+func endTree(cmd *exec.Cmd) { killGroup(cmd) }
+
+// killGroup kills the process of a started cmd.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = cmd.Process.Kill()

@@ -7,11 +7,13 @@ import (
 	"syscall"
 )
 
-// setProcessGroup starts cmd in a process group of its own, so that
-// killGroup ends whatever it started too (see also pdeathsig).
-func setProcessGroup(cmd *exec.Cmd) {
+// groupCommand runs argv in a process group of its own, so that
+// killGroup ends whatever it started too, unless that left the group
+// (setsid).
+func groupCommand(argv []string) *exec.Cmd {
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	pdeathsig(cmd.SysProcAttr)
+	return cmd
 }
 
 // killGroup kills the process group of a started cmd.
