@@ -43,6 +43,9 @@ type Options struct {
 	// Priors caches the offline-fitted θ_sys between runs (nil: fitted
 	// for this run; see runspec.OfflineParams).
 	Priors *Priors
+	// Metrics are the run's metrics, summary.json's (the zero value:
+	// outputs.BuiltinMetrics).
+	Metrics outputs.Metrics
 }
 
 // Prepared is a run whose inputs are resolved and checked, whose policy
@@ -188,7 +191,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 	cfg := p.cfg
 	cfg.Observer = p.opt.Observer
 	var folder *outputs.RunFolder
-	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming}
+	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming, Metrics: p.opt.Metrics}
 	if p.opt.Out != "" {
 		var err error
 		if folder, err = outputs.OpenRunFolder(p.opt.Out); err != nil {

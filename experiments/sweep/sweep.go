@@ -115,6 +115,9 @@ type SweepOptions struct {
 	// Note, if set, receives informational messages (e.g. which workloads
 	// are generated).
 	Note func(msg string)
+	// Metrics are the sweep's metrics: results.parquet's metric columns
+	// and summary.json's (the zero value: outputs.BuiltinMetrics).
+	Metrics outputs.Metrics
 }
 
 // SweepReport tells what a sweep did.
@@ -295,7 +298,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if err != nil {
 		return rep, err
 	}
-	sum, err := Rebuild(opt.Out, exp)
+	sum, err := RebuildWith(opt.Out, exp, opt.Metrics)
 	if err != nil {
 		return rep, err
 	}
