@@ -10,7 +10,6 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -166,7 +165,7 @@ func identity(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, opt O
 	return outputs.RunMeta{
 		Version:        v,
 		Seed:           spec.Seed,
-		InputsHash:     digest.Parts(wl.Bytes(), []byte(set.Digest), []byte(version.Release)),
+		InputsHash:     outputs.RunHash(outputs.InputsIdentity, outputs.Identity{Workload: wl.Bytes(), ProfilesDigest: set.Digest}),
 		Workload:       w.Source,
 		WorkloadDigest: outputs.WorkloadDigest(wl.Bytes()),
 		Profiles:       set.Source,

@@ -19,7 +19,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
-	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -316,11 +315,13 @@ func runCost(r experiments.Run) float64 {
 	return c
 }
 
+// runHash is the stored run's identity (outputs.SweepRunIdentity).
 func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, opt SweepOptions) string {
-	settings, _ := json.Marshal(r.Cell.Spec())
-	return digest.Parts([]byte(exp.Name), []byte(strconv.Itoa(exp.Version)), []byte(r.ID()), settings,
-		[]byte(fmt.Sprintf("%s|%g|%d", r.Cell.Config(), r.Cell.Load(), r.Cell.Jobs())), wl.csv,
-		[]byte(opt.ProfilesID), []byte(opt.Version))
+	return outputs.RunHash(outputs.SweepRunIdentity, outputs.Identity{
+		Experiment: exp.Name, ExperimentVersion: exp.Version, Run: r.ID(), Settings: r.Cell.Spec(),
+		Config: r.Cell.Config(), Load: r.Cell.Load(), Jobs: r.Cell.Jobs(), Workload: wl.csv,
+		ProfilesID: opt.ProfilesID, Code: opt.Version,
+	})
 }
 
 // RunPath is where a sweep in dir stores run id.
