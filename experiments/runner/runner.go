@@ -110,7 +110,7 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 		return nil, err
 	}
 	cfg := spec.SimConfig()
-	if err := traces.Validate(w, set.Names(), max(cfg.Cluster.TotalGPUs(), spec.MaxNodes*spec.GPUsPerNode)); err != nil {
+	if err := CheckWorkload(spec, set, w); err != nil {
 		return nil, err
 	}
 	pol, err := policies.Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
@@ -148,6 +148,14 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	}
 	return &Prepared{Spec: spec, Profiles: set, Workload: w, Warnings: warnings, BatchWarnings: batchWarnings, Meta: meta,
 		ID: outputs.PlainRunKey(spec, meta).ID, policy: pol, cfg: cfg, opt: opt}, nil
+}
+
+// CheckWorkload checks a workload for a run of spec on the profiles set:
+// every job's application is known and its request fits the cluster at
+// its largest (RunSpec.MaxJobGPUs; traces.Validate). It is the one
+// capacity check of a run (Prepare) and of a sweep's plan.
+func CheckWorkload(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload) error {
+	return traces.Validate(w, set.Names(), spec.MaxJobGPUs())
 }
 
 // identity is the run's identity: the inputs' hash over the workload as

@@ -166,7 +166,7 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 		for j := range r.Cluster {
 			cluster = append(cluster, outputs.ClusterTableRow{Key: &keys[i], GPUs: r.ClusterGPUs, Round: &r.Cluster[j]})
 		}
-		types = append(types, outputs.TypeRows(&keys[i], &r.Summary, r.Settings.SimConfig().Cluster, r.JobResults)...)
+		types = append(types, outputs.TypeRows(&keys[i], &r.Summary, r.Settings.ClusterOf(), r.JobResults)...)
 	}
 	if err := outputs.WriteTable(filepath.Join(dir, AppsFile), outputs.AppsTable, func(i int) outputs.AppRow { return apps[i] }, len(apps), kv, order); err != nil {
 		return err

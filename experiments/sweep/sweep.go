@@ -24,7 +24,6 @@ import (
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
-	"github.com/polluxsim/polluxsim/traces"
 )
 
 // Shard selects every Count-th run of an experiment starting at Index, so
@@ -226,7 +225,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
-		if err := traces.Validate(wl.w, opt.Profiles.Names(), r.Cell.Spec().Nodes*r.Cell.Spec().GPUsPerNode); err != nil {
+		if err := runner.CheckWorkload(r.Cell.Spec(), opt.Profiles, wl.w); err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
 		plan = append(plan, planned{run: r, pos: i, wl: wl, hash: runHash(exp, r, wl, opt)})
