@@ -113,6 +113,10 @@ type SweepOptions struct {
 	// Note, if set, receives informational messages (e.g. which workloads
 	// are generated).
 	Note func(msg string)
+	// ProfilesPath is the file or folder Profiles were read from, if any:
+	// the sweep refuses an Out inside it, or inside Workloads
+	// (CheckOutsideInputs).
+	ProfilesPath string
 	// Metrics are the sweep's metrics: results.parquet's metric columns
 	// and summary.json's (the zero value: outputs.BuiltinMetrics).
 	Metrics outputs.Metrics
@@ -207,6 +211,9 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 		opt.PolicyWorkers = max(1, runtime.GOMAXPROCS(0)/opt.Parallel)
 	}
 	if err := CheckSweepOut(opt.Out, exp); err != nil {
+		return nil, err
+	}
+	if err := CheckOutsideInputs(opt.Out, opt.ProfilesPath, opt.Workloads); err != nil {
 		return nil, err
 	}
 	if err := checkSetFiles(exp, opt.Workloads); err != nil {
