@@ -106,8 +106,18 @@ func TestMetricDoorFromOutside(t *testing.T) {
 	if !strings.Contains(html.String(), "average pending jobs") {
 		t.Error("the report has no table of the metric")
 	}
-	b := &sweep.Baseline{Experiment: "door", Version: 1, Tolerance: 0.01, Cells: []sweep.BaselineCell{
-		{Cell: "fifo", Metric: "avg_pending_jobs", Expected: largest["fifo"] * 0.9}}}
+	bp := filepath.Join(dir, "baseline.json")
+	if err := sweep.WriteBaseline(bp, &sweep.Baseline{Experiment: "door", Version: 1, Tolerance: 0.01, Cells: []sweep.BaselineCell{
+		{Cell: "fifo", Metric: "avg_pending_jobs", Expected: largest["fifo"] * 0.9}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweep.ReadBaseline(bp); err == nil {
+		t.Error("a baseline of an unknown metric was read with the built-in set")
+	}
+	b, err := sweep.ReadBaselineWith(ms, bp)
+	if err != nil {
+		t.Fatal(err)
+	}
 	checks, err := sweep.RegressWith(ms, b, rep.Summary, nil)
 	if err != nil || len(checks) != 1 || checks[0].OK || !checks[0].Worse {
 		t.Errorf("regress: %+v %v; want a drift for the worse (more pending jobs)", checks, err)

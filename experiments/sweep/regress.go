@@ -51,8 +51,12 @@ func (c BaselineCell) metric() string {
 	return c.Metric
 }
 
-// ReadBaseline reads a baseline file (unknown keys are errors).
-func ReadBaseline(path string) (*Baseline, error) {
+// ReadBaseline reads a baseline file (unknown keys are errors) whose
+// metrics are built-in ones (ReadBaselineWith).
+func ReadBaseline(path string) (*Baseline, error) { return ReadBaselineWith(outputs.Metrics{}, path) }
+
+// ReadBaselineWith reads a baseline file whose metrics are those of ms.
+func ReadBaselineWith(ms outputs.Metrics, path string) (*Baseline, error) {
 	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -67,7 +71,7 @@ func ReadBaseline(path string) (*Baseline, error) {
 		return nil, fmt.Errorf("baseline %s: needs an experiment and cells", path)
 	}
 	for _, c := range b.Cells {
-		if !results.KnownMetric(c.metric()) {
+		if !results.KnownMetricIn(ms, c.metric()) {
 			return nil, fmt.Errorf("baseline %s: cell %s: unknown metric %q", path, c.Cell, c.Metric)
 		}
 		if !(c.Tolerance >= 0) || !(b.Tolerance >= 0) {
