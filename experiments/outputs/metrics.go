@@ -176,10 +176,10 @@ func (s Metrics) With(ms ...Metric) Metrics {
 
 // Merge returns the set with o's metrics appended; a name in both is an
 // error.
-func (s Metrics) Merge(o Metrics) (Metrics, error) { return s.with(o.list) }
+func (s Metrics) Merge(o Metrics) (Metrics, error) { return s.with(o.All()) }
 
 func (s Metrics) with(ms []Metric) (Metrics, error) {
-	list := append([]Metric(nil), s.All()...)
+	list := append(make([]Metric, 0, len(s.All())+len(ms)), s.All()...)
 	for _, m := range ms {
 		switch {
 		case m.Name == "" || m.Value == nil:

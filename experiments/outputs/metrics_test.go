@@ -146,6 +146,12 @@ func TestMetricsSet(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(both.Columns(), func(m Metric) bool { return m.Name == "p90_jct_s" }) {
 		t.Errorf("Merge: %v", err)
 	}
+	if none, err := NewMetrics(); err != nil || len(none.All()) != 0 {
+		t.Errorf("NewMetrics() = %d metrics, %v; want none", len(none.All()), err)
+	}
+	if _, err := own.Merge(Metrics{}); err != nil {
+		t.Errorf("merging the built-ins (the zero set) into a set of one's own: %v", err)
+	}
 	if _, err := NewMetrics(Metric{Name: "x"}); err == nil {
 		t.Error("a metric without a value was accepted")
 	}
