@@ -472,7 +472,7 @@ func (c *Cell) resolve(e *Experiment) error {
 		if err != nil {
 			return err
 		}
-		s.Cluster, s.Nodes, s.GPUsPerNode = runspec.ClusterString(cl), cl.Nodes, cl.GPUsPerNode
+		s.SetCluster(cl)
 	}
 	if unresolved {
 		opts, err := mergeOptions(e.Options[c.Policy], c.Options)
@@ -571,7 +571,7 @@ func (e *Experiment) GPUs() int {
 	if len(e.Cells) == 0 {
 		return 0
 	}
-	return e.Cells[0].spec.SimConfig().Cluster.TotalGPUs()
+	return e.Cells[0].spec.ClusterGPUs()
 }
 
 // mergeOptions merges option layers (JSON objects, later keys winning)

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/kv"
 )
 
 // OptionSet is a policy's complete, effective options as a canonical JSON
@@ -194,12 +196,12 @@ func applyStrings(r Registration, v any, kvs []string) error {
 	if v != nil {
 		fields, _ = optionFields(v)
 	}
-	for _, kv := range kvs {
-		key, val, ok := strings.Cut(kv, "=")
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
-		if !ok || key == "" {
-			return fmt.Errorf("%s: option %q must be key=value", r.label(), kv)
+	for _, item := range kvs {
+		p, err := kv.Cut(item)
+		if err != nil {
+			return fmt.Errorf("%s: option %q must be key=value", r.label(), item)
 		}
+		key, val := p.Key, p.Value
 		f, ok := findField(fields, key)
 		if !ok {
 			return unknownOption(r, fields, key)

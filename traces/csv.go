@@ -71,7 +71,7 @@ func Parse(r io.Reader, name string, opts ReadOptions) (*Workload, []string, err
 		return nil, nil, err
 	}
 	known := nameSet(opts.Apps)
-	w := &Workload{Source: name}
+	w := &Workload{Source: name, BatchColumn: ColBatch}
 	var errs errorList
 	firstLine := make(map[string]int)
 	for !errs.truncated {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/internal/kv"
 )
 
 // ColumnMapping says how to read a CSV trace nobody has written a reader
@@ -59,19 +60,18 @@ func (m *ColumnMapping) fields() map[string]*string {
 func ParseColumnMapping(s string) (ColumnMapping, error) {
 	var m ColumnMapping
 	f := m.fields()
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		p := f[k]
-		if !ok || p == nil || v == "" {
+	for _, item := range strings.Split(s, ",") {
+		pair, err := kv.Cut(item)
+		p := f[pair.Key]
+		if err != nil || p == nil || pair.Value == "" {
 			keys := make([]string, 0, len(f))
 			for k := range f {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
-			return m, fmt.Errorf("column mapping %q: %q is not KEY=COLUMN (keys: %s)", s, kv, strings.Join(keys, ", "))
+			return m, fmt.Errorf("column mapping %q: %q is not KEY=COLUMN (keys: %s)", s, item, strings.Join(keys, ", "))
 		}
-		*p = v
+		*p = pair.Value
 	}
 	return m, m.validate()
 }

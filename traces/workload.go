@@ -32,4 +32,9 @@ type Workload struct {
 	// description of how it was generated).
 	Source string
 	Jobs   []Job
+	// BatchColumn names the column (or field) of Source that holds the
+	// jobs' batch sizes, for messages that point at it: ColBatch when
+	// Parse read the workload CSV; a source of another format names its
+	// own; "" names none (a generated workload has no column).
+	BatchColumn string
 }

@@ -2,7 +2,9 @@
 // once as a Table over its row type, whose Fields give every column's
 // name, type, nullability, unit, meaning and value (columns.go; the
 // tables in tables.go, nodes.go and sweeptables.go, the run columns first;
-// results.parquet's metric columns come from Metrics), the versioned
+// results.parquet's metric columns and summary.json's metric keys come from
+// one set of metric declarations, Metrics, each computed from a run's
+// RunData), the versioned
 // schema derived from them (Tables; docs/outputs.md is generated from it),
 // the Parquet writer (WriteTable),
 // a run's folder (WriteRun: summary.json, jobs.parquet, rounds.parquet,

@@ -1,43 +1,128 @@
 package outputs
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/polluxsim/polluxsim/sim"
 )
 
-// RunStats are the numbers of a finished run its metrics are computed
-// from: the engine's summary and the largest finish-time fairness ratios.
-type RunStats struct {
-	Summary sim.Summary `json:"summary"`
-	MaxRho  float64     `json:"max_rho"`
-	// MaxRhoEqualShare is the largest equal-share ρ
-	// (sim.JobResult.FairnessEqualShare).
-	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
+// RunData is what every run-level metric is computed from: a finished
+// run's job results and round results, as the run has them when it ends
+// (runner, summary.json) and as a sweep keeps them (cells/RUN.json, read
+// back for results.parquet, summary.json, the report and regress). A
+// metric is a function of these alone, so a new one needs no engine
+// edit.
+type RunData struct {
+	// Summary holds the engine's own counters of the run (rounds, agent
+	// refits, the policy's wall times, node-hours, ...) and the figures
+	// it summarised from the jobs; with NoTiming its wall-clock fields are
+	// zero.
+	Summary *sim.Summary
+	// Jobs are the run's jobs (jobs.parquet's rows).
+	Jobs []sim.JobResult
+	// Rounds are the cluster's scheduling rounds, idle ones included
+	// (cluster.parquet's rows).
+	Rounds []ClusterRow
+	// ClusterGPUs is the cluster's size (an elastic cluster's initial
+	// one).
+	ClusterGPUs int
+	// NoTiming says that wall-clock times were not measured.
+	NoTiming bool
 }
 
-// Metric declares one number of a run, once: summaries, ratios, plots and
-// baselines name it; results.parquet has a column for it (unless
-// !Column); the report tabulates it when it has a Title. Adding a metric
-// is adding one Metric to the list of Metrics.
+// Aggregation is how a sweep summarises a metric over a cell's
+// workloads.
+type Aggregation int
+
+const (
+	// Mean: the mean with its sample deviation and 95 % confidence
+	// interval (every built-in metric).
+	Mean Aggregation = iota
+	// Median, Max, Min, Sum: that value over the workloads (summary.json's
+	// value and aggregate, beside the mean).
+	Median
+	Max
+	Min
+	Sum
+)
+
+var aggregationNames = [...]string{"mean", "median", "max", "min", "sum"}
+
+func (a Aggregation) String() string {
+	if a < 0 || int(a) >= len(aggregationNames) {
+		return fmt.Sprintf("aggregation(%d)", int(a))
+	}
+	return aggregationNames[a]
+}
+
+// Of aggregates values (NaN for none).
+func (a Aggregation) Of(values []float64) float64 {
+	if len(values) == 0 {
+		return math.NaN()
+	}
+	switch a {
+	case Median:
+		return sim.Percentile(values, 50)
+	case Max, Min:
+		v := values[0]
+		for _, x := range values[1:] {
+			if a == Max {
+				v = math.Max(v, x)
+			} else {
+				v = math.Min(v, x)
+			}
+		}
+		return v
+	}
+	s := 0.0
+	for _, x := range values {
+		s += x
+	}
+	if a == Sum {
+		return s
+	}
+	return s / float64(len(values))
+}
+
+// Metric declares one number of a run, once: summary.json has a key for
+// it, results.parquet a column (unless Optional), a sweep's summary.json
+// its aggregate over workloads, the report a table (when Report), and
+// specs, ratios, plots and regress baselines name it. Adding a metric is
+// adding one Metric to a Metrics set (BuiltinMetrics().With(m)); nothing
+// else changes.
 type Metric struct {
 	Name string
 	// Unit and Doc document its results.parquet column (docs/outputs.md).
 	Unit, Doc string
-	// Count metrics are whole numbers (BIGINT columns); Timing ones are
-	// wall-clock measurements (null when not measured).
-	Count, Timing bool
-	// Null, if set, says the run has no value (no job has a ρ): null in
-	// the tables, left out of means.
-	Null func(s *RunStats) bool
-	// Column: a fixed column of results.parquet; metrics that exist only
-	// for some runs (an elastic cluster's) are not.
-	Column bool
 	// Label names the metric for people ("average JCT"), without a unit:
 	// the report's headings add the unit of the metric's Scale.
 	Label string
+	// Count metrics are whole numbers (BIGINT columns); Timing ones are
+	// wall-clock measurements (null in the tables when not measured, 0 in
+	// summary.json, as always).
+	Count, Timing bool
+	// Optional metrics exist only for some runs (an elastic cluster's
+	// node-hours): no results.parquet column (its columns are the same for
+	// every run), and in summary.json only when the run has a non-zero
+	// value.
+	Optional bool
+	// MayBeNull says that a run may have no value (Value's ok false): its
+	// column is nullable. A column that is not takes Value's v whatever
+	// ok says.
+	MayBeNull bool
 	// Report makes the metric a table of the report.
 	Report bool
-	// Get computes it.
-	Get func(s *RunStats) float64
+	// HigherIsBetter says which way is an improvement (utilisation) or a
+	// regression (JCT) when regress finds it drifted.
+	HigherIsBetter bool
+	// Aggregate is how a sweep summarises it over workloads (Mean unless
+	// set).
+	Aggregate Aggregation
+	// Value computes it from the run's results; ok is false where the run
+	// has no value (no job has a ρ): null in summary.json and the tables,
+	// left out of a sweep's aggregates.
+	Value func(d *RunData) (v float64, ok bool)
 }
 
 // Type is the metric's column type.
@@ -48,50 +133,81 @@ func (m Metric) Type() string {
 	return TypeFloat
 }
 
-// noRho and noShareRho say that no job of the run has a ρ (an equal-share
-// ρ): its ρ figures are null, not 0.
-func noRho(s *RunStats) bool      { return s.Summary.NoFairness }
-func noShareRho(s *RunStats) bool { return s.Summary.NoFairnessEqualShare }
+// Nullable says whether the metric's column may hold nulls.
+func (m Metric) Nullable() bool { return m.Timing || m.MayBeNull }
 
-// metrics are every run's metrics, in table order; per-application
-// average JCTs (avg_jct_s_<application>) and GPU-hours per GPU type
-// (gpu_hours_<type>) follow them by name (see results.RunResult.Metric).
-var metrics = []Metric{
-	{Name: "avg_jct_s", Unit: UnitSeconds, Doc: "mean JCT", Column: true, Report: true, Label: "average JCT", Get: func(s *RunStats) float64 { return s.Summary.AvgJCT }},
-	{Name: "p50_jct_s", Unit: UnitSeconds, Doc: "median JCT", Column: true, Label: "median JCT", Get: func(s *RunStats) float64 { return s.Summary.P50JCT }},
-	{Name: "p99_jct_s", Unit: UnitSeconds, Doc: "99th percentile JCT", Column: true, Report: true, Label: "99th percentile JCT", Get: func(s *RunStats) float64 { return s.Summary.P99JCT }},
-	{Name: "max_jct_s", Unit: UnitSeconds, Doc: "largest JCT", Column: true, Label: "largest JCT", Get: func(s *RunStats) float64 { return s.Summary.MaxJCT }},
-	{Name: "avg_queueing_s", Unit: UnitSeconds, Doc: "mean queueing delay", Column: true, Report: true, Label: "average queueing", Get: func(s *RunStats) float64 { return s.Summary.AvgQueueing }},
-	{Name: "makespan_s", Unit: UnitSeconds, Doc: "last finish", Column: true, Report: true, Label: "makespan", Get: func(s *RunStats) float64 { return s.Summary.Makespan }},
-	{Name: "restarts", Doc: "re-allocations of all jobs", Count: true, Column: true, Report: true, Label: "restarts", Get: func(s *RunStats) float64 { return float64(s.Summary.Restarts) }},
-	{Name: "gpu_hours", Unit: "GPU·h", Doc: "GPU time held by jobs", Column: true, Label: "GPU time", Get: func(s *RunStats) float64 { return s.Summary.GPUHours }},
-	{Name: "utilisation", Unit: UnitFraction, Doc: "gpu_hours over the cluster's GPU time from the first submit to the last finish", Column: true, Report: true, Label: "GPU utilisation", Get: func(s *RunStats) float64 { return s.Summary.Utilisation }},
-	{Name: "avg_fairness_rho", Unit: UnitRatio, Doc: "mean finish-time fairness ρ over the jobs that have one; null when none has", Column: true, Null: noRho, Report: true, Label: "average finish-time fairness ρ", Get: func(s *RunStats) float64 { return s.Summary.AvgFairness }},
-	{Name: "p99_fairness_rho", Unit: UnitRatio, Doc: "99th percentile ρ; null when no job has one", Column: true, Null: noRho, Label: "99th percentile finish-time fairness ρ", Get: func(s *RunStats) float64 { return s.Summary.P99Fairness }},
-	{Name: "max_fairness_rho", Unit: UnitRatio, Doc: "largest ρ; null when no job has one", Column: true, Null: noRho, Report: true, Label: "largest finish-time fairness ρ", Get: func(s *RunStats) float64 { return s.MaxRho }},
-	{Name: "frac_rho_above_1", Unit: UnitFraction, Doc: "share of the jobs with a ρ whose ρ > 1; null when none has one", Column: true, Null: noRho, Label: "share of jobs with ρ > 1", Get: func(s *RunStats) float64 { return s.Summary.FracUnfair }},
-	{Name: "avg_fairness_rho_equal_share", Unit: UnitRatio, Doc: "mean equal-share ρ (the paper's definition); null when no job has one", Column: true, Null: noShareRho, Label: "average equal-share ρ", Get: func(s *RunStats) float64 { return s.Summary.AvgFairnessEqualShare }},
-	{Name: "p99_fairness_rho_equal_share", Unit: UnitRatio, Doc: "99th percentile equal-share ρ; null when no job has one", Column: true, Null: noShareRho, Label: "99th percentile equal-share ρ", Get: func(s *RunStats) float64 { return s.Summary.P99FairnessEqualShare }},
-	{Name: "max_fairness_rho_equal_share", Unit: UnitRatio, Doc: "largest equal-share ρ; null when no job has one", Column: true, Null: noShareRho, Label: "largest equal-share ρ", Get: func(s *RunStats) float64 { return s.MaxRhoEqualShare }},
-	{Name: "frac_rho_equal_share_above_1", Unit: UnitFraction, Doc: "share of the jobs with an equal-share ρ whose ρ > 1; null when none has one", Column: true, Null: noShareRho, Label: "share of jobs with equal-share ρ > 1", Get: func(s *RunStats) float64 { return s.Summary.FracUnfairEqualShare }},
-	{Name: "rounds", Doc: "scheduling rounds with active jobs", Count: true, Column: true, Label: "scheduling rounds", Get: func(s *RunStats) float64 { return float64(s.Summary.Rounds) }},
-	{Name: "agent_fits", Doc: "θ_sys refits by the jobs' agents", Count: true, Column: true, Label: "agent refits", Get: func(s *RunStats) float64 { return float64(s.Summary.AgentFits) }},
-	{Name: "policy_round_p50_s", Unit: UnitSeconds, Doc: "median wall time of a policy round; null with --no-timing", Timing: true, Column: true, Label: "median policy round wall time", Get: func(s *RunStats) float64 { return s.Summary.PolicyRoundP50 }},
-	{Name: "policy_round_p99_s", Unit: UnitSeconds, Doc: "99th percentile wall time of a policy round; null with --no-timing", Timing: true, Column: true, Label: "99th percentile policy round wall time", Get: func(s *RunStats) float64 { return s.Summary.PolicyRoundP99 }},
-	{Name: "policy_total_s", Unit: UnitSeconds, Doc: "total wall time in the policy; null with --no-timing", Timing: true, Column: true, Label: "policy wall time", Get: func(s *RunStats) float64 { return s.Summary.PolicyRoundTotal }},
-	{Name: "wall_s", Unit: UnitSeconds, Doc: "wall time of the simulation; null with --no-timing", Timing: true, Column: true, Label: "simulation wall time", Get: func(s *RunStats) float64 { return s.Summary.Wall }},
-	// An elastic cluster's (zero on a fixed one); ratios, tables and
-	// plots may name them.
-	{Name: "node_hours", Unit: "node·h", Doc: "node-hours billed", Label: "node time", Get: func(s *RunStats) float64 { return s.Summary.NodeHours }},
-	{Name: "cost", Unit: "price units", Doc: "node_hours × the price per node-hour", Label: "cost", Get: func(s *RunStats) float64 { return s.Summary.Cost }},
+// Of is the metric's value for a run: ok is false where it has none
+// (Value says so, or a wall-clock time was not measured).
+func (m Metric) Of(d *RunData) (float64, bool) {
+	v, ok := m.Value(d)
+	if m.Timing && d.NoTiming {
+		return 0, false
+	}
+	return v, ok
 }
 
-// Metrics returns every declared metric, in table order.
-func Metrics() []Metric { return append([]Metric(nil), metrics...) }
+// Metrics is a set of metric declarations, in table order: a value that
+// whoever writes or reads outputs holds and passes down (there is no
+// global registration). The zero Metrics is the built-in set
+// (BuiltinMetrics); With and Merge return new sets.
+type Metrics struct {
+	list []Metric
+}
 
-// LookupMetric returns the declared metric called name.
-func LookupMetric(name string) (Metric, bool) {
-	for _, m := range metrics {
+// BuiltinMetrics is the set of polluxsim's own metrics.
+func BuiltinMetrics() Metrics { return Metrics{list: builtinMetrics} }
+
+// NewMetrics is a set of exactly ms (no built-ins), checked as With
+// checks.
+func NewMetrics(ms ...Metric) (Metrics, error) {
+	return Metrics{list: []Metric{}}.with(ms)
+}
+
+// With returns the set with ms appended; it panics on a metric without
+// a name or a Value, or a name already in the set (a program error, found
+// by its first run; NewMetrics and Merge report it).
+func (s Metrics) With(ms ...Metric) Metrics {
+	out, err := s.with(ms)
+	if err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// Merge returns the set with o's metrics appended; a name in both is an
+// error.
+func (s Metrics) Merge(o Metrics) (Metrics, error) { return s.with(o.All()) }
+
+func (s Metrics) with(ms []Metric) (Metrics, error) {
+	list := append(make([]Metric, 0, len(s.All())+len(ms)), s.All()...)
+	for _, m := range ms {
+		switch {
+		case m.Name == "" || m.Value == nil:
+			return Metrics{}, fmt.Errorf("metric %q: needs a name and a Value", m.Name)
+		case m.Label == "":
+			m.Label = m.Name
+		}
+		for _, o := range list {
+			if o.Name == m.Name {
+				return Metrics{}, fmt.Errorf("metric %s declared twice", m.Name)
+			}
+		}
+		list = append(list, m)
+	}
+	return Metrics{list: list}, nil
+}
+
+// All returns the set's metrics, in table order.
+func (s Metrics) All() []Metric {
+	if s.list == nil {
+		return append([]Metric(nil), builtinMetrics...)
+	}
+	return append([]Metric(nil), s.list...)
+}
+
+// Lookup returns the metric called name.
+func (s Metrics) Lookup(name string) (Metric, bool) {
+	for _, m := range s.All() {
 		if m.Name == name {
 			return m, true
 		}
@@ -99,25 +215,100 @@ func LookupMetric(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// metricFields are results.parquet's metric columns: one per Column
-// metric, in order; counts are integers, timing metrics null when not
-// measured, the others null where Null says so.
-func metricFields() []Field[ResultRow] {
-	var fs []Field[ResultRow]
-	for _, m := range metrics {
-		if !m.Column {
-			continue
+// Columns are the set's results.parquet columns: every metric but the
+// Optional ones, in order.
+func (s Metrics) Columns() []Metric {
+	var out []Metric
+	for _, m := range s.All() {
+		if !m.Optional {
+			out = append(out, m)
 		}
-		get := func(r ResultRow) float64 { return m.Get(r.Stats) }
+	}
+	return out
+}
+
+// LookupMetric returns the built-in metric called name.
+func LookupMetric(name string) (Metric, bool) { return BuiltinMetrics().Lookup(name) }
+
+// summaryOf declares a metric the engine summarised into sim.Summary.
+func summaryOf(get func(s *sim.Summary) float64) func(d *RunData) (float64, bool) {
+	return func(d *RunData) (float64, bool) { return get(d.Summary), true }
+}
+
+// rhoOf is a ρ figure of the summary: none when no job has a ρ (the
+// figure is null, not 0, which would read as perfectly fair).
+func rhoOf(get func(s *sim.Summary) float64) func(d *RunData) (float64, bool) {
+	return func(d *RunData) (float64, bool) { return get(d.Summary), !d.Summary.NoFairness }
+}
+
+func shareRhoOf(get func(s *sim.Summary) float64) func(d *RunData) (float64, bool) {
+	return func(d *RunData) (float64, bool) { return get(d.Summary), !d.Summary.NoFairnessEqualShare }
+}
+
+// maxOverJobs is the largest of a job figure over the jobs that have it
+// (has); none when no job has.
+func maxOverJobs(get func(j *sim.JobResult) float64, has func(j *sim.JobResult) bool) func(d *RunData) (float64, bool) {
+	return func(d *RunData) (float64, bool) {
+		v, any := 0.0, false
+		for i := range d.Jobs {
+			if j := &d.Jobs[i]; has(j) {
+				v, any = math.Max(v, get(j)), true
+			}
+		}
+		return v, any
+	}
+}
+
+// builtinMetrics are polluxsim's metrics, in table order; per-application
+// average JCTs (avg_jct_s_<application>) and GPU-hours per GPU type
+// (gpu_hours_<type>) follow them by name (see results.RunResult.Metric).
+var builtinMetrics = []Metric{
+	{Name: "avg_jct_s", Unit: UnitSeconds, Doc: "mean JCT", Report: true, Label: "average JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.AvgJCT })},
+	{Name: "p50_jct_s", Unit: UnitSeconds, Doc: "median JCT", Label: "median JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.P50JCT })},
+	{Name: "p99_jct_s", Unit: UnitSeconds, Doc: "99th percentile JCT", Report: true, Label: "99th percentile JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.P99JCT })},
+	{Name: "max_jct_s", Unit: UnitSeconds, Doc: "largest JCT", Label: "largest JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.MaxJCT })},
+	{Name: "avg_queueing_s", Unit: UnitSeconds, Doc: "mean queueing delay", Report: true, Label: "average queueing", Value: summaryOf(func(s *sim.Summary) float64 { return s.AvgQueueing })},
+	{Name: "makespan_s", Unit: UnitSeconds, Doc: "last finish", Report: true, Label: "makespan", Value: summaryOf(func(s *sim.Summary) float64 { return s.Makespan })},
+	{Name: "restarts", Doc: "re-allocations of all jobs", Count: true, Report: true, Label: "restarts", Value: summaryOf(func(s *sim.Summary) float64 { return float64(s.Restarts) })},
+	{Name: "gpu_hours", Unit: "GPU·h", Doc: "GPU time held by jobs", Label: "GPU time", Value: summaryOf(func(s *sim.Summary) float64 { return s.GPUHours })},
+	{Name: "utilisation", Unit: UnitFraction, Doc: "gpu_hours over the cluster's GPU time from the first submit to the last finish", Report: true, HigherIsBetter: true, Label: "GPU utilisation", Value: summaryOf(func(s *sim.Summary) float64 { return s.Utilisation })},
+	{Name: "avg_fairness_rho", Unit: UnitRatio, Doc: "mean finish-time fairness ρ over the jobs that have one; null when none has", MayBeNull: true, Report: true, Label: "average finish-time fairness ρ", Value: rhoOf(func(s *sim.Summary) float64 { return s.AvgFairness })},
+	{Name: "p99_fairness_rho", Unit: UnitRatio, Doc: "99th percentile ρ; null when no job has one", MayBeNull: true, Label: "99th percentile finish-time fairness ρ", Value: rhoOf(func(s *sim.Summary) float64 { return s.P99Fairness })},
+	{Name: "max_fairness_rho", Unit: UnitRatio, Doc: "largest ρ; null when no job has one", MayBeNull: true, Report: true, Label: "largest finish-time fairness ρ",
+		Value: maxOverJobs(func(j *sim.JobResult) float64 { return j.Fairness }, func(j *sim.JobResult) bool { return j.ExclusiveJCT > 0 })},
+	{Name: "frac_rho_above_1", Unit: UnitFraction, Doc: "share of the jobs with a ρ whose ρ > 1; null when none has one", MayBeNull: true, Label: "share of jobs with ρ > 1", Value: rhoOf(func(s *sim.Summary) float64 { return s.FracUnfair })},
+	{Name: "avg_fairness_rho_equal_share", Unit: UnitRatio, Doc: "mean equal-share ρ (the paper's definition); null when no job has one", MayBeNull: true, Label: "average equal-share ρ", Value: shareRhoOf(func(s *sim.Summary) float64 { return s.AvgFairnessEqualShare })},
+	{Name: "p99_fairness_rho_equal_share", Unit: UnitRatio, Doc: "99th percentile equal-share ρ; null when no job has one", MayBeNull: true, Label: "99th percentile equal-share ρ", Value: shareRhoOf(func(s *sim.Summary) float64 { return s.P99FairnessEqualShare })},
+	{Name: "max_fairness_rho_equal_share", Unit: UnitRatio, Doc: "largest equal-share ρ; null when no job has one", MayBeNull: true, Label: "largest equal-share ρ",
+		Value: maxOverJobs(func(j *sim.JobResult) float64 { return j.FairnessEqualShare }, func(j *sim.JobResult) bool { return j.EqualShareJCT > 0 })},
+	{Name: "frac_rho_equal_share_above_1", Unit: UnitFraction, Doc: "share of the jobs with an equal-share ρ whose ρ > 1; null when none has one", MayBeNull: true, Label: "share of jobs with equal-share ρ > 1", Value: shareRhoOf(func(s *sim.Summary) float64 { return s.FracUnfairEqualShare })},
+	{Name: "rounds", Doc: "scheduling rounds with active jobs", Count: true, Label: "scheduling rounds", Value: summaryOf(func(s *sim.Summary) float64 { return float64(s.Rounds) })},
+	{Name: "agent_fits", Doc: "θ_sys refits by the jobs' agents", Count: true, Label: "agent refits", Value: summaryOf(func(s *sim.Summary) float64 { return float64(s.AgentFits) })},
+	{Name: "policy_round_p50_s", Unit: UnitSeconds, Doc: "median wall time of a policy round; null with --no-timing", Timing: true, Label: "median policy round wall time", Value: summaryOf(func(s *sim.Summary) float64 { return s.PolicyRoundP50 })},
+	{Name: "policy_round_p99_s", Unit: UnitSeconds, Doc: "99th percentile wall time of a policy round; null with --no-timing", Timing: true, Label: "99th percentile policy round wall time", Value: summaryOf(func(s *sim.Summary) float64 { return s.PolicyRoundP99 })},
+	{Name: "policy_total_s", Unit: UnitSeconds, Doc: "total wall time in the policy; null with --no-timing", Timing: true, Label: "policy wall time", Value: summaryOf(func(s *sim.Summary) float64 { return s.PolicyRoundTotal })},
+	{Name: "wall_s", Unit: UnitSeconds, Doc: "wall time of the simulation; null with --no-timing", Timing: true, Label: "simulation wall time", Value: summaryOf(func(s *sim.Summary) float64 { return s.Wall })},
+	// An elastic cluster's (zero on a fixed one; cost also on priced node
+	// pools); ratios, tables and plots may name them.
+	{Name: "node_hours", Unit: "node·h", Doc: "node-hours billed", Optional: true, Label: "node time", Value: summaryOf(func(s *sim.Summary) float64 { return s.NodeHours })},
+	{Name: "cost", Unit: "price units", Doc: "node_hours × the price per node-hour", Optional: true, Label: "cost", Value: summaryOf(func(s *sim.Summary) float64 { return s.Cost })},
+}
+
+// metricFields are results.parquet's metric columns: one per column
+// metric of ms, in order; counts are integers, timing metrics null when
+// not measured, the others null where their Value has none.
+func metricFields(ms Metrics) []Field[ResultRow] {
+	var fs []Field[ResultRow]
+	for _, m := range ms.Columns() {
 		switch {
+		case m.Count && m.Nullable():
+			fs = append(fs, I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok }))
 		case m.Count:
-			fs = append(fs, I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { return int64(get(r)) }))
-		case m.Timing:
-			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return get(r), !r.NoTiming }))
-		case m.Null != nil:
-			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return get(r), !m.Null(r.Stats) }))
+			fs = append(fs, I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { v, _ := m.Of(r.Data); return int64(v) }))
+		case m.Nullable():
+			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) }))
 		default:
-			fs = append(fs, F64(m.Name, m.Unit, m.Doc, get))
+			fs = append(fs, F64(m.Name, m.Unit, m.Doc, func(r ResultRow) float64 { v, _ := m.Of(r.Data); return v }))
 		}
 	}
 	return fs

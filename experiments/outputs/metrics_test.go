@@ -1,40 +1,168 @@
 package outputs
 
 import (
+	"encoding/json"
+	"math"
+	"slices"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
 // TestMetricsDeclaredOnce: results.parquet's documented metric columns are
 // exactly the declared column metrics, in order, with their types,
-// nullability and units; every metric has a getter, a unique name and a
+// nullability and units; every metric has a value, a unique name and a
 // label.
 func TestMetricsDeclaredOnce(t *testing.T) {
 	doc := Schema("results.parquet")
 	seen := map[string]bool{}
-	stats := &RunStats{Summary: sim.Summary{AvgJCT: 7}, MaxRho: 3}
-	for _, m := range Metrics() {
+	data := &RunData{Summary: &sim.Summary{AvgJCT: 7}, Jobs: []sim.JobResult{{ExclusiveJCT: 1, Fairness: 3}, {ExclusiveJCT: 1, Fairness: 2}, {Fairness: 9}}}
+	for _, m := range BuiltinMetrics().All() {
 		if seen[m.Name] {
 			t.Errorf("metric %s declared twice", m.Name)
 		}
 		seen[m.Name] = true
-		if m.Get == nil || m.Label == "" {
-			t.Errorf("metric %s: getter %v, label %q", m.Name, m.Get != nil, m.Label)
+		if m.Value == nil || m.Label == "" {
+			t.Errorf("metric %s: value %v, label %q", m.Name, m.Value != nil, m.Label)
 			continue
 		}
 		col, ok := doc.Column(m.Name)
-		if ok != m.Column {
-			t.Errorf("metric %s: a results.parquet column %v, declared %v", m.Name, ok, m.Column)
+		if ok != !m.Optional {
+			t.Errorf("metric %s: a results.parquet column %v, optional %v", m.Name, ok, m.Optional)
 		}
-		if ok && (col.Type != m.Type() || col.Nullable != (m.Timing || m.Null != nil) || col.Unit != m.Unit || col.Doc != m.Doc) {
+		if ok && (col.Type != m.Type() || col.Nullable != m.Nullable() || col.Unit != m.Unit || col.Doc != m.Doc) {
 			t.Errorf("metric %s: documented %+v", m.Name, col)
 		}
 	}
-	if m, _ := LookupMetric("avg_jct_s"); m.Get(stats) != 7 {
+	if m, _ := LookupMetric("avg_jct_s"); value(m, data) != 7 {
 		t.Error("avg_jct_s does not read the summary's average JCT")
 	}
-	if m, _ := LookupMetric("max_fairness_rho"); m.Get(stats) != 3 {
-		t.Error("max_fairness_rho does not read MaxRho")
+	// The largest ρ of the jobs that have one (the third has none).
+	if m, _ := LookupMetric("max_fairness_rho"); value(m, data) != 3 {
+		t.Errorf("max_fairness_rho = %v, want 3", value(m, data))
+	}
+}
+
+func value(m Metric, d *RunData) float64 { v, _ := m.Of(d); return v }
+
+// p90JCT is a metric as a user outside the tree declares it: one value,
+// computed from the run's jobs.
+var p90JCT = Metric{Name: "p90_jct_s", Unit: UnitSeconds, Doc: "90th percentile JCT", Label: "90th percentile JCT",
+	Value: func(d *RunData) (float64, bool) {
+		jcts := make([]float64, len(d.Jobs))
+		for i, j := range d.Jobs {
+			jcts[i] = j.JCT
+		}
+		return sim.Percentile(jcts, 90), len(jcts) > 0
+	}}
+
+// summaryKeys are the keys of a run's summary.json written with ms.
+func summaryKeys(t *testing.T, res *sim.Result, ms Metrics) map[string]any {
+	t.Helper()
+	spec := runspec.DefaultSpec("tiresias")
+	data, err := json.Marshal(NewRunSummary(res, spec, RunMeta{Version: "v", InputsHash: "h"}, OutputOptions{NoTiming: true, Metrics: ms}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(data, &keys); err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// TestSummaryCarriesResultsMetrics: summary.json and results.parquet carry
+// the same metrics, both derived from one set of declarations: every
+// column metric of results.parquet is a key of summary.json, with the
+// value the column has (null where it is null, 0 for a wall time not
+// measured), and an Optional metric is in summary.json only when the run
+// has it, never a column. A metric added to the set is in both.
+func TestSummaryCarriesResultsMetrics(t *testing.T) {
+	res := &sim.Result{Summary: sim.Summary{Policy: "tiresias", Jobs: 2, AvgJCT: 10, NoFairnessEqualShare: true, Wall: 3},
+		Jobs: []sim.JobResult{{JCT: 8, ExclusiveJCT: 4, Fairness: 2}, {JCT: 12, ExclusiveJCT: 4, Fairness: 3}}}
+	res.Config.Interval = 60
+	for _, ms := range []Metrics{BuiltinMetrics(), BuiltinMetrics().With(p90JCT)} {
+		keys := summaryKeys(t, res, ms)
+		table := ResultsTableFor(ms).Schema()
+		data := NewRunData(res, true)
+		for _, m := range ms.All() {
+			got, inSummary := keys[m.Name]
+			_, isColumn := table.Column(m.Name)
+			if isColumn != !m.Optional {
+				t.Errorf("%s: column %v, optional %v", m.Name, isColumn, m.Optional)
+			}
+			if m.Optional {
+				if v, ok := m.Of(data); inSummary != (ok && v != 0) {
+					t.Errorf("%s: in summary.json %v, value %v %v", m.Name, inSummary, v, ok)
+				}
+				continue
+			}
+			if !inSummary {
+				t.Errorf("%s: a results.parquet column missing from summary.json", m.Name)
+				continue
+			}
+			v, ok := m.Of(data)
+			switch {
+			case m.Timing:
+				ok, v = true, 0 // measured as 0 in summary.json with --no-timing
+			}
+			if !ok && got != nil || ok && (got == nil || got.(float64) != v) {
+				t.Errorf("%s: summary.json %v, column %v (%v)", m.Name, got, v, ok)
+			}
+		}
+		if _, ok := keys["p90_jct_s"]; ok != (len(ms.All()) > len(BuiltinMetrics().All())) {
+			t.Errorf("p90_jct_s in summary.json: %v", ok)
+		}
+	}
+	// The added metric's value: the 90th percentile of 8 and 12.
+	if v := summaryKeys(t, res, BuiltinMetrics().With(p90JCT))["p90_jct_s"]; math.Abs(v.(float64)-11.6) > 1e-12 {
+		t.Errorf("p90_jct_s = %v", v)
+	}
+}
+
+// TestMetricsSet: With appends, refusing a name twice; Merge joins sets;
+// the zero set is the built-ins.
+func TestMetricsSet(t *testing.T) {
+	var zero Metrics
+	if len(zero.All()) != len(BuiltinMetrics().All()) {
+		t.Fatal("the zero Metrics is not the built-in set")
+	}
+	ms := zero.With(p90JCT)
+	if _, ok := ms.Lookup("p90_jct_s"); !ok {
+		t.Fatal("With lost the metric")
+	}
+	if _, ok := zero.Lookup("p90_jct_s"); ok {
+		t.Fatal("With changed the set it was called on")
+	}
+	if _, err := ms.Merge(ms); err == nil {
+		t.Error("a metric declared twice was merged")
+	}
+	own, err := NewMetrics(p90JCT)
+	if err != nil || len(own.All()) != 1 {
+		t.Fatalf("NewMetrics: %v %v", own.All(), err)
+	}
+	both, err := BuiltinMetrics().Merge(own)
+	if err != nil || !slices.ContainsFunc(both.Columns(), func(m Metric) bool { return m.Name == "p90_jct_s" }) {
+		t.Errorf("Merge: %v", err)
+	}
+	if none, err := NewMetrics(); err != nil || len(none.All()) != 0 {
+		t.Errorf("NewMetrics() = %d metrics, %v; want none", len(none.All()), err)
+	}
+	if _, err := own.Merge(Metrics{}); err != nil {
+		t.Errorf("merging the built-ins (the zero set) into a set of one's own: %v", err)
+	}
+	if _, err := NewMetrics(Metric{Name: "x"}); err == nil {
+		t.Error("a metric without a value was accepted")
+	}
+}
+
+// TestAggregation: the aggregations of a sweep over workloads.
+func TestAggregation(t *testing.T) {
+	vs := []float64{3, 1, 2, 10}
+	for a, want := range map[Aggregation]float64{Mean: 4, Median: 2.5, Max: 10, Min: 1, Sum: 16} {
+		if got := a.Of(vs); got != want {
+			t.Errorf("%v = %v, want %v", a, got, want)
+		}
 	}
 }

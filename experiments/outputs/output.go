@@ -33,7 +33,9 @@ type RunMeta struct {
 	Profiles       string `json:"profiles"`
 }
 
-// RunSummary is the content of summary.json.
+// RunSummary is the content of summary.json: the run's identity, the
+// engine's counts, every metric of the run's metric set (in its order,
+// see MarshalJSON), the per-type figures, its metadata and settings.
 type RunSummary struct {
 	// RunID is the run's run_id, the same as in its tables' run_id column.
 	RunID string `json:"run_id"`
@@ -45,6 +47,110 @@ type RunSummary struct {
 	Cluster     string          `json:"cluster"`
 	ClusterGPUs int             `json:"cluster_gpus"`
 	Settings    SummarySettings `json:"settings"`
+
+	// metrics are the run's metrics and data what they are computed
+	// from.
+	metrics Metrics
+	data    *RunData
+}
+
+// MarshalJSON writes summary.json: run_id, policy and jobs; then one key
+// per metric of the set, in its order (null where the run has none; an
+// Optional metric only when the run has a non-zero value; a timing one 0
+// when not measured); then the per-GPU-type maps and the policy's
+// counters when there are any; peak_rss_mb, the run's metadata, cluster,
+// cluster_gpus and settings. Every metric of results.parquet is a key
+// here (TestSummaryCarriesResultsMetrics).
+func (s RunSummary) MarshalJSON() ([]byte, error) {
+	var o jsonObject
+	o.add("run_id", s.RunID)
+	o.add("policy", s.Policy)
+	o.add("jobs", s.Jobs)
+	data := s.data
+	if data == nil {
+		data = &RunData{Summary: &s.Summary}
+	}
+	for _, m := range s.metrics.All() {
+		v, ok := m.Value(data)
+		switch {
+		case m.Optional && (!ok || v == 0):
+			continue
+		case !ok && !m.Timing:
+			o.add(m.Name, nil)
+		case m.Count:
+			o.add(m.Name, int64(v))
+		default:
+			o.add(m.Name, v)
+		}
+	}
+	if len(s.GPUHoursByType) > 0 {
+		o.add("gpu_hours_by_type", s.GPUHoursByType)
+	}
+	if len(s.JobsByType) > 0 {
+		o.add("jobs_by_type", s.JobsByType)
+	}
+	if len(s.CostByType) > 0 {
+		o.add("cost_by_type", s.CostByType)
+	}
+	if len(s.PolicyStats) > 0 {
+		o.add("policy_stats", s.PolicyStats)
+	}
+	o.add("peak_rss_mb", s.PeakRSSMB)
+	o.addFields(s.RunMeta)
+	o.add("cluster", s.Cluster)
+	o.add("cluster_gpus", s.ClusterGPUs)
+	o.add("settings", s.Settings)
+	return o.bytes()
+}
+
+// jsonObject writes a JSON object key by key, in the order added.
+type jsonObject struct {
+	buf bytes.Buffer
+	err error
+}
+
+func (o *jsonObject) add(key string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		o.err = errors.Join(o.err, fmt.Errorf("%s: %w", key, err))
+		return
+	}
+	o.sep()
+	k, _ := json.Marshal(key)
+	o.buf.Write(k)
+	o.buf.WriteByte(':')
+	o.buf.Write(data)
+}
+
+// addFields adds the keys of v, a struct encoded as a JSON object.
+func (o *jsonObject) addFields(v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		o.err = errors.Join(o.err, err)
+		return
+	}
+	if inner := bytes.TrimSpace(data[1 : len(data)-1]); len(inner) > 0 {
+		o.sep()
+		o.buf.Write(inner)
+	}
+}
+
+func (o *jsonObject) sep() {
+	if o.buf.Len() == 0 {
+		o.buf.WriteByte('{')
+	} else {
+		o.buf.WriteByte(',')
+	}
+}
+
+func (o *jsonObject) bytes() ([]byte, error) {
+	if o.err != nil {
+		return nil, o.err
+	}
+	if o.buf.Len() == 0 {
+		return []byte("{}"), nil
+	}
+	return append(o.buf.Bytes(), '}'), nil
 }
 
 // SummarySettings are a run's settings as summary.json shows them: every
@@ -73,14 +179,29 @@ type OutputOptions struct {
 	// ran (see RoundsStream); WriteRun commits it instead of writing
 	// Result.Rounds.
 	Rounds *RoundsStream
+	// Metrics are the run's metrics (the zero value: BuiltinMetrics).
+	Metrics Metrics
+}
+
+// NewRunData is the data a finished run's metrics are computed from;
+// with noTiming its wall-clock figures are zero (and its timing metrics
+// unmeasured).
+func NewRunData(res *sim.Result, noTiming bool) *RunData {
+	s := res.Summary
+	if noTiming {
+		s.Wall, s.PolicyRoundP50, s.PolicyRoundP99, s.PolicyRoundTotal = 0, 0, 0, 0
+	}
+	return &RunData{Summary: &s, Jobs: res.Jobs, Rounds: ClusterRows(res, noTiming),
+		ClusterGPUs: res.Config.Cluster.TotalGPUs(), NoTiming: noTiming}
 }
 
 // NewRunSummary assembles summary.json's content for a finished run.
 func NewRunSummary(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) RunSummary {
-	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: res.Summary, RunMeta: meta, Settings: SummarySettings(spec), PeakRSSMB: PeakRSSMB(),
-		Cluster: spec.ClusterSpec(), ClusterGPUs: res.Config.Cluster.TotalGPUs()}
+	data := NewRunData(res, opt.NoTiming)
+	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: *data.Summary, RunMeta: meta, Settings: SummarySettings(spec), PeakRSSMB: PeakRSSMB(),
+		Cluster: spec.ClusterSpec(), ClusterGPUs: data.ClusterGPUs, metrics: opt.Metrics, data: data}
 	if opt.NoTiming {
-		s.Wall, s.PolicyRoundP50, s.PolicyRoundP99, s.PolicyRoundTotal, s.PeakRSSMB = 0, 0, 0, 0, 0
+		s.PeakRSSMB = 0
 	}
 	return s
 }
@@ -230,14 +351,11 @@ func (f *RunFolder) stage(res *sim.Result, spec runspec.RunSpec, meta RunMeta, o
 	if err := f.hook("summary.json"); err != nil {
 		return err
 	}
-	// With no job's ρ, its figures are null, not 0 (see NullFairness).
 	path := filepath.Join(f.dir, "summary.json")
-	s := NewRunSummary(res, spec, meta, opt)
-	data, err := jsonBytes(path, s)
+	data, err := jsonBytes(path, NewRunSummary(res, spec, meta, opt))
 	if err != nil {
 		return err
 	}
-	data = s.Summary.NullFairness(data)
 	return b.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 

@@ -1,15 +1,12 @@
 package outputs
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
@@ -30,17 +27,14 @@ type RunKey struct {
 	Seed           uint64
 }
 
-// RunIDLen is the number of hex digits of a run_id.
-const RunIDLen = 16
-
-// PlainRunKey is the identity of a `polluxsim run`: its ID hashes the
-// inputs' hash with every setting. The workload number of a reference
-// workload (paper:N, paper-realistic:N) is N, as in a sweep.
+// PlainRunKey is the identity of a `polluxsim run`: its ID is the run_id
+// of PlainRunIdentity, over the inputs' hash and every setting. The
+// workload number of a reference workload (paper:N, paper-realistic:N) is
+// N, as in a sweep.
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
-	settings, _ := json.Marshal(spec)
 	n, isPaper := PaperNumber(meta.Workload)
 	return RunKey{
-		ID:       digest.Parts([]byte(meta.InputsHash), settings)[:RunIDLen],
+		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec})),
 		Workload: n, HasWorkload: isPaper, WorkloadSource: meta.Workload, WorkloadDigest: meta.WorkloadDigest,
 		Policy: spec.Policy, Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
@@ -55,14 +49,6 @@ func PaperNumber(source string) (int, bool) {
 	_, num, _ := strings.Cut(source, ":")
 	n, err := strconv.Atoi(num)
 	return n, err == nil
-}
-
-// WorkloadDigest identifies a workload's content: the first 16 hex digits
-// of the SHA-256 of the workload as simulated in the workload CSV format
-// (traces.Write), whatever source it came from.
-func WorkloadDigest(csv []byte) string {
-	sum := sha256.Sum256(csv)
-	return hex.EncodeToString(sum[:])[:RunIDLen]
 }
 
 // OptionsJSON is the policy_options column of a run of spec: its

@@ -40,13 +40,13 @@ var ratioScale = outputs.Scale{Div: 1, Digits: 3}
 // headlineMetric is the metric the report leads with: the one the
 // experiment's first paired ratio compares, else the first declared
 // metric of the report's tables.
-func headlineMetric(sum *sweep.SweepSummary) (outputs.Metric, bool) {
+func headlineMetric(ms outputs.Metrics, sum *sweep.SweepSummary) (outputs.Metric, bool) {
 	if len(sum.Ratios) > 0 {
-		if m, ok := results.Declaration(sum.Ratios[0].Metric); ok {
+		if m, ok := results.DeclarationIn(ms, sum.Ratios[0].Metric); ok {
 			return m, true
 		}
 	}
-	for _, m := range outputs.Metrics() {
+	for _, m := range ms.All() {
 		if m.Report {
 			return m, true
 		}
@@ -60,7 +60,7 @@ func metricTable(sum *sweep.SweepSummary, m outputs.Metric) (statTable, bool) {
 	typical := 0.0
 	for _, c := range sum.Cells {
 		if st, ok := c.Metrics[m.Name]; ok {
-			typical = max(typical, st.Mean)
+			typical = max(typical, st.Central())
 		}
 	}
 	scale := m.ScaleFor(typical)
@@ -123,7 +123,7 @@ func ratioRows(sum *sweep.SweepSummary, keep func(r sweep.RatioSummary) bool, re
 // statRowOf is one row: the mean and the interval clipped to m's bounds,
 // on scale, and each reference with whether the interval holds it.
 func statRowOf(name string, st results.Stat, m outputs.Metric, scale outputs.Scale, refs []string, ref map[string]float64) statRow {
-	row := statRow{Name: name, N: st.N, Mean: scale.Format(st.Mean)}
+	row := statRow{Name: name, N: st.N, Mean: scale.Format(st.Central())}
 	var lo, hi float64
 	if st.CI95 != nil {
 		lo, hi = m.Clip(st.CI95[0]), m.Clip(st.CI95[1])
@@ -150,23 +150,23 @@ func statRowOf(name string, st results.Stat, m outputs.Metric, scale outputs.Sca
 // headline is the table the report opens with: the headline metric per
 // cell and its paired ratios, with the references and whether each lies
 // inside the interval; m is its metric.
-func headline(sum *sweep.SweepSummary) (t statTable, m outputs.Metric, ok bool) {
-	if m, ok = headlineMetric(sum); !ok {
+func headline(ms outputs.Metrics, sum *sweep.SweepSummary) (t statTable, m outputs.Metric, ok bool) {
+	if m, ok = headlineMetric(ms, sum); !ok {
 		return t, m, false
 	}
 	if t, ok = metricTable(sum, m); !ok {
 		return t, m, false
 	}
 	t.ID = "headline"
-	rows, refs := ratioRows(sum, func(r sweep.RatioSummary) bool { return sameMetric(r.Metric, m) }, t.Refs)
+	rows, refs := ratioRows(sum, func(r sweep.RatioSummary) bool { return sameMetric(ms, r.Metric, m) }, t.Refs)
 	t.Rows, t.Refs, t.Ratios = widen(t.Rows, t.Refs, refs), refs, rows
 	return t, m, true
 }
 
 // sameMetric says whether a ratio's metric name is m (or an earlier name
 // of it).
-func sameMetric(name string, m outputs.Metric) bool {
-	d, ok := results.Declaration(name)
+func sameMetric(ms outputs.Metrics, name string, m outputs.Metric) bool {
+	d, ok := results.DeclarationIn(ms, name)
 	return ok && d.Name == m.Name
 }
 

@@ -41,12 +41,12 @@ func TestHeadlineMetric(t *testing.T) {
 			"max_fairness_rho": {N: 1, Mean: 2}, "avg_jct_s": {N: 1, Mean: 3600}}}},
 		Ratios: []sweep.RatioSummary{{Name: "rho", Metric: "max_rho"}, {Name: "jct", Metric: "avg_jct_s"}},
 	}
-	head, m, ok := headline(sum)
+	head, m, ok := headline(outputs.Metrics{}, sum)
 	if !ok || m.Name != "max_fairness_rho" || head.Heading != "largest finish-time fairness ρ" || len(head.Ratios) != 1 || head.Ratios[0].Name != "rho" {
 		t.Errorf("headline %s %q with ratios %v", m.Name, head.Heading, head.Ratios)
 	}
 	sum.Ratios = nil
-	if head, m, _ := headline(sum); m.Name != "avg_jct_s" || head.Heading != "average JCT (h)" {
+	if head, m, _ := headline(outputs.Metrics{}, sum); m.Name != "avg_jct_s" || head.Heading != "average JCT (h)" {
 		t.Errorf("without ratios: headline %s %q", m.Name, head.Heading)
 	}
 }

@@ -24,16 +24,23 @@ import (
 // marks each figure as rendered and records where the headline table
 // ends.
 func Report(w io.Writer, exp *experiments.Experiment, runs []*results.RunResult, missing []string) error {
-	sum := sweep.Summarize(exp, runs, missing)
+	return ReportWith(w, outputs.Metrics{}, exp, runs, missing)
+}
+
+// ReportWith is Report over the metrics ms: a table for each of them
+// that asks for one (Metric.Report), labels and units from their
+// declarations.
+func ReportWith(w io.Writer, ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) error {
+	sum := sweep.SummarizeWith(ms, exp, runs, missing)
 	d := reportData{Exp: exp, Sum: sum, Provenance: provenance(exp, runs, sum)}
-	head, hm, ok := headline(sum)
+	head, hm, ok := headline(ms, sum)
 	if ok {
 		d.Headline = &head
 	}
 	if len(exp.Sources) > 0 || len(head.Refs) > 0 {
 		d.Applies = referenceApplies(runs)
 	}
-	for _, m := range outputs.Metrics() {
+	for _, m := range ms.All() {
 		if !m.Report {
 			continue
 		}
@@ -42,7 +49,7 @@ func Report(w io.Writer, exp *experiments.Experiment, runs []*results.RunResult,
 		}
 	}
 	d.Ratios, d.RatioRefs = ratioRows(sum, func(r sweep.RatioSummary) bool {
-		return !ok || !sameMetric(r.Metric, hm)
+		return !ok || !sameMetric(ms, r.Metric, hm)
 	}, nil)
 	rendered, err := figures.RenderSVG(exp, runs)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package results holds what is kept of a finished run: RunResult (a
 // sweep's stored run, cells/<run>.json: identity, settings, summary, the
 // jobs' and rounds' rows), the metrics every summary, table and baseline
-// draws from (declared once in outputs.Metrics; MetricNames, KnownMetric,
-// RunResult.Metric), elastic-cluster series,
+// draws from, computed from the stored run by their declarations
+// (outputs.Metrics; MetricNamesIn, KnownMetricIn, RunResult.MetricIn over
+// RunResult.Data), elastic-cluster series,
 // and their statistics over workloads (Stat: mean and t-based 95 %
 // confidence interval; paired ratios).
 package results

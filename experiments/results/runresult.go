@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,9 +41,9 @@ type RunResult struct {
 	Profiles         string          `json:"profiles"`
 	ProfilesID       string          `json:"profiles_id"`
 
-	// RunStats are the numbers its metrics come from (summary, max_rho,
-	// max_rho_equal_share).
-	outputs.RunStats
+	// RunStats are the engine's summary and the largest ρs as stored;
+	// metrics are computed from Data.
+	RunStats
 	// AppAvgJCT is the average JCT of each application's jobs.
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
@@ -67,6 +66,25 @@ type RunResult struct {
 	Checksum string `json:"checksum"`
 }
 
+// RunStats are the engine's summary of a stored run and its largest ρs,
+// stored as they always were (cells/RUN.json's summary, max_rho and
+// max_rho_equal_share), so that stored runs keep their bytes and
+// checksums. Metrics do not read them: every metric is computed from the
+// run's results (Data), max_fairness_rho from its jobs.
+type RunStats struct {
+	Summary sim.Summary `json:"summary"`
+	MaxRho  float64     `json:"max_rho"`
+	// MaxRhoEqualShare is the largest equal-share ρ
+	// (sim.JobResult.FairnessEqualShare).
+	MaxRhoEqualShare float64 `json:"max_rho_equal_share"`
+}
+
+// Data is what the run's metrics are computed from: its summary, jobs
+// and cluster rounds as stored.
+func (r *RunResult) Data() *outputs.RunData {
+	return &outputs.RunData{Summary: &r.Summary, Jobs: r.JobResults, Rounds: r.Cluster, ClusterGPUs: r.ClusterGPUs, NoTiming: r.NoTiming}
+}
+
 // ErrCorrupt marks a stored run whose content does not match its
 // checksum, or that is not a stored run at all (not JSON, or without a
 // run, cell and hash).
@@ -86,31 +104,31 @@ func (r *RunResult) contentSum() (string, error) {
 
 // newRunResult condenses a finished simulation.
 func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
-	r := &RunResult{RunStats: outputs.RunStats{Summary: res.Summary}, AppAvgJCT: map[string]float64{}}
-	if noTiming {
-		r.Summary.Wall, r.Summary.PolicyRoundP50, r.Summary.PolicyRoundP99, r.Summary.PolicyRoundTotal = 0, 0, 0, 0
-	}
+	d := outputs.NewRunData(res, noTiming)
+	r := &RunResult{RunStats: RunStats{Summary: *d.Summary}, AppAvgJCT: map[string]float64{}}
+	// Stored as before; the metric max_fairness_rho reads the jobs.
+	r.MaxRho, _ = maxRho.Of(d)
+	r.MaxRhoEqualShare, _ = maxRhoEqualShare.Of(d)
 	count := map[string]int{}
 	for _, j := range res.Jobs {
-		if j.ExclusiveJCT > 0 { // a job without a ρ has none, not 0
-			r.MaxRho = math.Max(r.MaxRho, j.Fairness)
-		}
-		if j.EqualShareJCT > 0 {
-			r.MaxRhoEqualShare = math.Max(r.MaxRhoEqualShare, j.FairnessEqualShare)
-		}
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
 	}
 	for app, n := range count {
 		r.AppAvgJCT[app] /= float64(n)
 	}
-	r.JobResults = res.Jobs
-	r.Cluster = outputs.ClusterRows(res, noTiming)
-	r.ClusterGPUs = res.Config.Cluster.TotalGPUs()
+	r.JobResults = d.Jobs
+	r.Cluster = d.Rounds
+	r.ClusterGPUs = d.ClusterGPUs
 	r.NoTiming = noTiming
 	r.Elastic = elasticSeries(res)
 	return r
 }
+
+var (
+	maxRho, _           = outputs.LookupMetric("max_fairness_rho")
+	maxRhoEqualShare, _ = outputs.LookupMetric("max_fairness_rho_equal_share")
+)
 
 // appMetricPrefix starts the name of a per-application average JCT.
 const appMetricPrefix = "avg_jct_s_"
@@ -119,11 +137,15 @@ const appMetricPrefix = "avg_jct_s_"
 // (runs on node pools, see sim.Summary.GPUHoursByType).
 const typeMetricPrefix = "gpu_hours_"
 
-// MetricNames lists the metrics of a run (per-application ones are
-// avg_jct_s_<application>).
-func MetricNames() []string {
+// MetricNames lists the built-in metrics of a run (per-application ones
+// are avg_jct_s_<application>).
+func MetricNames() []string { return MetricNamesIn(outputs.BuiltinMetrics()) }
+
+// MetricNamesIn lists the metrics of ms, then the per-application and
+// per-type families.
+func MetricNamesIn(ms outputs.Metrics) []string {
 	var names []string
-	for _, m := range outputs.Metrics() {
+	for _, m := range ms.All() {
 		names = append(names, m.Name)
 	}
 	return append(names, appMetricPrefix+"<application>", typeMetricPrefix+"<GPU type>")
@@ -137,30 +159,31 @@ var metricAliases = map[string]string{
 }
 
 // KnownMetric reports whether name (or an earlier name of it) is a
-// declared metric, a per-application or a per-type one.
-func KnownMetric(name string) bool {
-	if a, ok := metricAliases[name]; ok {
-		name = a
-	}
-	if app, ok := strings.CutPrefix(name, appMetricPrefix); ok {
-		return app != ""
-	}
-	if _, ok := outputs.LookupMetric(name); ok {
-		return true
-	}
-	t, ok := strings.CutPrefix(name, typeMetricPrefix)
-	return ok && t != ""
+// built-in metric, a per-application or a per-type one.
+func KnownMetric(name string) bool { return KnownMetricIn(outputs.BuiltinMetrics(), name) }
+
+// KnownMetricIn reports whether name (or an earlier name of it) is a
+// metric of ms, a per-application or a per-type one.
+func KnownMetricIn(ms outputs.Metrics, name string) bool {
+	_, ok := DeclarationIn(ms, name)
+	return ok
 }
 
-// Declaration returns how a metric name reads for people: the declared
-// metric (or the one an earlier name stands for), or for a
-// per-application or per-GPU-type metric the declaration of the metric it
-// splits, labelled with its application or type.
+// Declaration returns how a built-in metric name reads for people (see
+// DeclarationIn).
 func Declaration(name string) (outputs.Metric, bool) {
+	return DeclarationIn(outputs.BuiltinMetrics(), name)
+}
+
+// DeclarationIn returns how a metric name reads for people: the metric
+// of ms (or the one an earlier name stands for), or for a per-application
+// or per-GPU-type metric the declaration of the metric it splits
+// (avg_jct_s, gpu_hours), labelled with its application or type.
+func DeclarationIn(ms outputs.Metrics, name string) (outputs.Metric, bool) {
 	if a, ok := metricAliases[name]; ok {
 		name = a
 	}
-	if m, ok := outputs.LookupMetric(name); ok {
+	if m, ok := ms.Lookup(name); ok {
 		return m, true
 	}
 	for _, p := range []string{appMetricPrefix, typeMetricPrefix} {
@@ -173,9 +196,17 @@ func Declaration(name string) (outputs.Metric, bool) {
 	return outputs.Metric{}, false
 }
 
-// Metric returns the named metric of the run; ok is false for an unknown
-// metric or an application without jobs in this run.
+// Metric returns the named built-in metric of the run (see MetricIn).
 func (r *RunResult) Metric(name string) (v float64, ok bool) {
+	return r.MetricIn(outputs.BuiltinMetrics(), name)
+}
+
+// MetricIn returns the named metric of ms of the run, computed from its
+// stored results; ok is false for an unknown metric, a run without a
+// value (no job has a ρ) or an application without jobs in this run. A
+// timing metric of a run made with no timing is 0 here (as a sweep's
+// summary.json has always shown it), null in results.parquet.
+func (r *RunResult) MetricIn(ms outputs.Metrics, name string) (v float64, ok bool) {
 	if a, isAlias := metricAliases[name]; isAlias {
 		name = a
 	}
@@ -183,11 +214,8 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 		v, ok = r.AppAvgJCT[app]
 		return v, ok
 	}
-	if m, ok := outputs.LookupMetric(name); ok {
-		if m.Null != nil && m.Null(&r.RunStats) {
-			return 0, false
-		}
-		return m.Get(&r.RunStats), true
+	if m, ok := ms.Lookup(name); ok {
+		return m.Value(r.Data())
 	}
 	if t, isType := strings.CutPrefix(name, typeMetricPrefix); isType {
 		v, ok = r.Summary.GPUHoursByType[t]
@@ -196,10 +224,16 @@ func (r *RunResult) Metric(name string) (v float64, ok bool) {
 	return 0, false
 }
 
-// MetricNamesOf lists the metrics present in runs: the fixed ones (the
-// columns of results.parquet), then
-// one per application seen, then one per GPU type of node pools, sorted.
+// MetricNamesOf lists the built-in metrics present in runs (see
+// MetricNamesOfIn).
 func MetricNamesOf(runs []*RunResult) []string {
+	return MetricNamesOfIn(outputs.BuiltinMetrics(), runs)
+}
+
+// MetricNamesOfIn lists the metrics present in runs: the column metrics
+// of ms (results.parquet's), then one per application seen, then one per
+// GPU type of node pools, sorted.
+func MetricNamesOfIn(ms outputs.Metrics, runs []*RunResult) []string {
 	apps, types := map[string]bool{}, map[string]bool{}
 	for _, r := range runs {
 		for a := range r.AppAvgJCT {
@@ -210,10 +244,8 @@ func MetricNamesOf(runs []*RunResult) []string {
 		}
 	}
 	var names []string
-	for _, m := range outputs.Metrics() {
-		if m.Column {
-			names = append(names, m.Name)
-		}
+	for _, m := range ms.Columns() {
+		names = append(names, m.Name)
 	}
 	var as []string
 	for a := range apps {

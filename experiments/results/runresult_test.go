@@ -7,14 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
 // A run in which no job has a ρ has no ρ metrics (left out of means and
 // null in results.parquet), not 0; its other metrics stay.
 func TestNoRhoMetrics(t *testing.T) {
-	r := &RunResult{RunStats: outputs.RunStats{Summary: sim.Summary{AvgJCT: 10, NoFairness: true}}}
+	r := &RunResult{RunStats: RunStats{Summary: sim.Summary{AvgJCT: 10, NoFairness: true}}}
 	for _, m := range []string{"avg_fairness_rho", "p99_fairness_rho", "max_fairness_rho", "frac_rho_above_1"} {
 		if v, ok := r.Metric(m); ok {
 			t.Errorf("%s = %v, want none", m, v)
@@ -33,7 +32,7 @@ func TestNoRhoMetrics(t *testing.T) {
 // older polluxsim's) it is refused, but not as corrupt.
 func TestRunResultChecksum(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "r.json")
-	r := &RunResult{Run: "a.w1", Cell: "a", Hash: "h", RunStats: outputs.RunStats{Summary: sim.Summary{AvgJCT: 660.5}}, AppAvgJCT: map[string]float64{}}
+	r := &RunResult{Run: "a.w1", Cell: "a", Hash: "h", RunStats: RunStats{Summary: sim.Summary{AvgJCT: 660.5}}, AppAvgJCT: map[string]float64{}}
 	if err := WriteRunResult(p, r); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,20 @@ type Stat struct {
 	CI95      *[2]float64 `json:"ci95"`
 	Workloads []int       `json:"workloads"`
 	Values    []float64   `json:"values"`
+	// Aggregate names a metric's aggregation over workloads other than
+	// the mean (outputs.Metric.Aggregate: "median", "max", ...) and Value
+	// is it; both absent for the mean.
+	Aggregate string   `json:"aggregate,omitempty"`
+	Value     *float64 `json:"value,omitempty"`
+}
+
+// Central is the figure the metric's aggregation asks for: Value when
+// set, else the mean.
+func (s Stat) Central() float64 {
+	if s.Value != nil {
+		return *s.Value
+	}
+	return s.Mean
 }
 
 // describe computes the Stat of values measured on workloads.

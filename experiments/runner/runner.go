@@ -10,7 +10,6 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -43,6 +42,9 @@ type Options struct {
 	// Priors caches the offline-fitted θ_sys between runs (nil: fitted
 	// for this run; see runspec.OfflineParams).
 	Priors *Priors
+	// Metrics are the run's metrics, summary.json's (the zero value:
+	// outputs.BuiltinMetrics).
+	Metrics outputs.Metrics
 }
 
 // Prepared is a run whose inputs are resolved and checked, whose policy
@@ -108,7 +110,7 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 		return nil, err
 	}
 	cfg := spec.SimConfig()
-	if err := traces.Validate(w, set.Names(), max(cfg.Cluster.TotalGPUs(), spec.MaxNodes*spec.GPUsPerNode)); err != nil {
+	if err := CheckWorkload(spec, set, w); err != nil {
 		return nil, err
 	}
 	pol, err := policies.Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
@@ -148,6 +150,14 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 		ID: outputs.PlainRunKey(spec, meta).ID, policy: pol, cfg: cfg, opt: opt}, nil
 }
 
+// CheckWorkload checks a workload for a run of spec on the profiles set:
+// every job's application is known and its request fits the cluster at
+// its largest (RunSpec.MaxJobGPUs; traces.Validate). It is the one
+// capacity check of a run (Prepare) and of a sweep's plan.
+func CheckWorkload(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload) error {
+	return traces.Validate(w, set.Names(), spec.MaxJobGPUs())
+}
+
 // identity is the run's identity: the inputs' hash over the workload as
 // simulated, the profiles' digest and the release, and the version the
 // outputs record.
@@ -163,7 +173,7 @@ func identity(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, opt O
 	return outputs.RunMeta{
 		Version:        v,
 		Seed:           spec.Seed,
-		InputsHash:     digest.Parts(wl.Bytes(), []byte(set.Digest), []byte(version.Release)),
+		InputsHash:     outputs.RunHash(outputs.InputsIdentity, outputs.Identity{Workload: wl.Bytes(), ProfilesDigest: set.Digest}),
 		Workload:       w.Source,
 		WorkloadDigest: outputs.WorkloadDigest(wl.Bytes()),
 		Profiles:       set.Source,
@@ -188,7 +198,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 	cfg := p.cfg
 	cfg.Observer = p.opt.Observer
 	var folder *outputs.RunFolder
-	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming}
+	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming, Metrics: p.opt.Metrics}
 	if p.opt.Out != "" {
 		var err error
 		if folder, err = outputs.OpenRunFolder(p.opt.Out); err != nil {

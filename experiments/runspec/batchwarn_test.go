@@ -34,3 +34,30 @@ func TestBatchWarningsBothSides(t *testing.T) {
 		t.Errorf("warnings %q, want lines 2 and 5 only", got)
 	}
 }
+
+// The warning names the batch column the source has: batch_size for the
+// workload CSV, the source's own name for another format (a user's mini:
+// source calls it "batch"), none for a workload without a file.
+func TestBatchWarningsNameTheSourcesColumn(t *testing.T) {
+	set := profiles.Default()
+	lo := set.Apps["cifar10"].Limits.MinLocal
+	for _, c := range []struct{ column, want string }{
+		{traces.ColBatch, `column "batch_size"`},
+		{"batch", `column "batch"`},
+		{"", ""},
+	} {
+		w := &traces.Workload{Source: "w", BatchColumn: c.column, Jobs: []traces.Job{{Name: "low", App: "cifar10", Replicas: 1, Batch: lo - 1, Line: 2}}}
+		got := BatchWarnings(w, set)
+		if len(got) != 1 || c.want != "" && !strings.Contains(got[0], c.want) || c.want == "" && strings.Contains(got[0], "column") {
+			t.Errorf("column %q: %q, want %s", c.column, got, c.want)
+		}
+	}
+	// The workload CSV's reader says its column.
+	w, _, err := traces.Parse(strings.NewReader("name,time,application,num_replicas,batch_size\nj,0,cifar10,1,1\n"), "w.csv", traces.ReadOptions{Apps: set.Names()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := BatchWarnings(w, set); len(got) != 1 || !strings.Contains(got[0], `w.csv:2: job "j": column "batch_size"`) {
+		t.Errorf("workload CSV: %q", got)
+	}
+}

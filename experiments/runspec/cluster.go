@@ -151,7 +151,7 @@ func ClusterString(c policies.Cluster) string {
 // NODESxGPUS ("16x4") for a cluster without pools (--nodes ×
 // --gpus-per-node); an elastic cluster's initial size.
 func (s RunSpec) ClusterSpec() string {
-	if c := s.SimConfig().Cluster; len(c.Pools) > 0 {
+	if c := s.ClusterOf(); len(c.Pools) > 0 {
 		return ClusterString(c)
 	}
 	return fmt.Sprintf("%dx%d", s.Nodes, s.GPUsPerNode)
@@ -160,13 +160,13 @@ func (s RunSpec) ClusterSpec() string {
 // ClusterText describes the run's cluster for people: its GPUs and
 // ClusterSpec, "64 GPUs (t4:6x4,a100:2x8,rtx2080ti:3x8)".
 func (s RunSpec) ClusterText() string {
-	return fmt.Sprintf("%d GPUs (%s)", s.SimConfig().Cluster.TotalGPUs(), s.ClusterSpec())
+	return fmt.Sprintf("%d GPUs (%s)", s.ClusterGPUs(), s.ClusterSpec())
 }
 
 // UniformNodeGPUs is the GPUs of every node when all nodes have the same
 // number, false when the pools' nodes differ.
 func (s RunSpec) UniformNodeGPUs() (int, bool) {
-	c := s.SimConfig().Cluster
+	c := s.ClusterOf()
 	for _, p := range c.Pools {
 		if p.GPUsPerNode != c.Pools[0].GPUsPerNode {
 			return 0, false

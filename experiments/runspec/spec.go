@@ -131,7 +131,7 @@ func (s RunSpec) ValidateSettings() error {
 		return err
 	}
 	if s.Cluster != "" {
-		if _, err := ParseCluster(s.Cluster); err != nil {
+		if err := s.checkClusterFields(); err != nil {
 			return err
 		}
 		if s.Autoscaler != "" {
@@ -162,12 +162,7 @@ func (s RunSpec) RoundsMode() (sim.RoundsMode, error) {
 // SimConfig is the engine configuration the spec describes.
 func (s RunSpec) SimConfig() sim.Config {
 	c := sim.DefaultConfig()
-	c.Cluster = policies.Cluster{Nodes: s.Nodes, GPUsPerNode: s.GPUsPerNode}
-	if s.Cluster != "" {
-		if cl, err := ParseCluster(s.Cluster); err == nil { // Validate reports errors
-			c.Cluster = cl
-		}
-	}
+	c.Cluster = s.ClusterOf()
 	c.Interval = s.Interval
 	c.RestartDelay = s.RestartDelay
 	c.Interference = s.Interference

@@ -43,13 +43,15 @@ func GenerateWorkload(src traces.Source, set *profiles.Set, n int, seed uint64, 
 // workloads (B0 × the user's GPUs) exceed the largest batch a little.
 const FarBatchFactor = 10
 
-// BatchWarnings flags the jobs of w whose batch_size is far outside the
+// BatchWarnings flags the jobs of w whose batch size is far outside the
 // range its application's profile covers: a per-GPU batch (batch_size
 // over num_replicas) below the smallest per-GPU batch (Limits.MinLocal) or
 // a batch above FarBatchFactor × the largest total
 // batch (Limits.MaxBatch). Such a job still runs, on extrapolated step
 // times and statistics (under fixed-batch policies, for as long as such a
-// batch takes), so this is a warning, naming the job's line and the range.
+// batch takes), so this is a warning, naming the job's line, the column
+// that holds its batch in the source (Workload.BatchColumn; none for a
+// source without one) and the range.
 func BatchWarnings(w *traces.Workload, set *profiles.Set) []string {
 	var out []string
 	for _, j := range w.Jobs {
@@ -70,7 +72,9 @@ func BatchWarnings(w *traces.Workload, set *profiles.Set) []string {
 			err = fmt.Errorf("%d over %d GPUs is %.3g per GPU, below %s's smallest per-GPU batch %d; its profile is extrapolated",
 				j.Batch, gpus, float64(j.Batch)/float64(gpus), j.App, lo)
 		}
-		e := &traces.InputError{File: w.Source, Line: j.Line, Job: j.Name, Column: traces.ColBatch, Err: err}
+		// The column as the source calls it: a source of another format
+		// than the workload CSV has no batch_size column.
+		e := &traces.InputError{File: w.Source, Line: j.Line, Job: j.Name, Column: w.BatchColumn, Err: err}
 		out = append(out, e.Error())
 	}
 	return out

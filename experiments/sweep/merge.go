@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/fserr"
@@ -32,6 +33,11 @@ type MergeReport struct {
 // sources; a run present in several inputs must have the same hash in
 // each. out may be one of the inputs; merge holds its lock while writing.
 func Merge(out string, dirs []string) (*MergeReport, error) {
+	return MergeWith(out, dirs, outputs.Metrics{})
+}
+
+// MergeWith is Merge with the metrics ms (see RebuildWith).
+func MergeWith(out string, dirs []string, ms outputs.Metrics) (*MergeReport, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no folders to merge")
 	}
@@ -125,7 +131,7 @@ func Merge(out string, dirs []string) (*MergeReport, error) {
 			}
 		}
 	}
-	sum, err := Rebuild(out, exp)
+	sum, err := RebuildWith(out, exp, ms)
 	if err != nil {
 		return nil, err
 	}

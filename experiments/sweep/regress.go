@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -50,8 +51,12 @@ func (c BaselineCell) metric() string {
 	return c.Metric
 }
 
-// ReadBaseline reads a baseline file (unknown keys are errors).
-func ReadBaseline(path string) (*Baseline, error) {
+// ReadBaseline reads a baseline file (unknown keys are errors) whose
+// metrics are built-in ones (ReadBaselineWith).
+func ReadBaseline(path string) (*Baseline, error) { return ReadBaselineWith(outputs.Metrics{}, path) }
+
+// ReadBaselineWith reads a baseline file whose metrics are those of ms.
+func ReadBaselineWith(ms outputs.Metrics, path string) (*Baseline, error) {
 	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -66,7 +71,7 @@ func ReadBaseline(path string) (*Baseline, error) {
 		return nil, fmt.Errorf("baseline %s: needs an experiment and cells", path)
 	}
 	for _, c := range b.Cells {
-		if !results.KnownMetric(c.metric()) {
+		if !results.KnownMetricIn(ms, c.metric()) {
 			return nil, fmt.Errorf("baseline %s: cell %s: unknown metric %q", path, c.Cell, c.Metric)
 		}
 		if !(c.Tolerance >= 0) || !(b.Tolerance >= 0) {
@@ -97,12 +102,23 @@ type Check struct {
 	Tolerance float64
 	Missing   bool // the results have no run of the cell
 	OK        bool
+	// Worse says that the drift goes the metric's bad way (a longer JCT,
+	// a lower utilisation: outputs.Metric.HigherIsBetter), passed or not.
+	Worse bool
 }
 
 // Regress compares a sweep's summary with a baseline, cell by cell. It
 // returns every check and an error when the summary is of another
-// experiment or profiles.
+// experiment or profiles. Directions are the built-in metrics' (see
+// RegressWith).
 func Regress(b *Baseline, sum *SweepSummary, profilesIDs []string) ([]Check, error) {
+	return RegressWith(outputs.Metrics{}, b, sum, profilesIDs)
+}
+
+// RegressWith is Regress with the declarations of ms: each check compares
+// the metric's aggregate (Metric.Aggregate; the mean unless declared) and
+// says whether its drift is for the worse (Metric.HigherIsBetter).
+func RegressWith(ms outputs.Metrics, b *Baseline, sum *SweepSummary, profilesIDs []string) ([]Check, error) {
 	if sum.Experiment != b.Experiment || sum.Version != b.Version {
 		return nil, fmt.Errorf("baseline is for experiment %s version %d, the results are of %s version %d",
 			b.Experiment, b.Version, sum.Experiment, sum.Version)
@@ -126,13 +142,16 @@ func Regress(b *Baseline, sum *SweepSummary, profilesIDs []string) ([]Check, err
 			out = append(out, c)
 			continue
 		}
-		c.Got = st.Mean
+		c.Got = st.Central()
 		if c.Expected != 0 {
 			c.Drift = c.Got/c.Expected - 1
 		} else {
 			c.Drift = c.Got
 		}
 		c.OK = math.Abs(c.Drift) <= c.Tolerance
+		if m, ok := results.DeclarationIn(ms, c.Metric); ok {
+			c.Worse = (c.Drift < 0) == m.HigherIsBetter && c.Drift != 0
+		}
 		out = append(out, c)
 	}
 	return out, nil
@@ -147,14 +166,22 @@ func Failed(checks []Check) []string {
 			out = append(out, fmt.Sprintf("%s %s: no results", c.Cell, c.Metric))
 		case !c.OK && c.Expected == 0:
 			// The drift is absolute here: "+85834.56%" of nothing said nothing.
-			out = append(out, fmt.Sprintf("%s %s: %.6g, expected 0 (%+.6g absolute, tolerance ±%.6g)",
-				c.Cell, c.Metric, c.Got, c.Drift, c.Tolerance))
+			out = append(out, fmt.Sprintf("%s %s: %.6g, expected 0 (%+.6g absolute, tolerance ±%.6g): %s",
+				c.Cell, c.Metric, c.Got, c.Drift, c.Tolerance, c.way()))
 		case !c.OK:
-			out = append(out, fmt.Sprintf("%s %s: %.6g, expected %.6g (%+.2f%%, tolerance ±%.2f%%)",
-				c.Cell, c.Metric, c.Got, c.Expected, 100*c.Drift, 100*c.Tolerance))
+			out = append(out, fmt.Sprintf("%s %s: %.6g, expected %.6g (%+.2f%%, tolerance ±%.2f%%): %s",
+				c.Cell, c.Metric, c.Got, c.Expected, 100*c.Drift, 100*c.Tolerance, c.way()))
 		}
 	}
 	return out
+}
+
+// way says which way a check drifted.
+func (c Check) way() string {
+	if c.Worse {
+		return "worse"
+	}
+	return "better"
 }
 
 // UpdateBaseline sets every expected number of b to the summary's mean
@@ -185,7 +212,7 @@ func UpdateBaseline(b *Baseline, sum *SweepSummary, profilesID string) (*Baselin
 			missing = append(missing, bc.Cell)
 			continue
 		}
-		bc.Expected = roundSig(st.Mean, 9)
+		bc.Expected = roundSig(st.Central(), 9)
 	}
 	if len(missing) > 0 {
 		return nil, errors.New("no results for cells " + strings.Join(missing, ", "))

@@ -37,6 +37,10 @@ func TestRegress(t *testing.T) {
 			t.Errorf("check %d (%s %s): ok %v, want %v (%+v)", i, c.Cell, c.Metric, c.OK, ok[i], c)
 		}
 	}
+	// A longer JCT is worse, a shorter one better (Metric.HigherIsBetter).
+	if !checks[1].Worse || checks[2].Worse {
+		t.Errorf("worse: %v %v", checks[1].Worse, checks[2].Worse)
+	}
 	if !checks[3].Missing || !checks[4].Missing || checks[1].Missing {
 		t.Error("missing flags wrong")
 	}

@@ -81,13 +81,19 @@ func runMatches(rr *results.RunResult, exp *experiments.Experiment, r experiment
 // Rebuild writes the sweep-level tables (results.parquet, apps.parquet,
 // jobs.parquet, cluster.parquet, and rounds.parquet when the runs kept
 // their rounds, see SweepOptions.JobRounds) and summary.json from the stored runs of
-// exp and returns the summary.
+// exp and returns the summary, with the built-in metrics (RebuildWith).
 func Rebuild(dir string, exp *experiments.Experiment) (*SweepSummary, error) {
+	return RebuildWith(dir, exp, outputs.Metrics{})
+}
+
+// RebuildWith is Rebuild with the metrics ms (results.parquet's metric
+// columns, summary.json's metrics), each computed from the stored runs.
+func RebuildWith(dir string, exp *experiments.Experiment, ms outputs.Metrics) (*SweepSummary, error) {
 	runs, missing, err := LoadRuns(dir, exp)
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteResults(filepath.Join(dir, ResultsFile), exp, runs); err != nil {
+	if err := WriteResultsWith(filepath.Join(dir, ResultsFile), exp, runs, ms); err != nil {
 		return nil, err
 	}
 	if err := writeSweepTables(dir, exp, runs); err != nil {
@@ -96,7 +102,7 @@ func Rebuild(dir string, exp *experiments.Experiment) (*SweepSummary, error) {
 	if err := writeSweepRounds(dir, exp, runs); err != nil {
 		return nil, err
 	}
-	sum := Summarize(exp, runs, missing)
+	sum := SummarizeWith(ms, exp, runs, missing)
 	if err := outputs.WriteJSON(filepath.Join(dir, SummaryFile), sum); err != nil {
 		return nil, err
 	}
@@ -115,8 +121,15 @@ func sweepMeta(exp *experiments.Experiment) (map[string]string, []string) {
 // WriteResults writes results.parquet: one row per run, with its identity,
 // every setting and every metric; its columns are the same whatever
 // applications ran (per-application metrics are in apps.parquet).
-// Wall-clock columns are null for runs made with no timing.
+// Wall-clock columns are null for runs made with no timing. Its metric
+// columns are the built-in metrics' (WriteResultsWith).
 func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunResult) error {
+	return WriteResultsWith(path, exp, runs, outputs.Metrics{})
+}
+
+// WriteResultsWith is WriteResults with a column per column metric of ms,
+// computed from each stored run's results (results.RunResult.Data).
+func WriteResultsWith(path string, exp *experiments.Experiment, runs []*results.RunResult, ms outputs.Metrics) error {
 	r := runs
 	labels := map[string]string{}
 	for i := range exp.Cells {
@@ -130,11 +143,11 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 		return outputs.ResultRow{
 			Key: &keys[i], ExperimentVersion: r[i].ExperimentVersion, Run: r[i].Run, Label: labels[r[i].Cell],
 			Load: r[i].Load, Config: r[i].Config, Jobs: r[i].Jobs, Profiles: r[i].Profiles, ProfilesID: r[i].ProfilesID,
-			Settings: &r[i].Settings, ClusterGPUs: r[i].ClusterGPUs, Stats: &r[i].RunStats, NoTiming: r[i].NoTiming, Version: r[i].PolluxsimVersion,
+			Settings: &r[i].Settings, ClusterGPUs: r[i].ClusterGPUs, Data: r[i].Data(), Version: r[i].PolluxsimVersion,
 		}
 	}
 	kv, order := sweepMeta(exp)
-	if err := outputs.WriteTable(path, outputs.ResultsTable, row, len(r), kv, order); err != nil {
+	if err := outputs.WriteTable(path, outputs.ResultsTableFor(ms), row, len(r), kv, order); err != nil {
 		return fmt.Errorf("results: %w", err)
 	}
 	return nil
@@ -171,7 +184,7 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 		for j := range r.Cluster {
 			cluster = append(cluster, outputs.ClusterTableRow{Key: &keys[i], GPUs: r.ClusterGPUs, Round: &r.Cluster[j]})
 		}
-		types = append(types, outputs.TypeRows(&keys[i], &r.Summary, r.Settings.SimConfig().Cluster, r.JobResults)...)
+		types = append(types, outputs.TypeRows(&keys[i], &r.Summary, r.Settings.ClusterOf(), r.JobResults)...)
 	}
 	if err := outputs.WriteTable(filepath.Join(dir, AppsFile), outputs.AppsTable, func(i int) outputs.AppRow { return apps[i] }, len(apps), kv, order); err != nil {
 		return err

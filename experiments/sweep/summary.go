@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/fserr"
@@ -56,8 +57,16 @@ type RatioSummary struct {
 }
 
 // Summarize computes the summary of the runs of exp (missing lists the runs
-// absent).
+// absent) over the built-in metrics (SummarizeWith).
 func Summarize(exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
+	return SummarizeWith(outputs.Metrics{}, exp, runs, missing)
+}
+
+// SummarizeWith computes the summary of the runs of exp over the metrics
+// ms: each column metric of ms aggregated over each cell's workloads as
+// it declares (Metric.Aggregate), with the per-application and per-type
+// ones.
+func SummarizeWith(ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
 	s := &SweepSummary{
 		Experiment: exp.Name, Version: exp.Version, Description: exp.Description, Paper: exp.Paper,
 		Sources: exp.Sources, Runs: len(runs), ExpectedRuns: len(exp.Runs()), Missing: missing,
@@ -66,32 +75,42 @@ func Summarize(exp *experiments.Experiment, runs []*results.RunResult, missing [
 	for _, r := range runs {
 		byCell[r.Cell] = append(byCell[r.Cell], r)
 	}
-	names := results.MetricNamesOf(runs)
+	names := results.MetricNamesOfIn(ms, runs)
 	for i := range exp.Cells {
 		c := &exp.Cells[i]
 		cs := CellSummary{Cell: c.Name, Label: c.Title(), Policy: c.Spec().Policy, Load: c.Load(), Config: c.Config(),
 			Jobs: c.Jobs(), Settings: c.Spec(), Metrics: map[string]results.Stat{}, Reference: c.Reference}
 		for _, m := range names {
-			ws, vs := CellValues(byCell[c.Name], m)
+			ws, vs := CellValuesIn(ms, byCell[c.Name], m)
 			if len(vs) > 0 {
-				cs.Metrics[m] = results.Describe(ws, vs)
+				st := results.Describe(ws, vs)
+				if d, ok := ms.Lookup(m); ok && d.Aggregate != outputs.Mean {
+					v := d.Aggregate.Of(vs)
+					st.Aggregate, st.Value = d.Aggregate.String(), &v
+				}
+				cs.Metrics[m] = st
 			}
 		}
 		s.Cells = append(s.Cells, cs)
 	}
 	for _, r := range exp.Ratios {
-		nw, nv := CellValues(byCell[r.Num], r.Metric)
-		dw, dv := CellValues(byCell[r.Den], r.Metric)
+		nw, nv := CellValuesIn(ms, byCell[r.Num], r.Metric)
+		dw, dv := CellValuesIn(ms, byCell[r.Den], r.Metric)
 		s.Ratios = append(s.Ratios, RatioSummary{Name: r.Name, Num: r.Num, Den: r.Den, Metric: r.Metric,
 			Stat: results.PairedRatio(nw, nv, dw, dv), Reference: r.Reference})
 	}
 	return s
 }
 
-// CellValues returns a metric of a cell's runs, per workload.
+// CellValues returns a built-in metric of a cell's runs, per workload.
 func CellValues(runs []*results.RunResult, metric string) (workloads []int, values []float64) {
+	return CellValuesIn(outputs.Metrics{}, runs, metric)
+}
+
+// CellValuesIn returns a metric of ms of a cell's runs, per workload.
+func CellValuesIn(ms outputs.Metrics, runs []*results.RunResult, metric string) (workloads []int, values []float64) {
 	for _, r := range runs {
-		if v, ok := r.Metric(metric); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v, ok := r.MetricIn(ms, metric); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			workloads = append(workloads, r.Workload)
 			values = append(values, v)
 		}

@@ -19,13 +19,11 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
-	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
-	"github.com/polluxsim/polluxsim/traces"
 )
 
 // Shard selects every Count-th run of an experiment starting at Index, so
@@ -115,6 +113,13 @@ type SweepOptions struct {
 	// Note, if set, receives informational messages (e.g. which workloads
 	// are generated).
 	Note func(msg string)
+	// ProfilesPath is the file or folder Profiles were read from, if any:
+	// the sweep refuses an Out inside it, or inside Workloads
+	// (CheckOutsideInputs).
+	ProfilesPath string
+	// Metrics are the sweep's metrics: results.parquet's metric columns
+	// and summary.json's (the zero value: outputs.BuiltinMetrics).
+	Metrics outputs.Metrics
 }
 
 // SweepReport tells what a sweep did.
@@ -208,6 +213,9 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if err := CheckSweepOut(opt.Out, exp); err != nil {
 		return nil, err
 	}
+	if err := CheckOutsideInputs(opt.Out, opt.ProfilesPath, opt.Workloads); err != nil {
+		return nil, err
+	}
 	if err := checkSetFiles(exp, opt.Workloads); err != nil {
 		return nil, err
 	}
@@ -224,7 +232,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 		if err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
-		if err := traces.Validate(wl.w, opt.Profiles.Names(), r.Cell.Spec().Nodes*r.Cell.Spec().GPUsPerNode); err != nil {
+		if err := runner.CheckWorkload(r.Cell.Spec(), opt.Profiles, wl.w); err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
 		plan = append(plan, planned{run: r, pos: i, wl: wl, hash: runHash(exp, r, wl, opt)})
@@ -295,7 +303,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if err != nil {
 		return rep, err
 	}
-	sum, err := Rebuild(opt.Out, exp)
+	sum, err := RebuildWith(opt.Out, exp, opt.Metrics)
 	if err != nil {
 		return rep, err
 	}
@@ -313,11 +321,13 @@ func runCost(r experiments.Run) float64 {
 	return c
 }
 
+// runHash is the stored run's identity (outputs.SweepRunIdentity).
 func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, opt SweepOptions) string {
-	settings, _ := json.Marshal(r.Cell.Spec())
-	return digest.Parts([]byte(exp.Name), []byte(strconv.Itoa(exp.Version)), []byte(r.ID()), settings,
-		[]byte(fmt.Sprintf("%s|%g|%d", r.Cell.Config(), r.Cell.Load(), r.Cell.Jobs())), wl.csv,
-		[]byte(opt.ProfilesID), []byte(opt.Version))
+	return outputs.RunHash(outputs.SweepRunIdentity, outputs.Identity{
+		Experiment: exp.Name, ExperimentVersion: exp.Version, Run: r.ID(), Settings: r.Cell.Spec(),
+		Config: r.Cell.Config(), Load: r.Cell.Load(), Jobs: r.Cell.Jobs(), Workload: wl.csv,
+		ProfilesID: opt.ProfilesID, Code: opt.Version,
+	})
 }
 
 // RunPath is where a sweep in dir stores run id.

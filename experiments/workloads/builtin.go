@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/kv"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -117,20 +118,12 @@ func checkOversize(rule string) error {
 // "generate:"): comma-separated key=value pairs, every key at most once.
 func ParseGenerate(arg string) (Generate, error) {
 	g := DefaultGenerate()
-	seen := map[string]bool{}
-	for _, kv := range strings.Split(arg, ",") {
-		if strings.TrimSpace(kv) == "" {
-			continue
-		}
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return g, fmt.Errorf("generate: %q is not key=value", kv)
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if seen[k] {
-			return g, fmt.Errorf("generate: %s given twice", k)
-		}
-		seen[k] = true
+	pairs, err := kv.List(arg, true)
+	if err != nil {
+		return g, fmt.Errorf("generate: %w", err)
+	}
+	for _, p := range pairs {
+		k, v := p.Key, p.Value
 		var err error
 		switch k {
 		case "jobs":

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/polluxsim/polluxsim/internal/kv"
 )
 
 // Options are the Gavel policies' user-settable options.
@@ -94,15 +96,15 @@ func parseWeights(s string) (map[string]float64, error) {
 		return w, nil
 	}
 	for _, item := range strings.Split(s, ",") {
-		app, val, ok := strings.Cut(strings.TrimSpace(item), "=")
-		if !ok || strings.TrimSpace(app) == "" {
+		p, err := kv.Cut(item)
+		if err != nil {
 			return nil, fmt.Errorf("weights: %q is not app=weight", item)
 		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		app := p.Key
+		v, err := strconv.ParseFloat(p.Value, 64)
 		if err != nil || !(v > 0 && v <= maxWeight) {
 			return nil, fmt.Errorf("weights: %q: the weight must be a number in (0, %g]", item, float64(maxWeight))
 		}
-		app = strings.TrimSpace(app)
 		if _, dup := w[app]; dup {
 			return nil, fmt.Errorf("weights: application %q given twice", app)
 		}

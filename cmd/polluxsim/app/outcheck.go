@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/traces"
@@ -165,27 +166,14 @@ func refInput(flag, ref string) inputFile {
 	return inputFile{flag, ref}
 }
 
-// resolved is path made absolute with its symbolic links followed: all of
-// them if it exists, else its folder's.
-func resolved(path string) string {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return path
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		return r
-	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
-		return filepath.Join(dir, filepath.Base(abs))
-	}
-	return abs
-}
+// resolved is path made absolute with its symbolic links followed
+// (runner.Resolved, the library's guard against an output inside an
+// input).
+func resolved(path string) string { return runner.Resolved(path) }
 
-// within reports whether path, resolved, lies inside folder dir.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(resolved(dir), resolved(path))
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
+// within reports whether path, resolved, lies inside folder dir
+// (runner.Within).
+func within(path, dir string) bool { return runner.Within(path, dir) }
 
 // maxWarnings bounds the warnings printed for one input, as problems are
 // bounded: the rest are counted.

@@ -115,7 +115,7 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 		if err != nil {
 			return err
 		}
-		rf.spec.Cluster, rf.spec.Nodes, rf.spec.GPUsPerNode = runspec.ClusterString(c), c.Nodes, c.GPUsPerNode
+		rf.spec.SetCluster(c)
 	}
 	if err := rf.elastic.resolve(rf); err != nil {
 		return err

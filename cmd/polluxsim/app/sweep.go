@@ -172,13 +172,9 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	}
 	// An output inside an input: --out inside --profiles hashed its own
 	// outputs into the profiles' digest and reran for ever.
-	for _, in := range []inputFile{{"--profiles", sf.profiles}, {"--workloads", sf.workloads}} {
-		if in.path == "" || in.path == sweep.GeneratedWorkloads {
-			continue
-		}
-		if within(sf.out, in.path) {
-			return fmt.Errorf("--out %s is inside %s %s, an input: a sweep's outputs must lie outside its inputs", sf.out, in.flag, in.path)
-		}
+	// (The library's guard; sweep.Sweep checks it again.)
+	if err := sweep.CheckOutsideInputs(sf.out, sf.profiles, sf.workloads); err != nil {
+		return err
 	}
 	// A table or the summary that is (or links to) an input would replace
 	// it (experiment.json is written with the spec's own bytes).
@@ -200,7 +196,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	stderr := cmd.ErrOrStderr()
 	var prog *progress
 	opt := sweep.SweepOptions{
-		Profiles: set, ProfilesID: set.Digest, Workloads: sf.workloads, Out: sf.out,
+		Profiles: set, ProfilesID: set.Digest, ProfilesPath: sf.profiles, Workloads: sf.workloads, Out: sf.out,
 		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: version.Code(), Spec: spec,
 		ReplaceOtherProfiles: sf.replaceProfiles,
 		Note: func(msg string) {
