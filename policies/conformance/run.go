@@ -16,7 +16,10 @@ func Run(t *testing.T, name string, opts ...string) {
 	RunRegistered(t, policies.Default(), name, opts...)
 }
 
-// RunRegistered is Run for a policy of registry reg.
+// RunRegistered is Run for a policy of registry reg. Beside the scenarios
+// it runs the option-bounds check (OptionBounds, subtest "option-bounds"):
+// every numeric option documents its bounds and values just outside them
+// are refused.
 func RunRegistered(t *testing.T, reg *policies.Registry, name string, opts ...string) {
 	t.Helper()
 	newPolicy, err := registered(reg, name, opts)
@@ -24,6 +27,7 @@ func RunRegistered(t *testing.T, reg *policies.Registry, name string, opts ...st
 		t.Fatal(err)
 	}
 	RunFactory(t, newPolicy)
+	t.Run("option-bounds", func(t *testing.T) { OptionBounds(t, reg, name) })
 }
 
 // RunFactory checks the policies newPolicy builds against every scenario,
