@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -60,8 +61,7 @@ func (panicPolicy) Schedule(float64, policies.Cluster, []policies.Job) policies.
 func testRegistry(t testing.TB) (*policies.Registry, *testPolicies) {
 	t.Helper()
 	reg := policies.NewRegistry()
-	for _, n := range policies.Names() {
-		r, _ := policies.Lookup(n)
+	for _, r := range builtin.Registrations() {
 		if err := reg.Register(r); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +86,9 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server, *testPo
 	t.Helper()
 	reg, tp := testRegistry(t)
 	cfg.Registry = reg
+	if cfg.Autoscalers == nil {
+		cfg.Autoscalers = testExt.Autoscalers
+	}
 	s := New(cfg)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)

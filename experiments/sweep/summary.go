@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"math"
 	"path/filepath"
 
@@ -123,13 +124,14 @@ func ReadSweepSummary(path string) (*SweepSummary, error) {
 }
 
 // OpenSweep reads a sweep's output folder: its experiment (from
-// experiment.json) and its stored runs.
-func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []string, error) {
+// experiment.json, resolved against ext as a stored experiment: what ext
+// lacks is listed by its Skipped) and its stored runs.
+func OpenSweep(dir string, ext *extensions.Extensions) (*experiments.Experiment, []*results.RunResult, []string, error) {
 	data, err := inputfile.ReadFile(filepath.Join(dir, ExperimentFile))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s is not a sweep's output folder: %w", dir, fserr.Cause(err))
 	}
-	exp, err := experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile))
+	exp, err := experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile), ext)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -7,6 +7,7 @@ package app
 // documentation and the checks cannot drift apart.
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +17,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/conformance"
 )
@@ -29,8 +29,8 @@ func TestOptionBounds(t *testing.T) {
 		describe func(string) ([]policies.OptionDoc, error)
 		resolve  func(string, policies.OptionSet, ...any) (policies.OptionSet, error)
 	}{
-		{"policy", policies.Names, policies.Describe, policies.Resolve},
-		{"autoscaler", autoscalers.Names, autoscalers.Describe, autoscalers.Resolve},
+		{"policy", testExt.Policies.Names, testExt.Policies.Describe, testExt.Policies.Resolve},
+		{"autoscaler", testExt.Autoscalers.Names, testExt.Autoscalers.Describe, testExt.Autoscalers.Resolve},
 	} {
 		for _, name := range reg.names() {
 			docs, err := reg.describe(name)
@@ -103,7 +103,7 @@ func TestFlagBounds(t *testing.T) {
 			walk(s)
 		}
 	}
-	walk(newRootCmd())
+	walk(newRootCmd(testExt, intree.DefaultPolicy))
 	if probed < 40 { // 23 flags, most bounded on both sides
 		t.Errorf("only %d values probed", probed)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"net"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 	"github.com/polluxsim/polluxsim/service"
 )
 
-func newServeCmd() *cobra.Command {
+func newServeCmd(ext *extensions.Extensions) *cobra.Command {
 	var (
 		addr, tokenFile, tokenEnv string
 		lim                       = service.DefaultLimits()
@@ -62,7 +63,7 @@ exits.`,
 				fmt.Fprintf(w, "%s: warning: serving on %s without a token: anyone who reaches it can use it\n", cmd.Root().Name(), host)
 			}
 			fmt.Fprintf(w, "%s serve: listening on http://%s\n", cmd.Root().Name(), ln.Addr())
-			err = service.New(service.Config{Limits: lim, Token: token}).Serve(ctx, ln, drain)
+			err = service.New(service.Config{Registry: ext.PolicyRegistry(), Autoscalers: ext.AutoscalerRegistry(), Limits: lim, Token: token}).Serve(ctx, ln, drain)
 			if err == nil {
 				fmt.Fprintf(w, "%s serve: stopped\n", cmd.Root().Name())
 			}
