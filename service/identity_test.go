@@ -37,7 +37,7 @@ var identitySkip = []string{"run_id", "policy", "policy_options"}
 // in every column but run_id, policy and policy_options. In -short mode
 // workloads 1 and 5 only, under -race workload 1.
 func TestRemoteIdentity(t *testing.T) {
-	srv := New(Config{})
+	srv := New(Config{Registry: testExt.Policies, Autoscalers: testExt.Autoscalers})
 	ts := httptest.NewServer(srv.Handler()) // 127.0.0.1:0
 	defer ts.Close()
 	workloads := []int{1, 2, 3, 4, 5, 6, 7, 8}

@@ -147,6 +147,9 @@ func NewCommand(opts ...Option) *cobra.Command {
 	return newTree(c, ext)
 }
 
+// New is NewCommand.
+func New(opts ...Option) *cobra.Command { return NewCommand(opts...) }
+
 // newTree builds the command tree of a config around its extensions.
 func newTree(c config, ext *extensions.Extensions) *cobra.Command {
 	root := newRootCmd(ext, c.policy(ext))
