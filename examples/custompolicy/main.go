@@ -1,6 +1,6 @@
 // Command custompolicy shows polluxsim used as a library: package
-// smallestfirst defines a scheduling policy outside the policies/ tree and
-// registers it with one option; this program simulates a whole workload
+// smallestfirst defines a scheduling policy outside the policies/ tree,
+// with one option; this program simulates a whole workload
 // with it beside FIFO. cmd/polluxsim-custom is the whole polluxsim command
 // line with the policy added, in ten lines.
 //

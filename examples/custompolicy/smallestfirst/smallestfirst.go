@@ -2,8 +2,8 @@
 // the policies/ tree: "smallest-first" runs waiting jobs with the fewest
 // requested GPUs first (at the GPUs and batch size their users asked
 // for), never preempts, and lets a job that has waited longer than
-// aging_hours jump the queue so that large jobs do not starve. Importing
-// the package registers the policy.
+// aging_hours jump the queue so that large jobs do not starve. A binary
+// adds it with app.WithPolicy(smallestfirst.Registration()).
 package smallestfirst
 
 import (
