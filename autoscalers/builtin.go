@@ -58,19 +58,21 @@ func (a *BandScaler) Target(s State) int {
 	return t
 }
 
-func init() {
+// Builtin are the built-in autoscalers' registrations (goodput,
+// throughput, utility-band).
+func Builtin() []Registration {
 	rule := func() Rule { return Rule{U: 2.0 / 3, L: 0.5} }
-	Register(Typed(Registration{
+	return []Registration{Typed(Registration{
 		Name: GoodputName,
 		Doc:  "Pollux paper: scale up when goodput per node exceeds u x ideal, to where it is l x ideal",
-	}, rule, func(r Rule) (Autoscaler, error) { return NewGoodput(r), nil }))
-	Register(Typed(Registration{
-		Name: ThroughputName,
-		Doc:  "Or et al. 2020: the same rule on throughput, statistical efficiency ignored",
-	}, rule, func(r Rule) (Autoscaler, error) { return NewThroughput(r), nil }))
-	Register(Typed(Registration{
-		Name: BandName,
-		Doc:  "Pollux artifact's cluster-level form: keep utility averaged over a window within [low, high]",
-	}, func() Band { return Band{Low: 0.35, High: 0.65, Window: 15} },
-		func(b Band) (Autoscaler, error) { return &BandScaler{Band: b}, nil }))
+	}, rule, func(r Rule) (Autoscaler, error) { return NewGoodput(r), nil }),
+		Typed(Registration{
+			Name: ThroughputName,
+			Doc:  "Or et al. 2020: the same rule on throughput, statistical efficiency ignored",
+		}, rule, func(r Rule) (Autoscaler, error) { return NewThroughput(r), nil }),
+		Typed(Registration{
+			Name: BandName,
+			Doc:  "Pollux artifact's cluster-level form: keep utility averaged over a window within [low, high]",
+		}, func() Band { return Band{Low: 0.35, High: 0.65, Window: 15} },
+			func(b Band) (Autoscaler, error) { return &BandScaler{Band: b}, nil })}
 }

@@ -38,41 +38,77 @@ func Typed[O any](r Registration, defaults func() O, build func(opts O) (Autosca
 	return r
 }
 
-var registry = reg.New[Registration]("autoscaler")
+// Registry is a set of autoscalers by name, a value as policies.Registry
+// is: Builtin lists the built-in ones; a binary's is part of its
+// extensions (experiments/extensions).
+type Registry struct{ m *reg.Registry[Registration] }
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{m: reg.New[Registration]("autoscaler")} }
+
+// RegistryOf returns a registry of the given autoscalers; a malformed
+// registration or a name given twice is an error.
+func RegistryOf(regs ...Registration) (*Registry, error) {
+	g := NewRegistry()
+	for _, r := range regs {
+		if err := g.Register(r); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// MustRegistry is RegistryOf that panics on an error (a programming
+// error).
+func MustRegistry(regs ...Registration) *Registry {
+	g, err := RegistryOf(regs...)
+	if err != nil {
+		panic("autoscalers: " + err.Error())
+	}
+	return g
+}
 
 // options is the registration as the policies' options machinery sees it.
 func (r Registration) options() policies.Registration {
 	return policies.Registration{Name: r.Name, Doc: r.Doc, Defaults: r.Defaults, Kind: "autoscaler"}
 }
 
-// Register adds an autoscaler to the registry; it panics when the
-// registration is malformed or the name is taken (programming errors found
-// at start-up).
-func Register(r Registration) {
+// Register adds an autoscaler; a malformed registration (its name of
+// lower-case letters, digits and '-', a New, well-formed options) or a
+// name taken is an error.
+func (g *Registry) Register(r Registration) error {
 	if !reg.CheckName(r.Name) || r.New == nil {
-		panic(fmt.Sprintf("autoscalers.Register: bad registration %q (name of lower-case letters, digits and '-', and a New)", r.Name))
+		return fmt.Errorf("autoscaler %q: bad registration (name of lower-case letters, digits and '-', and a New)", r.Name)
 	}
 	if _, err := policies.DescribeOptions(r.options()); err != nil {
-		panic("autoscalers.Register: " + err.Error())
+		return err
 	}
-	if err := registry.Add(r.Name, r); err != nil {
-		panic("autoscalers.Register: " + err.Error())
+	return g.m.Add(r.Name, r)
+}
+
+// Registrations lists the registered autoscalers by name.
+func (g *Registry) Registrations() []Registration {
+	var out []Registration
+	for _, n := range g.Names() {
+		r, _ := g.Lookup(n)
+		out = append(out, r)
 	}
+	return out
 }
 
 // Names lists the registered autoscalers in alphabetical order.
-func Names() []string { return registry.Names() }
+func (g *Registry) Names() []string { return g.m.Names() }
 
 // Lookup returns the registration of an autoscaler.
-func Lookup(name string) (Registration, bool) { return registry.Lookup(name) }
+func (g *Registry) Lookup(name string) (Registration, bool) { return g.m.Lookup(name) }
 
-func lookup(name string) (Registration, error) { return registry.Get(name) }
+func (g *Registry) lookup(name string) (Registration, error) { return g.m.Get(name) }
 
 // Resolve returns the effective option set of an autoscaler: base (empty
 // for the defaults), then each layer (a JSON object as json.RawMessage or
-// "key=value" strings), as policies.Resolve.
-func Resolve(name string, base policies.OptionSet, layers ...any) (policies.OptionSet, error) {
-	r, err := lookup(name)
+// "key=value" strings), as policies.Registry.Resolve.
+func (g *Registry) Resolve(name string, base policies.OptionSet, layers ...any) (policies.OptionSet, error) {
+	r, err := g.lookup(name)
 	if err != nil {
 		return "", err
 	}
@@ -80,8 +116,8 @@ func Resolve(name string, base policies.OptionSet, layers ...any) (policies.Opti
 }
 
 // Describe lists an autoscaler's options with their defaults.
-func Describe(name string) ([]policies.OptionDoc, error) {
-	r, err := lookup(name)
+func (g *Registry) Describe(name string) ([]policies.OptionDoc, error) {
+	r, err := g.lookup(name)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +126,8 @@ func Describe(name string) ([]policies.OptionDoc, error) {
 
 // Build creates an autoscaler from its name and option set (empty: the
 // defaults).
-func Build(name string, opts policies.OptionSet) (Autoscaler, error) {
-	r, err := lookup(name)
+func (g *Registry) Build(name string, opts policies.OptionSet) (Autoscaler, error) {
+	r, err := g.lookup(name)
 	if err != nil {
 		return nil, err
 	}

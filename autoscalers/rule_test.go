@@ -68,7 +68,7 @@ func TestRuleValidate(t *testing.T) {
 			t.Errorf("%+v accepted", r)
 		}
 	}
-	if _, err := Resolve(GoodputName, "", []string{"u=0.5", "l=0.5"}); err == nil ||
+	if _, err := MustRegistry(Builtin()...).Resolve(GoodputName, "", []string{"u=0.5", "l=0.5"}); err == nil ||
 		!strings.Contains(err.Error(), "autoscaler goodput: u must be greater than l") {
 		t.Errorf("u = l: got %v", err)
 	}
@@ -130,8 +130,8 @@ func TestGoodputScalesLessThanThroughputEarly(t *testing.T) {
 	job := policies.Job{Name: "a", Params: &p, Grad: models.GradStats{Sqr: 1, Var: 1},
 		Limits: models.Limits{InitBatch: 128, MaxBatch: 8192, MinLocal: 16, MaxLocal: 256}}
 	s := State{Cluster: policies.Cluster{Nodes: 1, GPUsPerNode: 4}, MinNodes: 1, MaxNodes: 16, Jobs: []policies.Job{job}}
-	g, _ := Build(GoodputName, "")
-	th, _ := Build(ThroughputName, "")
+	g, _ := MustRegistry(Builtin()...).Build(GoodputName, "")
+	th, _ := MustRegistry(Builtin()...).Build(ThroughputName, "")
 	ng, nt := g.Target(s), th.Target(s)
 	if !(ng < nt) {
 		t.Errorf("goodput wants %d nodes, throughput %d: want fewer", ng, nt)

@@ -11,8 +11,10 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -35,6 +37,12 @@ import (
 type Experiment struct {
 	// stored: read from a sweep's folder (ParseStoredExperiment).
 	stored bool
+	// ext: what the binary knows (policies, workload sources, trace
+	// formats, figure kinds), against which the spec was resolved.
+	ext *extensions.Extensions
+	// skipped: what a stored experiment names that this binary does not
+	// know (see Skipped).
+	skipped []string
 
 	Name    string `json:"name"`
 	Version int    `json:"version"`
@@ -94,6 +102,25 @@ type NamedSet struct {
 	// Jobs is about how many jobs a workload has (default 160): only
 	// used to order the runs, the files decide.
 	Jobs int `json:"jobs,omitempty"`
+	// Source, when set, makes the set's workloads with a workload source
+	// of the binary's (workloads.Source, app.WithSource) instead of
+	// reading files: workload i is the reference Source with "{i}"
+	// replaced by i, e.g. "mini:data/mini-{i}.csv" (a relative path is
+	// the source's business: the CSV sources read it from the working
+	// folder). Params, a JSON object, are handed to the source
+	// (workloads.Env.Params), which decodes them itself.
+	Source string          `json:"source,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// Ref is the workload reference of workload i of a set made by a source.
+func (s NamedSet) Ref(i int) string { return strings.ReplaceAll(s.Source, "{i}", strconv.Itoa(i)) }
+
+// SourceName is the name of the workload source a set names ("" for
+// none).
+func (s NamedSet) SourceName() string {
+	name, _, _ := strings.Cut(s.Source, ":")
+	return name
 }
 
 // CellWorkload overrides the workload of one cell.
@@ -254,10 +281,29 @@ func checkName(name string) error {
 }
 
 // ParseExperiment reads an experiment spec (JSON; unknown keys and data
-// after the object are errors) and resolves and checks every cell. name
-// is used in messages.
-func ParseExperiment(data []byte, name string) (*Experiment, error) {
-	return parseExperiment(data, name, false)
+// after the object are errors) and resolves and checks every cell against
+// ext, what the binary knows (its policies, workload sources, trace
+// formats and figure kinds). name is used in messages.
+func ParseExperiment(data []byte, name string, ext *extensions.Extensions) (*Experiment, error) {
+	return parseExperiment(data, name, false, ext)
+}
+
+// Extensions are what the experiment was resolved against.
+func (e *Experiment) Extensions() *extensions.Extensions { return e.ext }
+
+// Skipped lists, one line each, what a stored experiment names that this
+// binary does not know and the read-only commands therefore skip or show
+// from the stored results only: policies (their options unresolved) and
+// figure kinds (not drawn). Empty for a spec parsed to be run.
+func (e *Experiment) Skipped() []string { return e.skipped }
+
+func (e *Experiment) skip(msg string) {
+	for _, m := range e.skipped {
+		if m == msg {
+			return
+		}
+	}
+	e.skipped = append(e.skipped, msg)
 }
 
 // ParseStoredExperiment reads a sweep's stored experiment.json as
@@ -265,13 +311,15 @@ func ParseExperiment(data []byte, name string) (*Experiment, error) {
 // in this binary: such a cell keeps its options as the spec gives them,
 // merged but not resolved against defaults (Cell.OptionsResolved is
 // false), so that report, plot, merge and regress can read a sweep made by
-// a binary with a policy of its own.
-func ParseStoredExperiment(data []byte, name string) (*Experiment, error) {
-	return parseExperiment(data, name, true)
+// a binary with a policy of its own. A plot of a figure kind the binary
+// does not know is kept unchecked (the figures skip it). Skipped lists
+// both.
+func ParseStoredExperiment(data []byte, name string, ext *extensions.Extensions) (*Experiment, error) {
+	return parseExperiment(data, name, true, ext)
 }
 
-func parseExperiment(data []byte, name string, stored bool) (*Experiment, error) {
-	e := Experiment{stored: stored}
+func parseExperiment(data []byte, name string, stored bool, ext *extensions.Extensions) (*Experiment, error) {
+	e := Experiment{stored: stored, ext: ext}
 	data = strictjson.TrimBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("experiment %s: empty file, expected a JSON object", name)
@@ -285,7 +333,7 @@ func parseExperiment(data []byte, name string, stored bool) (*Experiment, error)
 	if err := dec.Decode(&e); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)
 	}
-	e.stored = stored
+	e.stored, e.ext = stored, ext
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("experiment %s: unexpected data after the JSON object", name)
 	}
@@ -374,8 +422,13 @@ func (e *Experiment) resolve() error {
 	if err := checkSetSize(ws.Count, ws.Jobs); err != nil {
 		return fmt.Errorf("workloads: %w", err)
 	}
-	if err := ws.resolveSets(); err != nil {
+	if err := ws.resolveSets(e.ext, e.stored); err != nil {
 		return fmt.Errorf("workloads: %w", err)
+	}
+	for _, set := range ws.Sets {
+		if _, known := e.ext.SourceRegistry().Get(set.SourceName()); set.Source != "" && !known {
+			e.skip(fmt.Sprintf("workload source %q (set %s): not in this binary; the set's runs are shown from their stored results", set.SourceName(), set.Name))
+		}
 	}
 	seen := map[string]bool{}
 	for i := range e.Cells {
@@ -397,8 +450,8 @@ func (e *Experiment) resolve() error {
 		}
 	}
 	for name := range e.Options {
-		if _, ok := policies.Lookup(name); !ok {
-			return fmt.Errorf("options: unknown policy %q (known: %s)", name, strings.Join(policies.Names(), ", "))
+		if _, ok := e.ext.PolicyRegistry().Lookup(name); !ok && !e.stored {
+			return fmt.Errorf("options: unknown policy %q (known: %s)", name, strings.Join(e.ext.PolicyRegistry().Names(), ", "))
 		}
 	}
 	for _, r := range e.Ratios {
@@ -432,8 +485,11 @@ func (e *Experiment) resolve() error {
 const ReferenceJobs = 160
 
 func (c *Cell) resolve(e *Experiment) error {
-	_, known := policies.Lookup(c.Policy)
+	_, known := e.ext.PolicyRegistry().Lookup(c.Policy)
 	unresolved := e.stored && !known
+	if unresolved {
+		e.skip(fmt.Sprintf("policy %q (cell %s): not in this binary; its runs are shown from their stored results, options as the spec gives them", c.Policy, c.Name))
+	}
 	s := runspec.DefaultSpec(c.Policy)
 	nodesGiven := false
 	for _, raw := range []json.RawMessage{e.Settings, c.Settings} {
@@ -484,20 +540,22 @@ func (c *Cell) resolve(e *Experiment) error {
 			return err
 		}
 	} else {
+		var layers []any
 		for _, raw := range []json.RawMessage{e.Options[c.Policy], c.Options} {
 			if len(raw) > 0 {
-				var err error
-				if s, err = s.WithOptions(raw); err != nil {
-					return err
-				}
+				layers = append(layers, raw)
 			}
 		}
-		if err := s.Validate(); err != nil {
+		var err error
+		if s, err = s.WithOptions(e.ext, layers...); err != nil {
+			return err
+		}
+		if err := s.Validate(e.ext); err != nil {
 			return err
 		}
 	}
 	c.unresolved = unresolved
-	s, err := s.WithAutoscalerOptions()
+	s, err := s.WithAutoscalerOptions(e.ext)
 	if err != nil {
 		return err
 	}
@@ -507,7 +565,7 @@ func (c *Cell) resolve(e *Experiment) error {
 	if w := c.Workload; w != nil && w.Set != "" {
 		return c.resolveSet(e)
 	}
-	if err := c.resolveTrace(); err != nil {
+	if err := c.resolveTrace(e.ext); err != nil {
 		return err
 	}
 	if w := c.Workload; w != nil {
@@ -547,21 +605,21 @@ func (c *Cell) resolve(e *Experiment) error {
 
 // LoadExperiment returns the embedded experiment called name, or reads a
 // spec file when name is a path to one (it contains a path separator or
-// ends in .json).
-func LoadExperiment(name string) (*Experiment, []byte, error) {
+// ends in .json), resolved against ext (see ParseExperiment).
+func LoadExperiment(name string, ext *extensions.Extensions) (*Experiment, []byte, error) {
 	if strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".json") {
 		data, err := inputfile.ReadFile(name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment: %w", err)
 		}
-		e, err := ParseExperiment(data, name)
+		e, err := ParseExperiment(data, name, ext)
 		return e, data, err
 	}
 	data, err := specFS.ReadFile("specs/" + name + ".json")
 	if err != nil {
 		return nil, nil, fmt.Errorf("unknown experiment %q (known: %s; or give a spec file path)", name, strings.Join(ExperimentNames(), ", "))
 	}
-	e, err := ParseExperiment(data, name)
+	e, err := ParseExperiment(data, name, ext)
 	return e, data, err
 }
 

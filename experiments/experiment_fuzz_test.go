@@ -31,7 +31,7 @@ func FuzzParseExperiment(f *testing.F) {
 	f.Add([]byte(`{"name":"x","version":1,"cells":[null]}`))
 	f.Add([]byte(`[`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := ParseExperiment(data, "fuzz.json")
+		e, err := ParseExperiment(data, "fuzz.json", testExt())
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "experiment fuzz.json: ") {
 				t.Fatalf("error does not name the spec: %v", err)
@@ -63,7 +63,7 @@ func FuzzParseExperiment(f *testing.F) {
 		}
 		for i := range e.Cells {
 			c := &e.Cells[i]
-			if err := c.Spec().Validate(); err != nil {
+			if err := c.Spec().Validate(testExt()); err != nil {
 				t.Fatalf("cell %s accepted with settings that fail Validate: %v", c.Name, err)
 			}
 			if c.Jobs() < 1 || !(c.Load() > 0) || (c.Config() != traces.ConfigTuned && c.Config() != traces.ConfigRealistic) {

@@ -18,7 +18,7 @@ func TestEmbeddedExperiments(t *testing.T) {
 		t.Errorf("experiments %v, want %d of them", names, len(want))
 	}
 	for _, n := range names {
-		e, data, err := LoadExperiment(n)
+		e, data, err := LoadExperiment(n, testExt())
 		if err != nil {
 			t.Fatalf("%s: %v", n, err)
 		}
@@ -34,26 +34,27 @@ func TestEmbeddedExperiments(t *testing.T) {
 			}
 		}
 	}
-	fig8a, _, _ := LoadExperiment("fig8a")
+	fig8a, _, _ := LoadExperiment("fig8a", testExt())
 	for load, jobs := range map[string]int{"0.5": 80, "1": 160, "1.5": 240, "2": 320} {
 		c := fig8a.Cell("pollux-" + map[string]string{"0.5": "0.5", "1": "1.0", "1.5": "1.5", "2": "2.0"}[load] + "x")
 		if c == nil || c.Jobs() != jobs || c.Spec().Policy != "pollux" {
 			t.Errorf("fig8a pollux at %s: %+v, want %d jobs", load, c, jobs)
 		}
 	}
-	fig8c, _, _ := LoadExperiment("fig8c")
+	fig8c, _, _ := LoadExperiment("fig8c", testExt())
 	if s := fig8c.Cell("noavoid-50").Spec(); !strings.Contains(string(s.Options), `"no_interference_avoidance":true`) || s.Interference != 0.5 {
 		t.Errorf("fig8c noavoid-50 settings %+v", s)
 	}
-	fig8b, _, _ := LoadExperiment("fig8b")
-	if s := fig8b.Cell("pollux-4m").Spec(); s.Interval != 240 || s.Options != runspec.DefaultSpec("pollux").Options || s.Nodes != 16 {
+	fig8b, _, _ := LoadExperiment("fig8b", testExt())
+	def, _ := runspec.DefaultSpec("pollux").WithOptions(testExt())
+	if s := fig8b.Cell("pollux-4m").Spec(); s.Interval != 240 || s.Options != def.Options || s.Nodes != 16 {
 		t.Errorf("fig8b pollux-4m settings %+v", s)
 	}
-	t2, _, _ := LoadExperiment("table2")
+	t2, _, _ := LoadExperiment("table2", testExt())
 	if c := t2.Cell("tiresias-realistic"); c.Config() != "realistic" || c.Reference["paper"]["avg_jct_s"] != 10080 {
 		t.Errorf("table2 tiresias-realistic: config %s, reference %v", c.Config(), c.Reference)
 	}
-	priors, _, _ := LoadExperiment("priors")
+	priors, _, _ := LoadExperiment("priors", testExt())
 	if !priors.Cell("offline").Spec().OfflinePriors || priors.Cell("online").Spec().OfflinePriors {
 		t.Error("priors: offline_priors not set as the spec says")
 	}
@@ -93,16 +94,16 @@ func TestParseExperimentErrors(t *testing.T) {
 		{`{"name": "x", "version": 1, "workloads": {"count": 2, "jobs": 100000000}, "cells": [{"name": "a", "policy": "fifo"}]}`, "workloads: jobs must be in [1, 10000000], got 100000000"},
 		{`not json`, "invalid character"},
 	} {
-		_, err := ParseExperiment([]byte(tc.spec), "test.json")
+		_, err := ParseExperiment([]byte(tc.spec), "test.json", testExt())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
 		}
 	}
 	// A UTF-8 byte-order mark (an editor's) is skipped ("invalid character 'ï'").
-	if _, err := ParseExperiment([]byte("\xef\xbb\xbf"+`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "bom.json"); err != nil {
+	if _, err := ParseExperiment([]byte("\xef\xbb\xbf"+`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "bom.json", testExt()); err != nil {
 		t.Errorf("spec with a byte-order mark: %v", err)
 	}
-	if _, _, err := LoadExperiment("fig10"); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (known: ci, ci-real, fig7") {
+	if _, _, err := LoadExperiment("fig10", testExt()); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (known: ci, ci-real, fig7") {
 		t.Errorf("unknown experiment: %v", err)
 	}
 }
@@ -114,14 +115,14 @@ func TestCellSettingsLayering(t *testing.T) {
 		"settings": {"nodes": 4, "interval_s": 30},
 		"workloads": {"count": 2, "jobs": 10, "config": "realistic"},
 		"cells": [{"name": "a", "policy": "pollux", "settings": {"interval_s": 120}, "options": {"p": 1}, "workload": {"load": 1.5}},
-		          {"name": "b", "policy": "tiresias", "workload": {"jobs": 7, "config": "tuned"}}]}`), "x")
+		          {"name": "b", "policy": "tiresias", "workload": {"jobs": 7, "config": "tuned"}}]}`), "x", testExt())
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b := e.Cell("a"), e.Cell("b")
 	want := runspec.DefaultSpec("pollux")
 	want.Nodes, want.Interval = 4, 120
-	want, err = want.WithOptions([]string{"p=1"})
+	want, err = want.WithOptions(testExt(), []string{"p=1"})
 	if err != nil {
 		t.Fatal(err)
 	}

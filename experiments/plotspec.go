@@ -6,9 +6,11 @@ import (
 	"math"
 	"strings"
 
-	reg "github.com/polluxsim/polluxsim/internal/registry"
+	"encoding/json"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/results"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 )
 
 // Kinds of plot (PlotSpec.Kind).
@@ -65,6 +67,23 @@ type PlotSpec struct {
 	// Reference names the source (Experiment.Sources) whose numbers are
 	// drawn dashed beside ours.
 	Reference string `json:"reference,omitempty"`
+	// Params are the parameters of a kind of one's own, a JSON object
+	// its check decodes strictly itself (DecodeParams); the built-in
+	// kinds take none (their settings are the fields above).
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// DecodeParams decodes a plot's params into v strictly (unknown keys,
+// ill-typed values and data after the object are errors); no params leave
+// v as it is.
+func (p *PlotSpec) DecodeParams(v any) error {
+	if len(p.Params) == 0 {
+		return nil
+	}
+	if err := strictjson.Decode(p.Params, v); err != nil {
+		return fmt.Errorf("params: %w", err)
+	}
+	return nil
 }
 
 // PlotSeries is one line of a lines plot, or one colour of bars.
@@ -102,48 +121,70 @@ func (p *PlotSpec) check(e *Experiment) error {
 			return fmt.Errorf("unknown cell %q", c)
 		}
 	}
-	check, ok := plotChecks.Lookup(p.Kind)
+	k, ok := e.ext.FigureKinds().Lookup(p.Kind)
 	if !ok {
-		return fmt.Errorf("unknown kind %q (want %s)", p.Kind, strings.Join(plotChecks.Names(), ", "))
+		if e.stored {
+			e.skip(fmt.Sprintf("plot %q: figure kind %q is not in this binary; not drawn", p.Name, p.Kind))
+			return nil
+		}
+		return fmt.Errorf("unknown kind %q (want %s)", p.Kind, strings.Join(e.SweepPlotKinds(), ", "))
 	}
-	return check(p, e)
+	pk, ok := k.(PlotKind)
+	if !ok || !pk.DrawsSweep() {
+		return fmt.Errorf("kind %q does not draw from a sweep (the sweep kinds: %s)", p.Kind, strings.Join(e.SweepPlotKinds(), ", "))
+	}
+	return pk.CheckPlot(p, e)
+}
+
+// SweepPlotKinds lists the figure kinds a spec may list in this binary.
+func (e *Experiment) SweepPlotKinds() []string {
+	var out []string
+	for _, k := range e.ext.FigureKinds().All() {
+		if pk, ok := k.(PlotKind); ok && pk.DrawsSweep() {
+			out = append(out, k.KindName())
+		}
+	}
+	return out
 }
 
 // PlotCheck checks a plot spec of one kind against its experiment, naming
 // the offending field.
 type PlotCheck func(p *PlotSpec, e *Experiment) error
 
-// plotChecks are the plot kinds a spec may list, with their checks: the
-// built-in ones, and those registered with RegisterPlotKind (a figure
-// kind of one's own, see figures.Register).
-var plotChecks = reg.New[PlotCheck]("plot kind")
-
-// RegisterPlotKind adds a plot kind specs may list, with its check (nil:
-// the common checks only: name and cells); it panics on a malformed or
-// taken name (a programming error, found at init). figures.Register calls
-// it with a kind's check.
-func RegisterPlotKind(kind string, check PlotCheck) {
-	if !reg.CheckName(strings.ReplaceAll(kind, "_", "-")) {
-		panic(fmt.Sprintf("plot kind %q: want lower-case letters, digits, '-' and '_'", kind))
-	}
-	if check == nil {
-		check = func(*PlotSpec, *Experiment) error { return nil }
-	}
-	if err := plotChecks.Add(kind, check); err != nil {
-		panic(err)
-	}
+// PlotKind is what the spec format asks of a figure kind (figures.Kind is
+// one): whether it draws from a sweep (only those may be listed in a
+// spec's "plots") and its check, run when a spec is read.
+type PlotKind interface {
+	extensions.FigureKind
+	DrawsSweep() bool
+	CheckPlot(p *PlotSpec, e *Experiment) error
 }
 
-// PlotKinds lists the plot kinds specs may list.
-func PlotKinds() []string { return plotChecks.Names() }
-
-func init() {
-	RegisterPlotKind(PlotJCTCDF, nil)
-	RegisterPlotKind(PlotRhoCDF, nil)
-	RegisterPlotKind(PlotTimeline, checkWorkloadPlot)
-	RegisterPlotKind(PlotElastic, checkWorkloadPlot)
-	RegisterPlotKind(PlotLines, checkLines)
-	RegisterPlotKind(PlotBars, (*PlotSpec).checkBars)
+// BuiltinPlotCheck is the check of a built-in kind (the spec format's own
+// fields are theirs), nil for another kind.
+func BuiltinPlotCheck(kind string) PlotCheck {
+	noParams := func(check PlotCheck) PlotCheck {
+		return func(p *PlotSpec, e *Experiment) error {
+			if len(p.Params) > 0 {
+				return fmt.Errorf("kind %q takes no params", p.Kind)
+			}
+			if check == nil {
+				return nil
+			}
+			return check(p, e)
+		}
+	}
+	switch kind {
+	case PlotJCTCDF, PlotRhoCDF:
+		return noParams(nil)
+	case PlotTimeline, PlotElastic:
+		return noParams(checkWorkloadPlot)
+	case PlotLines:
+		return noParams(checkLines)
+	case PlotBars:
+		return noParams((*PlotSpec).checkBars)
+	}
+	return nil
 }
 
 // checkWorkloadPlot checks a plot of one workload (timeline, elastic).

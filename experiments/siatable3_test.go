@@ -9,7 +9,7 @@ import (
 // Gavel max-sum-throughput on Sia's cluster under the artifact's engine
 // calibration, each cell with the paper's average JCT and makespan.
 func TestSiaTable3Spec(t *testing.T) {
-	e, _, err := LoadExperiment("sia-table3")
+	e, _, err := LoadExperiment("sia-table3", testExt())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 )
 
@@ -17,8 +18,10 @@ func (ws *WorkloadSet) Set(name string) *NamedSet {
 	return nil
 }
 
-// resolveSets fills in and checks the named workload sets.
-func (ws *WorkloadSet) resolveSets() error {
+// resolveSets fills in and checks the named workload sets: a set made by
+// a workload source names one ext has (a stored experiment's may not: the
+// read-only commands do not make workloads).
+func (ws *WorkloadSet) resolveSets(ext *extensions.Extensions, stored bool) error {
 	seen := map[string]bool{}
 	for i := range ws.Sets {
 		s := &ws.Sets[i]
@@ -37,6 +40,23 @@ func (ws *WorkloadSet) resolveSets() error {
 		}
 		if err := checkSetSize(s.Count, s.Jobs); err != nil {
 			return fmt.Errorf("set %q: %w", s.Name, err)
+		}
+		if s.Source == "" {
+			if len(s.Params) > 0 {
+				return fmt.Errorf("set %q: params need a source", s.Name)
+			}
+			continue
+		}
+		name, _, ok := strings.Cut(s.Source, ":")
+		if !ok {
+			return fmt.Errorf("set %q: source %q: want NAME:ARG (ARG may hold {i}, the workload's number)", s.Name, s.Source)
+		}
+		if _, known := ext.SourceRegistry().Get(name); !known && !stored {
+			var names []string
+			for _, src := range ext.SourceRegistry().Sources() {
+				names = append(names, src.Name)
+			}
+			return fmt.Errorf("set %q: unknown workload source %q (known: %s)", s.Name, name, strings.Join(names, ", "))
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -12,7 +13,7 @@ import (
 // from one (CellWorkload.Trace): a registered trace name, a window the
 // sampler accepts, and no uniform workload. The trace itself is read when
 // the sweep makes the workloads, so that a missing file is one line then.
-func (c *Cell) resolveTrace() error {
+func (c *Cell) resolveTrace(ext *extensions.Extensions) error {
 	w := c.Workload
 	if w == nil || (w.Trace == "" && w.Window == "") {
 		return nil
@@ -22,8 +23,8 @@ func (c *Cell) resolveTrace() error {
 		return errors.New("workload: window needs a trace")
 	case w.Uniform != nil:
 		return errors.New("workload: trace excludes uniform")
-	case !traces.IsTraceName(w.Trace):
-		return fmt.Errorf("workload: trace %q is not FORMAT:ARG of a registered trace format (%s)", w.Trace, strings.Join(traces.DefaultTraceFormats().Names(), ", "))
+	case !ext.Traces().IsTraceName(w.Trace):
+		return fmt.Errorf("workload: trace %q is not FORMAT:ARG of a registered trace format (%s)", w.Trace, strings.Join(ext.Traces().Names(), ", "))
 	}
 	if w.Window != "" {
 		var o traces.TraceSampleOptions

@@ -15,7 +15,7 @@ func TestTraceCells(t *testing.T) {
 	    {"name": "b", "policy": "tiresias", "workload": {"trace": "itp:cluster02", "load": 0.5, "config": "realistic"}},
 	    {"name": "c", "policy": "tiresias", "workload": {"trace": "itp:cluster07", "window": "daily:4-12"}},
 	    {"name": "d", "policy": "tiresias"}],
-	  "ratios": [{"name": "a / b", "num": "a", "den": "b", "metric": "avg_jct_s"}]}`), "x")
+	  "ratios": [{"name": "a / b", "num": "a", "den": "b", "metric": "avg_jct_s"}]}`), "x", testExt())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestTraceCells(t *testing.T) {
 		  {"name": "b", "policy": "fifo"}], "ratios": [{"name": "r", "num": "a", "den": "b", "metric": "avg_jct_s"}]}`,
 			`sample different traces ("itp:cluster02", "")`},
 	} {
-		_, err := ParseExperiment([]byte(tc.spec), "t.json")
+		_, err := ParseExperiment([]byte(tc.spec), "t.json", testExt())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n  error %v, want one containing %q", tc.spec, err, tc.want)
 		}
@@ -58,7 +58,7 @@ func TestTraceCells(t *testing.T) {
 // cluster `trace summarize` suggests (16, 25 and 48 nodes of 4 GPUs) with
 // the paper's 160 jobs per 64 GPUs, and its ratios stay within a group.
 func TestITPExperimentSpec(t *testing.T) {
-	e, _, err := LoadExperiment("itp")
+	e, _, err := LoadExperiment("itp", testExt())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,9 +45,10 @@ func (p *largestFirst) Schedule(_ float64, c policies.Cluster, jobs []policies.J
 
 // A policy registers under a name with typed options: policies.Typed
 // writes the registration's option decoding and constructor, so the
-// factory receives its own options type. A policy package does this in
-// its init with policies.Register (the default registry, which the CLI
-// reads); here the policy goes into a registry of its own. Resolve turns
+// factory receives its own options type. A policy package does this in an
+// exported function the binary passes to app.WithPolicy (or a library
+// user to extensions.WithPolicy); here the policy goes into a registry of
+// its own. Resolve turns
 // "key=value" options into the effective option set a run records, and
 // Build makes a policy from it.
 func ExampleTyped() {

@@ -8,10 +8,11 @@ import (
 	reg "github.com/polluxsim/polluxsim/internal/registry"
 )
 
-// Registration describes one policy to a registry. Policy packages call
-// Register from an init function, so importing a package makes its policy
-// available by name (to the CLI, sweeps and the conformance suite) without
-// any other file naming it. Typed fills Defaults and New from a typed
+// Registration describes one policy to a registry. A policy package
+// exports its registration (a function Registration, say); a binary adds
+// it to its registry (the CLI: app.WithPolicy), so that the CLI, sweeps
+// and the conformance suite know it by name without any other file naming
+// it. Typed fills Defaults and New from a typed
 // options struct and constructor, so that no factory converts an any.
 type Registration struct {
 	// Name is how users select the policy (e.g. "tiresias"): lower-case
@@ -138,11 +139,10 @@ func Typed[O any](r Registration, defaults func() O, build func(opts O, env Env)
 	return r
 }
 
-// Registry is a set of policy registrations by name. The package-level
-// functions (Register, Lookup, Names, Build, Resolve, Describe) use
-// Default(), the registry of every policy registered at init, which the
-// CLI and sweeps read; a test or a program wanting policies of its own
-// without adding them there builds a registry with NewRegistry.
+// Registry is a set of policy registrations by name. It is a value, not
+// a global: a binary builds one (policies/builtin.Registrations are the
+// built-in policies; the CLI's is part of its extensions, see
+// experiments/extensions) and passes it down; a test builds its own.
 type Registry struct {
 	m *reg.Registry[Registration]
 }
@@ -150,12 +150,37 @@ type Registry struct {
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{m: reg.New[Registration]("policy")} }
 
-// defaultRegistry holds the policies registered by packages' init.
-var defaultRegistry = NewRegistry()
+// RegistryOf returns a registry of the given policies; a malformed
+// registration or a name given twice is an error.
+func RegistryOf(regs ...Registration) (*Registry, error) {
+	g := NewRegistry()
+	for _, r := range regs {
+		if err := g.Register(r); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
 
-// Default is the registry that Register adds to and the package-level
-// functions read: every policy registered by an imported package.
-func Default() *Registry { return defaultRegistry }
+// MustRegistry is RegistryOf that panics on an error (a programming
+// error: a malformed registration or a name given twice).
+func MustRegistry(regs ...Registration) *Registry {
+	g, err := RegistryOf(regs...)
+	if err != nil {
+		panic("policies: " + err.Error())
+	}
+	return g
+}
+
+// Registrations lists the registered policies by name.
+func (g *Registry) Registrations() []Registration {
+	var out []Registration
+	for _, n := range g.Names() {
+		r, _ := g.Lookup(n)
+		out = append(out, r)
+	}
+	return out
+}
 
 // Register adds a policy to the registry; a malformed registration or a
 // name already taken is an error.
@@ -217,15 +242,6 @@ func (g *Registry) Describe(name string) ([]OptionDoc, error) {
 	return DescribeOptions(r)
 }
 
-// Register adds a policy to the default registry. It panics when the
-// registration is malformed or the name is taken: both are programming
-// errors found at start-up.
-func Register(r Registration) {
-	if err := defaultRegistry.Register(r); err != nil {
-		panic("policies.Register: " + err.Error())
-	}
-}
-
 func checkRegistration(r Registration) error {
 	if !reg.CheckName(r.Name) {
 		return fmt.Errorf("policy name %q must be lower-case letters, digits and '-'", r.Name)
@@ -243,24 +259,3 @@ func checkRegistration(r Registration) error {
 	}
 	return nil
 }
-
-// Lookup returns the registration of a policy in the default registry.
-func Lookup(name string) (Registration, bool) { return defaultRegistry.Lookup(name) }
-
-// Names lists the policies of the default registry in alphabetical order.
-func Names() []string { return defaultRegistry.Names() }
-
-// Build creates a policy of the default registry (see Registry.Build).
-func Build(name string, opts OptionSet, env Env) (Policy, error) {
-	return defaultRegistry.Build(name, opts, env)
-}
-
-// Resolve returns the effective option set of a policy of the default
-// registry (see Registry.Resolve).
-func Resolve(name string, base OptionSet, layers ...any) (OptionSet, error) {
-	return defaultRegistry.Resolve(name, base, layers...)
-}
-
-// Describe lists the options of a policy of the default registry (see
-// Registry.Describe).
-func Describe(name string) ([]OptionDoc, error) { return defaultRegistry.Describe(name) }

@@ -34,9 +34,7 @@ func (*testPolicy) Schedule(float64, policies.Cluster, []policies.Job) policies.
 	return policies.Decision{}
 }
 
-// newRegistry returns a registry of its own holding the test policy, so
-// that the default registry only ever holds the policies of imported
-// packages.
+// newRegistry returns a registry of its own holding the test policy.
 func newRegistry(t *testing.T) *policies.Registry {
 	t.Helper()
 	r := policies.NewRegistry()
@@ -176,19 +174,16 @@ func TestRegisterRejectsMalformed(t *testing.T) {
 	if got := r.Names(); len(got) != 1 || got[0] != "registry-test" {
 		t.Errorf("registry holds %v after the refusals", got)
 	}
-	// The package-level Register panics on the same mistakes (they are
-	// programming errors found at start-up) and adds nothing.
+	// MustRegistry panics on the same mistakes (they are programming
+	// errors found at start-up).
 	func() {
 		defer func() {
 			if recover() == nil {
-				t.Error("policies.Register of a bad name: no panic")
+				t.Error("policies.MustRegistry of a bad name: no panic")
 			}
 		}()
-		policies.Register(policies.Registration{Name: "Bad Name", New: newFn})
+		policies.MustRegistry(policies.Registration{Name: "Bad Name", New: newFn})
 	}()
-	if _, ok := policies.Lookup("Bad Name"); ok {
-		t.Error("a refused registration is in the default registry")
-	}
 }
 
 // Registries are independent: what one holds, another and the default
@@ -197,9 +192,6 @@ func TestRegistriesIndependent(t *testing.T) {
 	a, b := newRegistry(t), policies.NewRegistry()
 	if _, ok := b.Lookup("registry-test"); ok || len(b.Names()) != 0 {
 		t.Errorf("a new registry holds %v", b.Names())
-	}
-	if _, ok := policies.Lookup("registry-test"); ok {
-		t.Error("the default registry holds a test policy")
 	}
 	if _, err := b.Build("registry-test", "", policies.Env{}); err == nil || !strings.Contains(err.Error(), `unknown policy "registry-test"`) {
 		t.Errorf("building from the empty registry: %v", err)

@@ -44,8 +44,11 @@ func (o *RemoteOptions) Validate() error {
 	return nil
 }
 
-func init() {
-	policies.Register(policies.Typed(policies.Registration{
+// RemoteRegistration is the registration of the policy "remote", a
+// policy run by a polluxsim serve service (the CLI adds it to its
+// extensions).
+func RemoteRegistration() policies.Registration {
+	return policies.Typed(policies.Registration{
 		Name: "remote",
 		Doc:  "a policy run by a polluxsim serve service: every round is posted to it (docs/serve.md)",
 		// url, token_file and token_env
@@ -54,7 +57,7 @@ func init() {
 		return RemoteOptions{Policy: "pollux", Options: "{}", Timeout: 600}
 	}, func(o RemoteOptions, env policies.Env) (policies.Policy, error) {
 		return NewRemote(o, env)
-	}))
+	})
 }
 
 // maxTokenBytes bounds a token file.

@@ -15,8 +15,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/polluxsim/polluxsim/policies"
 )
 
 // send posts body with the given headers (none added) and returns the
@@ -49,8 +47,9 @@ func send(t testing.TB, method, url, body string, header map[string]string) (int
 // server's files (the same message whether a token file exists or not;
 // the reason goes to the service's log).
 func TestPoliciesWithEffects(t *testing.T) {
+	reg, _ := testRegistry(t)
 	for _, name := range []string{"external", "remote"} {
-		if r, ok := policies.Lookup(name); !ok || r.Effects == 0 {
+		if r, ok := reg.Lookup(name); !ok || r.Effects == 0 {
 			t.Errorf("policy %s declares no effects", name)
 		}
 	}

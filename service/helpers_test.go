@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/policies"
-	_ "github.com/polluxsim/polluxsim/policies/builtin"
+	"github.com/polluxsim/polluxsim/policies/builtin"
+	"github.com/polluxsim/polluxsim/policies/external"
 )
 
 // testPolicies are the policies of the tests' registries beside the
@@ -60,8 +61,9 @@ func (panicPolicy) Schedule(float64, policies.Cluster, []policies.Job) policies.
 func testRegistry(t testing.TB) (*policies.Registry, *testPolicies) {
 	t.Helper()
 	reg := policies.NewRegistry()
-	for _, n := range policies.Names() {
-		r, _ := policies.Lookup(n)
+	// The built-ins and the two policies with effects (refused unless a
+	// test's server allows them).
+	for _, r := range append(builtin.Registrations(), external.Registration(), RemoteRegistration()) {
 		if err := reg.Register(r); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +88,9 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server, *testPo
 	t.Helper()
 	reg, tp := testRegistry(t)
 	cfg.Registry = reg
+	if cfg.Autoscalers == nil {
+		cfg.Autoscalers = testExt.Autoscalers
+	}
 	s := New(cfg)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)

@@ -17,8 +17,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	_ "github.com/polluxsim/polluxsim/policies/external" // as polluxsim serve has it
 )
 
 // The standing hostile suite: the reproductions of the probes of the
@@ -382,7 +380,8 @@ func TestHostileServer(t *testing.T) {
 	debug.SetMemoryLimit(hostileMemory / 4)
 	lim := DefaultLimits()
 	lim.BodyTimeout = hostileBodyTimeout
-	s := New(Config{Token: token, Limits: lim})
+	reg, _ := testRegistry(t)
+	s := New(Config{Registry: reg, Token: token, Limits: lim})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

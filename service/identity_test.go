@@ -18,7 +18,7 @@ import (
 func identityRun(t *testing.T, spec runspec.RunSpec, w int, dir string) {
 	t.Helper()
 	_, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: fmt.Sprintf("paper:%d", w)},
-		runner.Options{Out: dir, NoTiming: true})
+		runner.Options{Ext: testExt, Out: dir, NoTiming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ var identitySkip = []string{"run_id", "policy", "policy_options"}
 // in every column but run_id, policy and policy_options. In -short mode
 // workloads 1 and 5 only, under -race workload 1.
 func TestRemoteIdentity(t *testing.T) {
-	srv := New(Config{})
+	srv := New(Config{Registry: testExt.Policies, Autoscalers: testExt.Autoscalers})
 	ts := httptest.NewServer(srv.Handler()) // 127.0.0.1:0
 	defer ts.Close()
 	workloads := []int{1, 2, 3, 4, 5, 6, 7, 8}
@@ -52,7 +52,7 @@ func TestRemoteIdentity(t *testing.T) {
 	t.Run("control", func(t *testing.T) {
 		dir := t.TempDir()
 		identityRun(t, runspec.DefaultSpec("pollux"), 1, filepath.Join(dir, "local"))
-		remote, err := runspec.DefaultSpec("remote").WithOptions([]string{"url=" + ts.URL, "policy=pollux"})
+		remote, err := runspec.DefaultSpec("remote").WithOptions(testExt, []string{"url=" + ts.URL, "policy=pollux"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestRemoteIdentity(t *testing.T) {
 				identityRun(t, local, w, filepath.Join(dir, "local"))
 				mid := time.Now()
 				remote := runspec.DefaultSpec("remote")
-				remote, err := remote.WithOptions([]string{"url=" + ts.URL, "policy=" + pol})
+				remote, err := remote.WithOptions(testExt, []string{"url=" + ts.URL, "policy=" + pol})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -76,7 +76,7 @@ func latencyLoop(b *testing.B, policy string, nodes int, mode string, rounds int
 	held := map[string][]string{}
 	var lat []float64
 	if mode == "in-process" {
-		pol, err := policies.Build(policy, "", policies.Env{Seed: 1})
+		pol, err := testExt.Policies.Build(policy, "", policies.Env{Seed: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

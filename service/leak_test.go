@@ -16,7 +16,6 @@ import (
 
 	"github.com/polluxsim/polluxsim/internal/procfs"
 	"github.com/polluxsim/polluxsim/internal/proctest"
-	_ "github.com/polluxsim/polluxsim/policies/external" // registers external
 	"github.com/polluxsim/polluxsim/policies/protocol"
 )
 

@@ -68,8 +68,10 @@ func DefaultLimits() Limits {
 
 // Config configures a Server.
 type Config struct {
-	// Registry holds the policies sessions may use (nil: policies.Default()).
+	// Registry holds the policies sessions may use (nil: none).
 	Registry *policies.Registry
+	// Autoscalers holds the autoscalers sessions may use (nil: none).
+	Autoscalers *autoscalers.Registry
 	// Limits (zero fields: DefaultLimits' values).
 	Limits Limits
 	// Token, when not empty, is the bearer token every request must carry.
@@ -87,6 +89,7 @@ type Config struct {
 // Server is the allocator service: its sessions and HTTP handlers.
 type Server struct {
 	reg      *policies.Registry
+	scalers  *autoscalers.Registry
 	lim      Limits
 	tokenSum [sha256.Size]byte
 	token    bool
@@ -109,7 +112,10 @@ func New(cfg Config) *Server {
 		s.log = io.Discard
 	}
 	if s.reg == nil {
-		s.reg = policies.Default()
+		s.reg = policies.MustRegistry()
+	}
+	if s.scalers = cfg.Autoscalers; s.scalers == nil {
+		s.scalers = autoscalers.MustRegistry()
 	}
 	d := DefaultLimits()
 	s.lim.MaxBody = positiveOr(s.lim.MaxBody, d.MaxBody)
@@ -241,11 +247,11 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 		if len(a.Options) > 0 {
 			al = append(al, a.Options)
 		}
-		aopts, err := autoscalers.Resolve(a.Name, "", al...)
+		aopts, err := s.scalers.Resolve(a.Name, "", al...)
 		if err != nil {
 			return created{}, 400, fmt.Errorf("autoscaler: %v", err)
 		}
-		if sess.scaler, err = autoscalers.Build(a.Name, aopts); err != nil {
+		if sess.scaler, err = s.scalers.Build(a.Name, aopts); err != nil {
 			return created{}, 400, fmt.Errorf("autoscaler: %v", err)
 		}
 		sess.min, sess.max = a.MinNodes, a.MaxNodes

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -40,11 +41,11 @@ func TestCalibrationReachesEveryTypeUnderEveryPolicy(t *testing.T) {
 	}
 	w := &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "j0", App: "cifar10", Replicas: 1, Batch: 128}}}
 	const factor = 1.8
-	for _, name := range policies.Names() {
+	for _, name := range builtin.Registry().Names() {
 		for cname, cl := range clusters {
 			jct := func(set *profiles.Set, scale map[string]float64) float64 {
 				t.Helper()
-				p, err := policies.Build(name, "", policies.Env{Seed: 1, RestartDelay: 30})
+				p, err := builtin.Registry().Build(name, "", policies.Env{Seed: 1, RestartDelay: 30})
 				if err != nil {
 					t.Fatal(err)
 				}

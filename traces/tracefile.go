@@ -9,14 +9,29 @@ import (
 	"strings"
 )
 
-// OpenTrace reads a trace named as `trace summarize` takes it: a
-// registered name, FORMAT:ARG (ReadTrace), or a file or folder whose
-// format is recognised by ReadTraceFile.
-func OpenTrace(ref string) (*TraceTable, error) {
-	if IsTraceName(ref) {
-		return ReadTrace(ref)
+// Open reads a trace named as `trace summarize` takes it: a name
+// FORMAT:ARG of a format of f (Read), or a file or folder whose format is
+// recognised by ReadTraceFile.
+func (f *TraceFormats) Open(ref string) (*TraceTable, error) {
+	if f.IsTraceName(ref) {
+		return f.Read(ref)
 	}
 	return ReadTraceFile(ref)
+}
+
+// builtinFormat is the built-in trace format called name.
+func builtinFormat(name string) (TraceFormat, bool) {
+	for _, tf := range BuiltinTraceFormats() {
+		if tf.Name == name {
+			return tf, true
+		}
+	}
+	return TraceFormat{}, false
+}
+
+// builtinFormatNames lists the built-in formats' names.
+func builtinFormatNames() []string {
+	return MustTraceFormats(BuiltinTraceFormats()...).Names()
 }
 
 // ReadTraceFile reads a trace file or folder of a built-in format, told
@@ -41,7 +56,7 @@ func ReadTraceFile(path string) (*TraceTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	tf, _ := DefaultTraceFormats().Lookup(format)
+	tf, _ := builtinFormat(format)
 	return named(tf.Read(path))(format, path)
 }
 
@@ -98,5 +113,5 @@ func sniffTrace(path string) (string, error) {
 		return "acme", nil
 	}
 	return "", &InputError{File: path, Line: 1, Err: fmt.Errorf("not a trace of a known format by its header; name it FORMAT:%s with FORMAT one of %s (csv:MAPPING.json for any other CSV)",
-		path, strings.Join(DefaultTraceFormats().Names(), ", "))}
+		path, strings.Join(builtinFormatNames(), ", "))}
 }

@@ -21,9 +21,9 @@ type TraceFormat struct {
 	Read func(arg string) (*TraceTable, error)
 }
 
-// TraceFormats is a registry of trace formats. DefaultTraceFormats holds
-// the built-in ones; a program or test may build its own with
-// NewTraceFormats.
+// TraceFormats is a registry of trace formats, a value: BuiltinTraceFormats
+// lists the built-in ones; a binary's is part of its extensions
+// (experiments/extensions).
 type TraceFormats struct{ r *reg.Registry[TraceFormat] }
 
 // NewTraceFormats returns an empty registry.
@@ -80,32 +80,10 @@ func (f *TraceFormats) Read(ref string) (*TraceTable, error) {
 	return t, nil
 }
 
-// defaultTraceFormats is the registry the package-level functions use,
-// filled at init with the built-in formats.
-var defaultTraceFormats = NewTraceFormats()
-
-// DefaultTraceFormats returns the registry of the built-in formats (and
-// any registered with RegisterTraceFormat).
-func DefaultTraceFormats() *TraceFormats { return defaultTraceFormats }
-
-// RegisterTraceFormat adds a format to the default registry; it panics
-// on a malformed registration or a taken name (a programming error, found
-// at start-up, as with policies).
-func RegisterTraceFormat(tf TraceFormat) {
-	if err := defaultTraceFormats.Register(tf); err != nil {
-		panic(err)
-	}
-}
-
-// ReadTrace reads a trace by name from the default registry, e.g.
-// ReadTrace("itp:cluster02"). See TraceFormats.Read.
-func ReadTrace(ref string) (*TraceTable, error) { return defaultTraceFormats.Read(ref) }
-
-// IsTraceName reports whether ref names a trace of the default registry.
-func IsTraceName(ref string) bool { return defaultTraceFormats.IsTraceName(ref) }
-
-func init() {
-	for _, tf := range []TraceFormat{
+// BuiltinTraceFormats are the built-in trace formats: itp, philly,
+// philly-log, helios, acme, pai and csv (a mapped CSV).
+func BuiltinTraceFormats() []TraceFormat {
+	return []TraceFormat{
 		{Name: "itp", Usage: "itp:cluster01 … itp:cluster" + fmt.Sprint(itp.Clusters) + " (embedded), or itp:FILE",
 			Doc:  "Microsoft ITP (ElasticFlow, ASPLOS'23) cluster, embedded: " + itp.Attribution,
 			Read: ReadITP},
@@ -125,7 +103,27 @@ func init() {
 			Doc: "Alibaba PAI 2020 (NSDI'22), alibaba/clusterdata cluster-trace-gpu-v2020, CC BY 4.0", Read: ReadPAIFolder},
 		{Name: "csv", Usage: "csv:MAPPING.json (names the CSV file and its columns)",
 			Doc: "any CSV trace, by a column mapping", Read: ReadMappedTrace},
-	} {
-		RegisterTraceFormat(tf)
 	}
+}
+
+// MustTraceFormats returns a registry of the given formats; it panics on
+// a malformed registration or a name given twice (a programming error).
+func MustTraceFormats(tfs ...TraceFormat) *TraceFormats {
+	f := NewTraceFormats()
+	for _, tf := range tfs {
+		if err := f.Register(tf); err != nil {
+			panic("traces: " + err.Error())
+		}
+	}
+	return f
+}
+
+// Formats lists the registered formats by name.
+func (f *TraceFormats) Formats() []TraceFormat {
+	var out []TraceFormat
+	for _, n := range f.Names() {
+		tf, _ := f.Lookup(n)
+		out = append(out, tf)
+	}
+	return out
 }

@@ -49,13 +49,13 @@ func TestITPRealRows(t *testing.T) {
 			t.Fatalf("job %+v", j)
 		}
 	}
-	if _, err := ReadTrace("itp:cluster11"); err == nil || !strings.Contains(err.Error(), "cluster01 … cluster10") {
+	if _, err := builtinFormats.Read("itp:cluster11"); err == nil || !strings.Contains(err.Error(), "cluster01 … cluster10") {
 		t.Errorf("itp:cluster11: %v", err)
 	}
 	// Neither an embedded cluster nor a file: both are said.
 	missing := filepath.Join(t.TempDir(), "nonexist.csv")
 	want := "itp:" + missing + `: no ITP cluster "` + missing + `" (the embedded ones are cluster01 … cluster10) and no such file`
-	if _, err := ReadTrace("itp:" + missing); err == nil || err.Error() != want {
+	if _, err := builtinFormats.Read("itp:" + missing); err == nil || err.Error() != want {
 		t.Errorf("itp:%s: %v\nwant %s", missing, err, want)
 	}
 }
@@ -97,7 +97,7 @@ func TestHeliosPublishedHeader(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, HeliosJobFile), []byte(heliosCSV), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tab, err := ReadTrace("helios:" + filepath.Join(dir, HeliosJobFile))
+	tab, err := builtinFormats.Read("helios:" + filepath.Join(dir, HeliosJobFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestHeliosPublishedHeader(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, HeliosGPUFile), []byte(gpus), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tab, err = ReadTrace("helios:" + dir)
+	tab, err = builtinFormats.Read("helios:" + dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestAcmeSerenAndKalos(t *testing.T) {
 		"k1,u1,2,16,128,Evaluation,CANCELLED,2023-05-01 00:00:00,2023-05-01 00:00:30,2023-05-01 00:05:30,300,30,1.33,512,64,,2023-05-01 00:05:30\n" +
 		"k2,u1,1,8,64,MLLM,COMPLETED,2023-05-01 00:01:00,,,,,0,512,64,,\n"
 	path := writeTemp(t, "trace_kalos.csv", kalos)
-	tab, err = ReadTrace("acme:" + path)
+	tab, err = builtinFormats.Read("acme:" + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestPAIJobsAndTasks(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, PAIJobFile), []byte(withHeader(PAIJobColumns(), paiJobs)), 0o644)
 	os.WriteFile(filepath.Join(dir, PAITaskFile), []byte(withHeader(PAITaskColumns(), paiTasks)), 0o644)
-	tab2, err := ReadTrace("pai:" + dir)
+	tab2, err := builtinFormats.Read("pai:" + dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestMappedCSV(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "t.csv"), []byte("s,g,d\n100,4,60\n50,1,1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "map.json"), []byte(`{"file": "t.csv", "submit": "s", "gpus": "g", "duration": "d", "time_format": "seconds"}`), 0o644)
-	tab, err = ReadTrace("csv:" + filepath.Join(dir, "map.json"))
+	tab, err = builtinFormats.Read("csv:" + filepath.Join(dir, "map.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestMappedCSV(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"submit": "s", "gpus": "g", "duration": "d", "colour": 1}`), 0o644)
-	_, err = ReadTrace("csv:" + filepath.Join(dir, "bad.json"))
+	_, err = builtinFormats.Read("csv:" + filepath.Join(dir, "bad.json"))
 	wantInputError(t, err, `unknown field "colour"`)
 	_, err = ParseMappedCSV(strings.NewReader("s,g,d\n1,1.5e30,1\n"), "x.csv", ColumnMapping{Submit: "s", GPUs: "g", Duration: "d", TimeFormat: TimeSeconds})
 	wantInputError(t, err, `x.csv:2: column "g": GPU count 1.5e+30 out of range`)
@@ -306,14 +306,14 @@ func TestPhillyAdapters(t *testing.T) {
 {"jobid": "a", "vc": "v", "status": "Pass", "submitted_time": "2017-10-03 00:00:00", "attempts": [{"start_time": "2017-10-03 00:00:10", "end_time": "2017-10-03 01:00:10", "detail": [{"gpus": ["g0", "g1"]}]}]},
 {"jobid": "b", "vc": "v", "status": "Killed", "submitted_time": "2017-10-03 00:00:05", "attempts": [{"start_time": "2017-10-03 00:00:10", "end_time": "2017-10-03 01:00:10", "detail": [{"gpus": []}]}]}
 ]`)
-	tab, err = ReadTrace("philly-log:" + log)
+	tab, err = builtinFormats.Read("philly-log:" + log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if tab.Report.Rows != 2 || tab.Report.Kept != 1 || tab.Report.Dropped[string(DropZeroGPUs)] != 1 || tab.Jobs[0].GPUs != 2 || tab.Jobs[0].Duration != 3600 {
 		t.Errorf("log table %+v", tab)
 	}
-	if _, err := ReadTrace("philly:" + filepath.Join(t.TempDir(), "none.csv")); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, err := builtinFormats.Read("philly:" + filepath.Join(t.TempDir(), "none.csv")); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -344,7 +344,7 @@ func TestTraceFormatRegistry(t *testing.T) {
 		}
 	}
 	want := "acme csv helios itp pai philly philly-log"
-	if got := strings.Join(DefaultTraceFormats().Names(), " "); got != want {
+	if got := strings.Join(builtinFormats.Names(), " "); got != want {
 		t.Errorf("built-in formats %q, want %q", got, want)
 	}
 }
@@ -370,7 +370,7 @@ func TestOpenTraceByHeader(t *testing.T) {
 		dir:             "helios",
 		"itp:cluster10": "itp",
 	} {
-		tab, err := OpenTrace(path)
+		tab, err := builtinFormats.Open(path)
 		if err != nil {
 			t.Errorf("%s: %v", path, err)
 			continue
@@ -379,18 +379,18 @@ func TestOpenTraceByHeader(t *testing.T) {
 			t.Errorf("%s: format %q, name %q, %d jobs; want %s", path, tab.Format, tab.Name, len(tab.Jobs), format)
 		}
 	}
-	if tab, err := ReadTrace("itp:" + filepath.Join(dir, "itp.csv")); err != nil || len(tab.Jobs) != 1 || tab.Format != "itp" {
+	if tab, err := builtinFormats.Read("itp:" + filepath.Join(dir, "itp.csv")); err != nil || len(tab.Jobs) != 1 || tab.Format != "itp" {
 		t.Errorf("itp:FILE: %+v, %v", tab, err)
 	}
 	pai := t.TempDir()
 	os.WriteFile(filepath.Join(pai, PAIJobFile), []byte(paiJobs), 0o644)
 	os.WriteFile(filepath.Join(pai, PAITaskFile), []byte(paiTasks), 0o644)
-	if tab, err := OpenTrace(pai); err != nil || tab.Format != "pai" || len(tab.Jobs) != 3 {
+	if tab, err := builtinFormats.Open(pai); err != nil || tab.Format != "pai" || len(tab.Jobs) != 3 {
 		t.Errorf("PAI folder: %+v, %v", tab, err)
 	}
-	_, err := OpenTrace(write("other.csv", "a,b,c\n1,2,3\n"))
+	_, err := builtinFormats.Open(write("other.csv", "a,b,c\n1,2,3\n"))
 	wantInputError(t, err, "other.csv:1: not a trace of a known format", "csv:MAPPING.json")
-	_, err = OpenTrace(t.TempDir())
+	_, err = builtinFormats.Open(t.TempDir())
 	wantInputError(t, err, "a folder of no known trace")
 }
 

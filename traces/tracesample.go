@@ -294,11 +294,11 @@ func quantileLimits(gpuTimes []float64) ([3]float64, error) {
 	return limits, nil
 }
 
-// SampleTraceByName reads the trace ref names (ReadTrace, e.g.
+// SampleTraceByName reads the trace ref names (formats.Read, e.g.
 // "itp:cluster02") and samples it (SampleTrace): what a workload source
 // of traces does.
-func SampleTraceByName(ref string, opts TraceSampleOptions) (*Workload, *TraceSampleReport, error) {
-	t, err := ReadTrace(ref)
+func SampleTraceByName(formats *TraceFormats, ref string, opts TraceSampleOptions) (*Workload, *TraceSampleReport, error) {
+	t, err := formats.Read(ref)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,7 +9,7 @@ import (
 
 // Summarise an embedded ITP cluster: nothing to download.
 func ExampleSummarizeTrace() {
-	t, err := traces.ReadTrace("itp:cluster02")
+	t, err := traces.MustTraceFormats(traces.BuiltinTraceFormats()...).Read("itp:cluster02")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -38,7 +38,7 @@ var itpFigures = []struct {
 func TestITPMatchesFormatFigures(t *testing.T) {
 	jobs, hours := 0, 0.0
 	for _, want := range itpFigures {
-		tab, err := ReadTrace("itp:" + want.cluster)
+		tab, err := builtinFormats.Read("itp:" + want.cluster)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 // Command custompolicy shows polluxsim used as a library: package
-// smallestfirst defines a scheduling policy outside the policies/ tree and
-// registers it with one option; this program simulates a whole workload
+// smallestfirst defines a scheduling policy outside the policies/ tree,
+// with one option; this program simulates a whole workload
 // with it beside FIFO. cmd/polluxsim-custom is the whole polluxsim command
 // line with the policy added, in ten lines.
 //
@@ -20,11 +20,17 @@ import (
 	"os"
 	"strconv"
 
-	_ "github.com/polluxsim/polluxsim/examples/custompolicy/smallestfirst"
+	"github.com/polluxsim/polluxsim/examples/custompolicy/smallestfirst"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
+
+// known are the policies this program knows: the built-ins and
+// smallest-first.
+var known = runspec.Known{Policies: policies.MustRegistry(append(builtin.Registrations(), smallestfirst.Registration())...)}
 
 // run simulates the same generated workload under each policy (name and
 // key=value options) and prints the average JCTs.
@@ -35,11 +41,11 @@ func run(w io.Writer, jobs int, runs [][]string) error {
 		return err
 	}
 	for _, r := range runs {
-		spec, err := runspec.DefaultSpec(r[0]).WithOptions(r[1:])
+		spec, err := runspec.DefaultSpec(r[0]).WithOptions(known, r[1:])
 		if err != nil {
 			return err
 		}
-		pol, err := runspec.NewPolicy(spec)
+		pol, err := runspec.NewPolicy(known, spec)
 		if err != nil {
 			return err
 		}

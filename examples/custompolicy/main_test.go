@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/conformance"
 )
 
@@ -20,7 +19,7 @@ func TestRunsWholeSimulation(t *testing.T) {
 			t.Errorf("output %q lacks %q", out.String(), want)
 		}
 	}
-	if _, err := policies.Resolve("smallest-first", "", []string{"aging_hours=-1"}); err == nil {
+	if _, err := known.Policies.Resolve("smallest-first", "", []string{"aging_hours=-1"}); err == nil {
 		t.Error("negative aging_hours accepted")
 	}
 }
@@ -28,6 +27,6 @@ func TestRunsWholeSimulation(t *testing.T) {
 // A policy registered outside policies/ passes the same conformance suite
 // as the built-in ones, with its defaults and with aging.
 func TestConformance(t *testing.T) {
-	conformance.Run(t, "smallest-first")
-	t.Run("aging", func(t *testing.T) { conformance.Run(t, "smallest-first", "aging_hours=0.01") })
+	conformance.Run(t, known.Policies, "smallest-first")
+	t.Run("aging", func(t *testing.T) { conformance.Run(t, known.Policies, "smallest-first", "aging_hours=0.01") })
 }

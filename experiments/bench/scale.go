@@ -70,6 +70,8 @@ type ScaleResult struct {
 
 // ScaleOptions configure RunScale.
 type ScaleOptions struct {
+	// Ext are the policies the sizes name (the binary's extensions).
+	Ext     runspec.Registries
 	Spec    runspec.RunSpec // policy settings; Nodes and the workload vary per size
 	Seed    uint64          // workload seed
 	Quality int             // compare with a 10× longer search every Quality-th round (0: no)
@@ -103,7 +105,11 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		}
 		spec.Nodes = sz.Nodes
 		spec.Rounds = "none" // round statistics suffice; memory follows the active jobs
-		if err := spec.Validate(); err != nil {
+		spec, err := spec.WithOptions(opt.Ext)
+		if err != nil {
+			return nil, err
+		}
+		if err := spec.Validate(opt.Ext); err != nil {
 			return nil, err
 		}
 		w := sz.Workload
@@ -115,7 +121,7 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		}
 		sz.Jobs, sz.Policy = len(w.Jobs), spec.Policy
 		runtime.GC()
-		pol, err := runspec.NewPolicy(spec)
+		pol, err := runspec.NewPolicy(opt.Ext, spec)
 		if err != nil {
 			return nil, err
 		}
@@ -139,7 +145,7 @@ func RunScale(set *profiles.Set, sizes []ScaleSize, opt ScaleOptions) ([]ScaleRe
 		// not count in the latency figures.
 		var rq []RoundQuality
 		if opt.Quality > 0 {
-			if rq, err = longSearchQuality(spec, set, w, opt.Quality); err != nil {
+			if rq, err = longSearchQuality(opt.Ext, spec, set, w, opt.Quality); err != nil {
 				return nil, fmt.Errorf("%d nodes, %d jobs: %w", sz.Nodes, sz.Jobs, err)
 			}
 		}
@@ -215,13 +221,13 @@ func bucketByActive(stats []sim.RoundStat) []ActiveBucket {
 // generations, without early stop or work cap, every sample-th round. A
 // policy without a generations option, or that does not report its
 // fitness, is not compared (nil, nil).
-func longSearchQuality(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, sample int) ([]RoundQuality, error) {
+func longSearchQuality(reg runspec.Registries, spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, sample int) ([]RoundQuality, error) {
 	gens, ok := spec.Options.Value("generations")
 	g, isNum := gens.(float64)
 	if !ok || !isNum {
 		return nil, nil
 	}
-	if p, err := runspec.NewPolicy(spec); err != nil {
+	if p, err := runspec.NewPolicy(reg, spec); err != nil {
 		return nil, err
 	} else if r, ok := p.(policies.StatsReporter); !ok || !r.PolicyStats().HasFitness {
 		return nil, nil
@@ -235,6 +241,6 @@ func longSearchQuality(spec runspec.RunSpec, set *profiles.Set, w *traces.Worklo
 	if v, ok := spec.Options.Value("local_search"); ok {
 		long.LocalSearch, _ = v.(bool)
 	}
-	rq, _, err := SearchQuality(spec, set, w, []SearchSetting{long}, sample)
+	rq, _, err := SearchQuality(reg, spec, set, w, []SearchSetting{long}, sample)
 	return rq, err
 }

@@ -17,14 +17,14 @@ func benchRun(b *testing.B, policy string, opts ...string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spec, err := runspec.DefaultSpec(policy).WithOptions([]string(opts))
+	spec, err := runspec.DefaultSpec(policy).WithOptions(known, []string(opts))
 	if err != nil {
 		b.Fatal(err)
 	}
 	spec.Rounds = "none"
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		pol, err := runspec.NewPolicy(spec)
+		pol, err := runspec.NewPolicy(known, spec)
 		if err != nil {
 			b.Fatal(err)
 		}

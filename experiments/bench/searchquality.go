@@ -66,18 +66,18 @@ type searcher interface {
 // from round to round, as it would in a run of its own, but never decides
 // anything: the simulation follows the main search. The fitness values of a
 // round are therefore directly comparable.
-func SearchQuality(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, shadows []SearchSetting, sample int) ([]RoundQuality, *sim.Result, error) {
-	main, err := newSearcher(spec)
+func SearchQuality(reg runspec.Registries, spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, shadows []SearchSetting, sample int) ([]RoundQuality, *sim.Result, error) {
+	main, err := newSearcher(reg, spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	sh := &shadowPolicy{main: main, sample: max(sample, 1)}
 	for _, s := range shadows {
-		ss, err := spec.WithOptions(s.options())
+		ss, err := spec.WithOptions(reg, s.options())
 		if err != nil {
 			return nil, nil, fmt.Errorf("search setting %s: %w", s.Name, err)
 		}
-		p, err := newSearcher(ss)
+		p, err := newSearcher(reg, ss)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -90,8 +90,8 @@ func SearchQuality(spec runspec.RunSpec, set *profiles.Set, w *traces.Workload, 
 	return sh.rounds, res, nil
 }
 
-func newSearcher(spec runspec.RunSpec) (searcher, error) {
-	p, err := runspec.NewPolicy(spec)
+func newSearcher(reg runspec.Registries, spec runspec.RunSpec) (searcher, error) {
+	p, err := runspec.NewPolicy(reg, spec)
 	if err != nil {
 		return nil, err
 	}

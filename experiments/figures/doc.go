@@ -3,6 +3,7 @@
 // timelines, lines against a setting, grouped bars, elastic clusters;
 // Plot, RenderSVG), figures of one run's tables (Fig 6, co-adaptation;
 // PlotRun) and of one application's profile (Fig 3, the throughput model
-// against the measurements; PlotProfile). Every figure is a Kind,
-// registered by name (Register), so a new one is one file.
+// against the measurements; PlotProfile). Every figure is a Kind, found by
+// name in the binary's extensions (Builtin, WithKind; app.WithKind), so a
+// new one is one file.
 package figures

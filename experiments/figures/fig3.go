@@ -53,10 +53,9 @@ func FitProfile(app *profiles.App) (*ProfileFit, error) {
 // figure): PlotProfile(KindProfileFit, app, ...).
 const KindProfileFit = "fig3"
 
-func init() {
-	Register(Kind{Name: KindProfileFit, File: ProfileFitFile, DrawProfile: profileFit,
-		Doc: "the throughput model fitted to an application's measured step times, against them (paper Fig 3)"})
-}
+// profileFitKind is Fig 3's kind (in Builtin).
+var profileFitKind = Kind{Name: KindProfileFit, File: ProfileFitFile, DrawProfile: profileFit,
+	Doc: "the throughput model fitted to an application's measured step times, against them (paper Fig 3)"}
 
 // profileFit draws the paper's Fig 3 for one application: the fitted
 // throughput model against the measured step times, (a) throughput against

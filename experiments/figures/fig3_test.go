@@ -1,6 +1,7 @@
 package figures
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestPlotProfileFit(t *testing.T) {
 	}
 	app, _ := set.App("imagenet")
 	out := t.TempDir()
-	rep, err := PlotProfile(KindProfileFit, app, set.Source, out, PlotOptions{Formats: []string{"svg", "pdf"}})
+	rep, err := PlotProfile(exptest.Ext(), KindProfileFit, app, set.Source, out, PlotOptions{Formats: []string{"svg", "pdf"}})
 	if err != nil || len(rep.Files) != 2 {
 		t.Fatalf("%v %v", rep, err)
 	}
@@ -39,7 +40,7 @@ func TestPlotProfileFit(t *testing.T) {
 		}
 	}
 	capp, _ := profiles.Compact().App("imagenet")
-	if _, err := PlotProfile(KindProfileFit, capp, "compact", t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "measured tables") {
+	if _, err := PlotProfile(exptest.Ext(), KindProfileFit, capp, "compact", t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "measured tables") {
 		t.Errorf("compact: %v", err)
 	}
 }

@@ -26,10 +26,9 @@ const KindCoAdaptation = "fig6"
 // CoAdaptationFile is the base name of the co-adaptation figure.
 const CoAdaptationFile = "fig6-coadaptation"
 
-func init() {
-	Register(Kind{Name: KindCoAdaptation, File: CoAdaptationFile, DrawRun: coAdaptation,
-		Doc: "co-adaptation of chosen jobs over time: active jobs, and each job's GPUs, batch size and efficiency (paper Fig 6)"})
-}
+// coAdaptationKind is Fig 6's kind (in Builtin).
+var coAdaptationKind = Kind{Name: KindCoAdaptation, File: CoAdaptationFile, DrawRun: coAdaptation,
+	Doc: "co-adaptation of chosen jobs over time: active jobs, and each job's GPUs, batch size and efficiency (paper Fig 6)"}
 
 // coAdaptation draws the paper's Fig 6 from a run's output folder
 // (jobs.parquet, rounds.parquet, cluster.parquet): over time, the number of

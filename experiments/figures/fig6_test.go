@@ -43,7 +43,7 @@ func TestPlotCoAdaptation(t *testing.T) {
 		}
 	}
 	out := t.TempDir()
-	rep, err := PlotRun(KindCoAdaptation, RunInput{Dir: run}, out, PlotOptions{Formats: FigureFormats})
+	rep, err := PlotRun(exptest.Ext(), KindCoAdaptation, RunInput{Dir: run}, out, PlotOptions{Formats: FigureFormats})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestPlotCoAdaptation(t *testing.T) {
 		t.Error("fig6 PDF is not a PDF")
 	}
 	col := t.TempDir()
-	if _, err := PlotRun(KindCoAdaptation, RunInput{Dir: run, Jobs: names[:1]}, col, PlotOptions{Size: SizeColumn, Formats: []string{"png"}}); err != nil {
+	if _, err := PlotRun(exptest.Ext(), KindCoAdaptation, RunInput{Dir: run, Jobs: names[:1]}, col, PlotOptions{Size: SizeColumn, Formats: []string{"png"}}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.Open(filepath.Join(col, CoAdaptationFile+".png"))
@@ -73,7 +73,7 @@ func TestPlotCoAdaptation(t *testing.T) {
 	if want := int(3.4 * pngDPI); err != nil || cfg.Width < want-2 || cfg.Width > want+2 {
 		t.Errorf("column PNG %d px wide (%v), want %d", cfg.Width, err, want)
 	}
-	if _, err := PlotRun(KindCoAdaptation, RunInput{Dir: run, Jobs: []string{"no-such-job"}}, col, PlotOptions{}); err == nil || !strings.Contains(err.Error(), `"no-such-job"`) {
+	if _, err := PlotRun(exptest.Ext(), KindCoAdaptation, RunInput{Dir: run, Jobs: []string{"no-such-job"}}, col, PlotOptions{}); err == nil || !strings.Contains(err.Error(), `"no-such-job"`) {
 		t.Errorf("unknown job: %v", err)
 	}
 }
@@ -92,16 +92,16 @@ func TestPlotCoAdaptationOneRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(a, "rounds.parquet"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = PlotRun(KindCoAdaptation, RunInput{Dir: a}, t.TempDir(), PlotOptions{Formats: []string{"svg"}})
+	_, err = PlotRun(exptest.Ext(), KindCoAdaptation, RunInput{Dir: a}, t.TempDir(), PlotOptions{Formats: []string{"svg"}})
 	if err == nil || !strings.Contains(err.Error(), "the tables are of different runs") || strings.Contains(err.Error(), "\n") {
 		t.Errorf("mixed runs: %v", err)
 	}
 	os.Remove(filepath.Join(a, "rounds.parquet"))
-	if _, err := PlotRun(KindCoAdaptation, RunInput{Dir: a}, t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "has no rounds.parquet") {
+	if _, err := PlotRun(exptest.Ext(), KindCoAdaptation, RunInput{Dir: a}, t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "has no rounds.parquet") {
 		t.Errorf("no rounds: %v", err)
 	}
 	os.WriteFile(filepath.Join(b, sweep.ExperimentFile), []byte("{}"), 0o644)
-	if _, err := PlotRun(KindCoAdaptation, RunInput{Dir: b}, t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "is a sweep's folder") {
+	if _, err := PlotRun(exptest.Ext(), KindCoAdaptation, RunInput{Dir: b}, t.TempDir(), PlotOptions{}); err == nil || !strings.Contains(err.Error(), "is a sweep's folder") {
 		t.Errorf("sweep folder: %v", err)
 	}
 }

@@ -5,13 +5,15 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/results"
-	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
 // Kind is a kind of figure: its name, its check and how it is drawn. A
-// new kind is one file that calls Register in its init.
+// new kind is one file that declares it; a binary adds it to its
+// extensions (app.WithKind, extensions.WithKind), where the spec format,
+// Plot and the report find it.
 //
 // A kind draws from one of three inputs, and exactly one of its Draw
 // functions is set:
@@ -28,9 +30,11 @@ type Kind struct {
 	// Doc is a one-line description.
 	Doc string
 	// Check checks a sweep figure of this kind against its experiment
-	// (nil: the common checks only, its name and cells); it is registered
-	// with experiments.RegisterPlotKind. The built-in kinds' checks live
-	// with the spec format, so specs are checked without this package.
+	// when a spec is read (nil: the common checks only, its name and
+	// cells, and no params). A kind with parameters decodes them here,
+	// strictly, from the plot's Params (PlotSpec.DecodeParams). The
+	// built-in kinds' checks live with the spec format
+	// (experiments.BuiltinPlotCheck).
 	Check experiments.PlotCheck
 	// Draw draws a sweep figure from the runs of each cell.
 	Draw func(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error)
@@ -87,12 +91,28 @@ func (k Kind) FileName(app string) string {
 	return f
 }
 
-var kinds = reg.New[Kind]("figure kind")
+// KindName implements extensions.FigureKind.
+func (k Kind) KindName() string { return k.Name }
 
-// Register adds a figure kind; it panics on a malformed or taken name, or
-// a kind without exactly one Draw function (programming errors, found at
-// init).
-func Register(k Kind) {
+// DrawsSweep implements experiments.PlotKind: whether a spec may list the
+// kind.
+func (k Kind) DrawsSweep() bool { return k.From() == FromSweep }
+
+// CheckPlot implements experiments.PlotKind: Check, or without one, no
+// params.
+func (k Kind) CheckPlot(p *experiments.PlotSpec, e *experiments.Experiment) error {
+	if k.Check != nil {
+		return k.Check(p, e)
+	}
+	if len(p.Params) > 0 {
+		return fmt.Errorf("kind %q takes no params", p.Kind)
+	}
+	return nil
+}
+
+// check says what is wrong with a kind's declaration: it needs exactly
+// one Draw function, and a spec check only if it draws from a sweep.
+func (k Kind) check() error {
 	set := 0
 	for _, f := range []bool{k.Draw != nil, k.DrawRun != nil, k.DrawProfile != nil} {
 		if f {
@@ -100,34 +120,30 @@ func Register(k Kind) {
 		}
 	}
 	if set != 1 {
-		panic(fmt.Sprintf("figure kind %q has %d of Draw, DrawRun and DrawProfile; it needs exactly one", k.Name, set))
+		return fmt.Errorf("figure kind %q has %d of Draw, DrawRun and DrawProfile; it needs exactly one", k.Name, set)
 	}
 	if k.Check != nil && k.Draw == nil {
-		panic(fmt.Sprintf("figure kind %q has a spec check but is not a sweep figure", k.Name))
+		return fmt.Errorf("figure kind %q has a spec check but is not a sweep figure", k.Name)
 	}
-	if err := kinds.Add(k.Name, k); err != nil {
-		panic(err)
-	}
-	if _, builtin := builtinChecked[k.Name]; !builtin && k.Draw != nil {
-		experiments.RegisterPlotKind(k.Name, k.Check)
-	}
+	return nil
 }
 
-// Kinds lists the registered figure kinds by name.
-func Kinds() []Kind {
+// Kinds lists ext's figure kinds by name (those that are a Kind).
+func Kinds(ext *extensions.Extensions) []Kind {
 	var out []Kind
-	for _, n := range kinds.Names() {
-		k, _ := kinds.Lookup(n)
-		out = append(out, k)
+	for _, f := range ext.FigureKinds().All() {
+		if k, ok := f.(Kind); ok {
+			out = append(out, k)
+		}
 	}
 	return out
 }
 
-// KindsFrom lists the registered figure kinds that draw from the given
-// input (FromSweep, FromRun or FromProfile), by name.
-func KindsFrom(from string) []Kind {
+// KindsFrom lists ext's figure kinds that draw from the given input
+// (FromSweep, FromRun or FromProfile), by name.
+func KindsFrom(ext *extensions.Extensions, from string) []Kind {
 	var out []Kind
-	for _, k := range Kinds() {
+	for _, k := range Kinds(ext) {
 		if k.From() == from {
 			out = append(out, k)
 		}
@@ -135,15 +151,17 @@ func KindsFrom(from string) []Kind {
 	return out
 }
 
-// lookup finds a registered kind that draws from the given input, or says
+// lookup finds a kind of ext that draws from the given input, or says
 // which kinds there are.
-func lookup(name, from string) (Kind, error) {
-	k, ok := kinds.Lookup(name)
+func lookup(ext *extensions.Extensions, name, from string) (Kind, error) {
+	f, ok := ext.FigureKinds().Lookup(name)
+	k, isKind := f.(Kind)
+	ok = ok && isKind
 	if ok && k.From() == from {
 		return k, nil
 	}
 	var names []string
-	for _, k := range KindsFrom(from) {
+	for _, k := range KindsFrom(ext, from) {
 		names = append(names, k.Name)
 	}
 	if ok {
@@ -152,30 +170,56 @@ func lookup(name, from string) (Kind, error) {
 	return k, fmt.Errorf("no figure kind %q is registered in this binary (the %s kinds: %s)", name, from, strings.Join(names, ", "))
 }
 
-// builtinChecked are the kinds whose checks the spec format registers
-// itself.
-var builtinChecked = map[string]bool{
-	experiments.PlotJCTCDF: true, experiments.PlotRhoCDF: true, experiments.PlotTimeline: true,
-	experiments.PlotLines: true, experiments.PlotBars: true, experiments.PlotElastic: true,
-}
-
-func init() {
-	for _, k := range []Kind{
+// Builtin are the built-in figure kinds: the sweep kinds a spec may list
+// (jct_cdf, rho_cdf, timeline, lines, bars, elastic), Fig 6's run kind and
+// Fig 3's profile kind.
+func Builtin() []Kind {
+	ks := []Kind{
 		{Name: experiments.PlotJCTCDF, Doc: "distribution of job completion times per cell, pooled over workloads", Draw: jctCDF},
 		{Name: experiments.PlotRhoCDF, Doc: "distribution of finish-time fairness ρ per cell (paper Fig 7)", Draw: rhoCDF},
 		{Name: experiments.PlotTimeline, Doc: "GPUs allocated and mean statistical efficiency over time on one workload (paper Fig 5)", Draw: timeline},
 		{Name: experiments.PlotLines, Doc: "a metric's mean and 95 % CI against a numeric setting, one line per series (paper Fig 8)", Draw: linesPlot},
 		{Name: experiments.PlotBars, Doc: "a metric's mean and 95 % CI as grouped bars", Draw: barsPlot},
 		{Name: experiments.PlotElastic, Doc: "an elastic cluster's nodes, batch size and efficiency over time (paper Fig 9)", Draw: elasticPlot},
-	} {
-		Register(k)
+		coAdaptationKind, profileFitKind,
+	}
+	for i := range ks {
+		if ks[i].Draw != nil {
+			ks[i].Check = experiments.BuiltinPlotCheck(ks[i].Name)
+		}
+	}
+	return ks
+}
+
+// Extension returns kinds as extensions.FigureKind values, checked (a
+// malformed kind is an error), for extensions.WithKind.
+func Extension(kinds ...Kind) ([]extensions.FigureKind, error) {
+	var out []extensions.FigureKind
+	for _, k := range kinds {
+		if err := k.check(); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// WithKind is extensions.WithKind for figure kinds, checked as Extension
+// does.
+func WithKind(kinds ...Kind) extensions.Option {
+	return func(e *extensions.Extensions) error {
+		fs, err := Extension(kinds...)
+		if err != nil {
+			return err
+		}
+		return extensions.WithKind(fs...)(e)
 	}
 }
 
-// PlotRun draws the run figure of the named kind from a run's output
+// PlotRun draws the run figure of ext's kind called kind from a run's output
 // folder into outDir, in each of opt's formats.
-func PlotRun(kind string, in RunInput, outDir string, opt PlotOptions) (*PlotReport, error) {
-	k, err := lookup(kind, FromRun)
+func PlotRun(ext *extensions.Extensions, kind string, in RunInput, outDir string, opt PlotOptions) (*PlotReport, error) {
+	k, err := lookup(ext, kind, FromRun)
 	if err != nil {
 		return nil, err
 	}
@@ -189,8 +233,8 @@ func PlotRun(kind string, in RunInput, outDir string, opt PlotOptions) (*PlotRep
 // PlotProfile draws the profile figure of the named kind for one
 // application into outDir, in each of opt's formats; source names the
 // profile set.
-func PlotProfile(kind string, app *profiles.App, source, outDir string, opt PlotOptions) (*PlotReport, error) {
-	k, err := lookup(kind, FromProfile)
+func PlotProfile(ext *extensions.Extensions, kind string, app *profiles.App, source, outDir string, opt PlotOptions) (*PlotReport, error) {
+	k, err := lookup(ext, kind, FromProfile)
 	if err != nil {
 		return nil, err
 	}

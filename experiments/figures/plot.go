@@ -159,7 +159,7 @@ func figures(exp *experiments.Experiment, runs []*results.RunResult) []namedFigu
 	var out []namedFigure
 	for _, ps := range experiments.PlotsOf(exp) {
 		var fig Figure
-		k, err := lookup(ps.Kind, FromSweep)
+		k, err := lookup(exp.Extensions(), ps.Kind, FromSweep)
 		if err == nil {
 			fig, err = k.Draw(exp, ps, byCell)
 		}

@@ -17,7 +17,7 @@ import (
 // not errors.
 func TestPlot(t *testing.T) {
 	full := exptest.TinyFull(t)
-	exp, runs, missing, err := sweep.OpenSweep(full)
+	exp, runs, missing, err := sweep.OpenSweep(full, exptest.Ext())
 	if err != nil || len(runs) != 20 || len(missing) != 0 {
 		t.Fatalf("open: %v, %d runs, missing %v", err, len(runs), missing)
 	}

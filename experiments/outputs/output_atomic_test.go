@@ -103,7 +103,7 @@ func smallResult(t *testing.T) *sim.Result {
 	}
 	spec := runspec.DefaultSpec("tiresias")
 	spec.Nodes = 4
-	p, err := runspec.NewPolicy(spec)
+	p, err := runspec.NewPolicy(known, spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -24,7 +23,7 @@ func smallRun(t *testing.T, policy string, workers int, dir string) {
 	}
 	spec := runspec.DefaultSpec(policy)
 	spec.Nodes = 4
-	p, err := policies.Build(spec.Policy, spec.Options, spec.Env(workers))
+	p, err := known.Policies.Build(spec.Policy, spec.Options, spec.Env(workers))
 	if err != nil {
 		t.Fatal(err)
 	}

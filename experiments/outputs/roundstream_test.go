@@ -12,7 +12,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/digest"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -52,7 +51,7 @@ func TestRoundsStreamSameTable(t *testing.T) {
 	run := func(dir string, stream bool, rounds string) {
 		spec := spec
 		spec.Rounds = rounds
-		p, err := policies.Build(spec.Policy, spec.Options, spec.Env(1))
+		p, err := known.Policies.Build(spec.Policy, spec.Options, spec.Env(1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
 	"slices"
 	"testing"
 
@@ -54,18 +55,18 @@ func TestHeadlineMetric(t *testing.T) {
 // TestNonDefault: a cell's provenance lists only the settings and options
 // that differ from its policy's defaults, as key=value.
 func TestNonDefault(t *testing.T) {
-	s, err := runspec.DefaultSpec("pollux").WithOptions([]string{"p=-10"})
+	s, err := runspec.DefaultSpec("pollux").WithOptions(exptest.Ext(), []string{"p=-10"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := nonDefault(s); len(got) != 1 || got[0] != "p=-10" {
+	if got := nonDefault(exptest.Ext(), s); len(got) != 1 || got[0] != "p=-10" {
 		t.Errorf("p = -10: %v", got)
 	}
 	s.Interval, s.Cluster = 120, "t4:2x4"
-	if got, want := nonDefault(s), []string{"cluster=t4:2x4", "interval_s=120", "p=-10"}; !slices.Equal(got, want) {
+	if got, want := nonDefault(exptest.Ext(), s), []string{"cluster=t4:2x4", "interval_s=120", "p=-10"}; !slices.Equal(got, want) {
 		t.Errorf("%v, want %v", got, want)
 	}
-	if got := nonDefault(runspec.DefaultSpec("tiresias")); len(got) != 0 {
+	if got := nonDefault(exptest.Ext(), runspec.DefaultSpec("tiresias")); len(got) != 0 {
 		t.Errorf("defaults: %v", got)
 	}
 }

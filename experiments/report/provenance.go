@@ -45,7 +45,7 @@ func provenance(exp *experiments.Experiment, runs []*results.RunResult, sum *swe
 		p = append(p, [2]string{"missing runs", strings.Join(sum.Missing, ", ")})
 	}
 	for _, c := range sum.Cells {
-		kv := append([]string{"policy=" + c.Policy}, nonDefault(c.Settings)...)
+		kv := append([]string{"policy=" + c.Policy}, nonDefault(exp.Extensions(), c.Settings)...)
 		kv = append(kv, fmt.Sprintf("load=%g", c.Load), "config="+c.Config)
 		p = append(p, [2]string{"cell " + c.Cell, strings.Join(kv, " ")})
 	}
@@ -56,10 +56,13 @@ func provenance(exp *experiments.Experiment, runs []*results.RunResult, sum *swe
 }
 
 // nonDefault lists, as key=value, the settings and policy options of s
-// that differ from the policy's defaults (runspec.DefaultSpec), keys in
-// order.
-func nonDefault(s runspec.RunSpec) []string {
-	have, def := flatSpec(s), flatSpec(runspec.DefaultSpec(s.Policy))
+// that differ from the policy's defaults (runspec.DefaultSpec with the
+// default options of reg's policy; all its options for a policy reg does
+// not know), keys in order.
+func nonDefault(reg runspec.Registries, s runspec.RunSpec) []string {
+	d := runspec.DefaultSpec(s.Policy)
+	d, _ = d.WithOptions(reg)
+	have, def := flatSpec(s), flatSpec(d)
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(have)) {
 		if k == "policy" {

@@ -22,7 +22,7 @@ import (
 // and the number of figures it should hold.
 func writeReport(t *testing.T) (string, int) {
 	t.Helper()
-	exp, runs, missing, err := sweep.OpenSweep(exptest.TinyFull(t))
+	exp, runs, missing, err := sweep.OpenSweep(exptest.TinyFull(t), exptest.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}

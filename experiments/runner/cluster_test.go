@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"math"
 	"os"
 	"path/filepath"
@@ -26,7 +27,7 @@ func TestMixedClusterOutputs(t *testing.T) {
 	spec.Cluster = pools
 	spec.Nodes, spec.GPUsPerNode = 11, 8
 	dir := filepath.Join(t.TempDir(), "run")
-	res, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: "paper:1"}, runner.Options{Out: dir, NoTiming: true})
+	res, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: "paper:1"}, runner.Options{Ext: intree.Extensions(), Out: dir, NoTiming: true})
 	if err != nil {
 		t.Fatal(err)
 	}

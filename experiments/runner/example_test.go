@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 
@@ -18,7 +19,7 @@ func ExampleRun() {
 	dir, _ := os.MkdirTemp("", "example-run-")
 	defer os.RemoveAll(dir)
 	res, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: "paper:1"},
-		runner.Options{Out: filepath.Join(dir, "t1"), NoTiming: true})
+		runner.Options{Ext: intree.Extensions(), Out: filepath.Join(dir, "t1"), NoTiming: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"os"
 	"strings"
 
@@ -70,13 +71,13 @@ const ProfilesHelp = "profiles: embedded (the measured tables, default) or compa
 
 // workload resolves the run's workload, with the warnings reading it
 // gave and those its batch sizes earn (see runspec.BatchWarnings).
-func (in Inputs) workload(set *profiles.Set, spec runspec.RunSpec) (w *traces.Workload, read, batch []string, err error) {
+func (in Inputs) workload(ext *extensions.Extensions, set *profiles.Set, spec runspec.RunSpec) (w *traces.Workload, read, batch []string, err error) {
 	if in.Workload != nil {
 		return in.Workload, nil, nil, nil // the caller chose it
 	}
-	env := workloads.Env{Profiles: set, GPUsPerNode: spec.GPUsPerNode}
+	env := ext.WorkloadEnv(set, spec.GPUsPerNode)
 	if in.WorkloadRef != "" {
-		w, read, err := workloads.Resolve(in.WorkloadRef, env)
+		w, read, err := ext.ResolveWorkload(in.WorkloadRef, env)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"sync"
 
@@ -18,8 +19,13 @@ import (
 	"github.com/polluxsim/polluxsim/version"
 )
 
-// Options tune how a run is executed; none of them changes its results.
+// Options tune how a run is executed; none of them changes its results
+// (Ext says what the binary knows: a run of a policy it lacks fails).
 type Options struct {
+	// Ext are the binary's extensions: the policies, autoscalers,
+	// workload sources and trace formats the run is resolved against
+	// (intree.Extensions for the built-ins; nil knows none).
+	Ext *extensions.Extensions
 	// Out is the folder the run's outputs are written to (see
 	// outputs.RunFolder); "" writes nothing (a sweep stores the result
 	// itself).
@@ -93,7 +99,10 @@ func Run(ctx context.Context, spec runspec.RunSpec, in Inputs, opt Options) (*Re
 // sweep's folder, a folder where an output should be) is refused here
 // too, before any simulation time is spent.
 func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err error) {
-	if err := spec.Validate(); err != nil {
+	if spec, err = spec.WithOptions(opt.Ext); err != nil { // the options made canonical
+		return nil, err
+	}
+	if err := spec.Validate(opt.Ext); err != nil {
 		return nil, err
 	}
 	set := in.Profiles
@@ -105,15 +114,18 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	if set.Digest == "" {
 		return nil, fmt.Errorf("profiles %s: no Digest identifies their content (load them with LoadProfiles)", set.Source)
 	}
-	w, warnings, batchWarnings, err := in.workload(set, spec)
+	w, warnings, batchWarnings, err := in.workload(opt.Ext, set, spec)
 	if err != nil {
 		return nil, err
 	}
-	cfg := spec.SimConfig()
+	cfg, err := spec.EngineConfig(opt.Ext)
+	if err != nil {
+		return nil, err
+	}
 	if err := CheckWorkload(spec, set, w); err != nil {
 		return nil, err
 	}
-	pol, err := policies.Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
+	pol, err := opt.Ext.PolicyRegistry().Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ func TestCalibrationSettings(t *testing.T) {
 		t.Errorf("default spec is calibrated: %v %v", c.StepScale, c.RestartDelayByApp)
 	}
 	s.Calibration = "sia"
-	if err := s.Validate(); err != nil {
+	if err := s.Validate(known); err != nil {
 		t.Fatal(err)
 	}
 	c := s.SimConfig()
@@ -35,7 +35,7 @@ func TestCalibrationSettings(t *testing.T) {
 		t.Errorf("uncalibrated: the policy's per-application delays %v, want none", e.RestartDelayByApp)
 	}
 	s.Calibration = "testbed"
-	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "--calibration") || !strings.Contains(err.Error(), "sia-slowdowns") {
+	if err := s.Validate(known); err == nil || !strings.Contains(err.Error(), "--calibration") || !strings.Contains(err.Error(), "sia-slowdowns") {
 		t.Errorf("unknown calibration: %v", err)
 	}
 	// Every calibration names only applications of the default profiles.

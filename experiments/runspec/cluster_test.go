@@ -1,6 +1,7 @@
 package runspec_test
 
 import (
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestOnePoolIsTheHomogeneousCluster(t *testing.T) {
 	run := func(cluster string) *sim.Result {
 		spec := runspec.DefaultSpec("tiresias")
 		spec.Cluster = cluster
-		pol, err := runspec.NewPolicy(spec)
+		pol, err := runspec.NewPolicy(runspec.Known{Policies: builtin.Registry()}, spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +108,7 @@ func TestClusterTypeWithoutTables(t *testing.T) {
 	}
 	spec := runspec.DefaultSpec("fifo")
 	spec.Cluster = "t4:4x4,a100:1x8"
-	pol, _ := runspec.NewPolicy(spec)
+	pol, _ := runspec.NewPolicy(runspec.Known{Policies: builtin.Registry()}, spec)
 	set := profiles.Default()
 	for _, a := range set.Apps {
 		a.ByType = nil

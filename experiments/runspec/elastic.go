@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -14,7 +13,7 @@ import (
 type ElasticSpec struct {
 	Autoscaler string `json:"autoscaler,omitempty"`
 	// AutoscalerOptions are the autoscaler's effective options (see
-	// autoscalers.Resolve); empty for its defaults.
+	// autoscalers.Registry.Resolve); empty for its defaults.
 	AutoscalerOptions policies.OptionSet `json:"autoscaler_options,omitempty"`
 	// MinNodes (default 1) and MaxNodes (default Nodes) bound the cluster.
 	MinNodes int `json:"min_nodes,omitempty"`
@@ -27,15 +26,15 @@ type ElasticSpec struct {
 
 // WithAutoscalerOptions returns s with option layers (JSON objects or
 // "key=value" lists) applied on top of its autoscaler's options, which it
-// makes canonical (every option, defaults included).
-func (s RunSpec) WithAutoscalerOptions(layers ...any) (RunSpec, error) {
+// makes canonical (every option, defaults included), against reg.
+func (s RunSpec) WithAutoscalerOptions(reg Registries, layers ...any) (RunSpec, error) {
 	if s.Autoscaler == "" {
 		if len(layers) > 0 || s.AutoscalerOptions != "" {
 			return s, errors.New("autoscaler options need --autoscaler")
 		}
 		return s, nil
 	}
-	opts, err := autoscalers.Resolve(s.Autoscaler, s.AutoscalerOptions, layers...)
+	opts, err := reg.AutoscalerRegistry().Resolve(s.Autoscaler, s.AutoscalerOptions, layers...)
 	if err != nil {
 		return s, err
 	}
@@ -63,9 +62,6 @@ func (e ElasticSpec) validate(nodes int) error {
 		}
 		return nil
 	}
-	if _, err := autoscalers.Resolve(e.Autoscaler, e.AutoscalerOptions); err != nil {
-		return err
-	}
 	lo, hi := e.bounds(nodes)
 	switch {
 	case lo < 1:
@@ -84,14 +80,13 @@ func (e ElasticSpec) validate(nodes int) error {
 	return nil
 }
 
-// config is the engine's elastic setting (nil for a fixed cluster). An
-// autoscaler that cannot be built (Validate reports why) leaves it
-// without one, which the engine refuses.
+// config is the engine's elastic setting (nil for a fixed cluster),
+// without its autoscaler (EngineConfig builds it): without one the engine
+// refuses it.
 func (e ElasticSpec) config(nodes int) *sim.Elastic {
 	if e.Autoscaler == "" {
 		return nil
 	}
 	lo, hi := e.bounds(nodes)
-	a, _ := autoscalers.Build(e.Autoscaler, e.AutoscalerOptions)
-	return &sim.Elastic{Autoscaler: a, MinNodes: lo, MaxNodes: hi, ProvisionDelay: e.ProvisionDelay, NodePrice: e.NodePrice}
+	return &sim.Elastic{MinNodes: lo, MaxNodes: hi, ProvisionDelay: e.ProvisionDelay, NodePrice: e.NodePrice}
 }

@@ -42,13 +42,13 @@ func TestOfflinePriorsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := func(offline bool, scaleOut ...bool) sim.Summary {
-		spec, err := DefaultSpec("pollux").WithOptions([]string{"population=16", "generations=8"})
+		spec, err := DefaultSpec("pollux").WithOptions(known, []string{"population=16", "generations=8"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		spec.OfflinePriors = offline
 		spec.OfflinePriorsScaleOut = len(scaleOut) > 0
-		if err := spec.Validate(); err != nil {
+		if err := spec.Validate(known); err != nil {
 			t.Fatal(err)
 		}
 		cfg, err := spec.SimConfigFor(set)
@@ -58,7 +58,7 @@ func TestOfflinePriorsRun(t *testing.T) {
 		if offline != (cfg.SeedParams != nil) {
 			t.Fatalf("offline %v but seeds %v", offline, cfg.SeedParams)
 		}
-		p, _ := NewPolicy(spec)
+		p, _ := NewPolicy(known, spec)
 		res, err := sim.Run(cfg, set, w, p)
 		if err != nil {
 			t.Fatal(err)
@@ -81,14 +81,14 @@ func TestOfflinePriorsRun(t *testing.T) {
 	}
 	bad := DefaultSpec("pollux")
 	bad.OfflinePriorsScaleOut = true
-	if err := bad.Validate(); err == nil {
+	if err := bad.Validate(known); err == nil {
 		t.Error("offline_priors_scale_out without offline_priors was accepted")
 	}
 	// Non-adaptive policies ignore the seeds.
 	spec := DefaultSpec("tiresias")
 	spec.OfflinePriors = true
 	cfg, _ := spec.SimConfigFor(set)
-	p, _ := NewPolicy(spec)
+	p, _ := NewPolicy(known, spec)
 	res, err := sim.Run(cfg, set, w, p)
 	if err != nil || res.Summary.AgentFits != 0 {
 		t.Errorf("tiresias with seeds: %v, %d fits", err, res.Summary.AgentFits)

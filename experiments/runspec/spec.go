@@ -5,14 +5,42 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/policies"
-	// The built-in policies register themselves, and so does the
-	// external one (a policy in another process), which is not in
-	// builtin: it needs a command to be built at all.
-	_ "github.com/polluxsim/polluxsim/policies/builtin"
-	_ "github.com/polluxsim/polluxsim/policies/external"
 	"github.com/polluxsim/polluxsim/sim"
 )
+
+// Registries are what a spec is resolved, checked and built against: the
+// policies and autoscalers a binary knows. A binary's extensions
+// (*extensions.Extensions) are one; Known is one made of two registries.
+// runspec names no policy: every policy comes from here.
+type Registries interface {
+	PolicyRegistry() *policies.Registry
+	AutoscalerRegistry() *autoscalers.Registry
+}
+
+// Known is Registries made of a policy and an autoscaler registry (nil:
+// none known).
+type Known struct {
+	Policies    *policies.Registry
+	Autoscalers *autoscalers.Registry
+}
+
+// PolicyRegistry implements Registries.
+func (k Known) PolicyRegistry() *policies.Registry {
+	if k.Policies == nil {
+		return policies.MustRegistry()
+	}
+	return k.Policies
+}
+
+// AutoscalerRegistry implements Registries.
+func (k Known) AutoscalerRegistry() *autoscalers.Registry {
+	if k.Autoscalers == nil {
+		return autoscalers.MustRegistry()
+	}
+	return k.Autoscalers
+}
 
 // RunSpec fully describes one simulation run: the policy and its
 // effective options, the cluster, the engine's settings and the seed.
@@ -60,18 +88,19 @@ type RunSpec struct {
 	Calibration string `json:"calibration,omitempty"`
 }
 
-// DefaultSpec is the reference setting for a policy: its default options,
-// 16 × 4 GPUs, 60 s interval, 30 s restart delay, no interference, seed 1.
-// An unknown policy gets an empty option set (Validate reports it).
+// DefaultSpec is the reference setting for a policy: its default options
+// (the empty set, which WithOptions makes the policy's full set), 16 × 4
+// GPUs, 60 s interval, 30 s restart delay, no interference, seed 1.
 func DefaultSpec(policy string) RunSpec {
-	opts, _ := policies.Resolve(policy, "")
-	return RunSpec{Policy: policy, Options: opts, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
+	return RunSpec{Policy: policy, Nodes: 16, GPUsPerNode: 4, Interval: 60, RestartDelay: 30, Seed: 1}
 }
 
 // WithOptions returns s with option layers (JSON objects or "key=value"
-// lists, see policies.Resolve) applied on top of its options.
-func (s RunSpec) WithOptions(layers ...any) (RunSpec, error) {
-	opts, err := policies.Resolve(s.Policy, s.Options, layers...)
+// lists, see policies.Registry.Resolve) applied on top of its options,
+// which it makes canonical (every option, defaults included; with no
+// layers, that is all it does), against the policies of reg.
+func (s RunSpec) WithOptions(reg Registries, layers ...any) (RunSpec, error) {
+	opts, err := reg.PolicyRegistry().Resolve(s.Policy, s.Options, layers...)
 	if err != nil {
 		return s, err
 	}
@@ -96,17 +125,24 @@ const (
 )
 
 // Validate checks a spec's values, naming the offending setting: the
-// policy and its options (against the registry), then ValidateSettings.
-func (s RunSpec) Validate() error {
-	if _, err := policies.Resolve(s.Policy, s.Options); err != nil {
+// policy and its options, and the autoscaler and its options (against
+// reg), then ValidateSettings.
+func (s RunSpec) Validate(reg Registries) error {
+	if _, err := reg.PolicyRegistry().Resolve(s.Policy, s.Options); err != nil {
 		return err
+	}
+	if s.Autoscaler != "" {
+		if _, err := reg.AutoscalerRegistry().Resolve(s.Autoscaler, s.AutoscalerOptions); err != nil {
+			return err
+		}
 	}
 	return s.ValidateSettings()
 }
 
-// ValidateSettings checks every value of the spec but the policy and its
-// options (which only the policy's registration can check): what a stored
-// run of a policy this binary does not know can still be checked for.
+// ValidateSettings checks every value of the spec but the policy, the
+// autoscaler and their options (which only their registrations can
+// check): what a stored run of a policy this binary does not know can
+// still be checked for.
 func (s RunSpec) ValidateSettings() error {
 	switch {
 	case s.Nodes < 1 || s.Nodes > MaxNodes:
@@ -159,7 +195,8 @@ func (s RunSpec) RoundsMode() (sim.RoundsMode, error) {
 	return m, nil
 }
 
-// SimConfig is the engine configuration the spec describes.
+// SimConfig is the engine configuration the spec describes, but for an
+// elastic cluster's autoscaler (which EngineConfig builds).
 func (s RunSpec) SimConfig() sim.Config {
 	c := sim.DefaultConfig()
 	c.Cluster = s.ClusterOf()
@@ -188,10 +225,21 @@ func (s RunSpec) Env(workers int) policies.Env {
 	return env
 }
 
-// PolicyNames lists the registered policies.
-func PolicyNames() []string { return policies.Names() }
+// EngineConfig is SimConfig with an elastic cluster's autoscaler built
+// from reg.
+func (s RunSpec) EngineConfig(reg Registries) (sim.Config, error) {
+	c := s.SimConfig()
+	if c.Elastic != nil {
+		a, err := reg.AutoscalerRegistry().Build(s.Autoscaler, s.AutoscalerOptions)
+		if err != nil {
+			return c, err
+		}
+		c.Elastic.Autoscaler = a
+	}
+	return c, nil
+}
 
-// NewPolicy builds the policy a spec names, with its options.
-func NewPolicy(s RunSpec) (policies.Policy, error) {
-	return policies.Build(s.Policy, s.Options, s.Env(0))
+// NewPolicy builds the policy a spec names, with its options, from reg.
+func NewPolicy(reg Registries, s RunSpec) (policies.Policy, error) {
+	return reg.PolicyRegistry().Build(s.Policy, s.Options, s.Env(0))
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestFig9EndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a few seconds")
 	}
-	e, _, err := experiments.LoadExperiment("fig9")
+	e, _, err := experiments.LoadExperiment("fig9", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +80,15 @@ func TestUniformWorkloads(t *testing.T) {
 		t.Errorf("unknown application: %v", err)
 	}
 	spec := `{"name": "u", "version": 1, "cells": [{"name": "a", "policy": "fifo", "workload": {"uniform": {"app": "cifar10"}}}]}`
-	if _, err := experiments.ParseExperiment([]byte(spec), "u.json"); err == nil || !strings.Contains(err.Error(), `a uniform workload needs "jobs"`) {
+	if _, err := experiments.ParseExperiment([]byte(spec), "u.json", testext.Ext()); err == nil || !strings.Contains(err.Error(), `a uniform workload needs "jobs"`) {
 		t.Errorf("uniform without jobs: %v", err)
 	}
 	huge := `{"name": "u", "version": 1, "cells": [{"name": "a", "policy": "fifo", "workload": {"jobs": 100000001, "uniform": {"app": "cifar10"}}}]}`
-	if _, err := experiments.ParseExperiment([]byte(huge), "u.json"); err == nil || !strings.Contains(err.Error(), "at most 100000 jobs") {
+	if _, err := experiments.ParseExperiment([]byte(huge), "u.json", testext.Ext()); err == nil || !strings.Contains(err.Error(), "at most 100000 jobs") {
 		t.Errorf("uniform with 10⁸ jobs: %v", err)
 	}
 	bad := `{"name": "u", "version": 1, "settings": {"autoscaler": "goodput", "autoscaler_options": {"u": 0.4}}, "cells": [{"name": "a", "policy": "pollux"}]}`
-	if _, err := experiments.ParseExperiment([]byte(bad), "u.json"); err == nil || !strings.Contains(err.Error(), "autoscaler goodput: u must be greater than l") {
+	if _, err := experiments.ParseExperiment([]byte(bad), "u.json", testext.Ext()); err == nil || !strings.Contains(err.Error(), "autoscaler goodput: u must be greater than l") {
 		t.Errorf("bad autoscaler options: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"math"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestEmbeddedReferenceBaselines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := runspec.NewPolicy(spec)
+			p, err := runspec.NewPolicy(testext.Ext(), spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,11 +64,11 @@ func TestWorkloadStoreEmbedded(t *testing.T) {
 		{"name": "tuned", "policy": "fifo"},
 		{"name": "real", "policy": "fifo", "workload": {"config": "realistic"}},
 		{"name": "half", "policy": "fifo", "workload": {"load": 0.5}},
-		{"name": "fixed", "policy": "fifo", "workload": {"jobs": 160}}]}`), "x")
+		{"name": "fixed", "policy": "fifo", "workload": {"jobs": 160}}]}`), "x", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newWorkloadStore("", set)
+	st := newWorkloadStore(testext.Ext(), nil, "", set)
 	for _, tc := range []struct {
 		cell  string
 		index int
@@ -107,7 +108,7 @@ func TestWorkloadStoreEmbedded(t *testing.T) {
 	if !strings.Contains(strings.Join(st.noteLog, "\n"), "embedded reference workloads") {
 		t.Errorf("notes %v", st.noteLog)
 	}
-	gen := newWorkloadStore(GeneratedWorkloads, set)
+	gen := newWorkloadStore(testext.Ext(), nil, GeneratedWorkloads, set)
 	if w, err := gen.get(e.Cell("tuned"), 3); err != nil || !strings.HasPrefix(w.desc, "generated") {
 		t.Errorf("generated: %v %v", w, err)
 	}

@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"context"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 
 	"github.com/polluxsim/polluxsim/experiments"
@@ -25,7 +26,7 @@ func ExampleSweep() {
 	  ],
 	  "ratios": [{"name": "Tiresias / FIFO", "num": "tiresias", "den": "fifo", "metric": "avg_jct_s"}]
 	}`)
-	exp, err := experiments.ParseExperiment(spec, "example")
+	exp, err := experiments.ParseExperiment(spec, "example", testext.Ext())
 	if err != nil {
 		fmt.Println(err)
 		return

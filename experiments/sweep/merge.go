@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"os"
 	"path"
 	"path/filepath"
@@ -32,12 +33,12 @@ type MergeReport struct {
 // spec and runs made with the same profiles, polluxsim build and workload
 // sources; a run present in several inputs must have the same hash in
 // each. out may be one of the inputs; merge holds its lock while writing.
-func Merge(out string, dirs []string) (*MergeReport, error) {
-	return MergeWith(out, dirs, outputs.Metrics{})
+func Merge(ext *extensions.Extensions, out string, dirs []string) (*MergeReport, error) {
+	return MergeWith(ext, out, dirs, outputs.Metrics{})
 }
 
 // MergeWith is Merge with the metrics ms (see RebuildWith).
-func MergeWith(out string, dirs []string, ms outputs.Metrics) (*MergeReport, error) {
+func MergeWith(ext *extensions.Extensions, out string, dirs []string, ms outputs.Metrics) (*MergeReport, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no folders to merge")
 	}
@@ -53,7 +54,7 @@ func MergeWith(out string, dirs []string, ms outputs.Metrics) (*MergeReport, err
 		}
 		if spec == nil {
 			spec = data
-			if exp, err = experiments.ParseStoredExperiment(data, filepath.Join(d, ExperimentFile)); err != nil {
+			if exp, err = experiments.ParseStoredExperiment(data, filepath.Join(d, ExperimentFile), ext); err != nil {
 				return nil, fmt.Errorf("merge: %w", err)
 			}
 			continue

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/report"
 	"github.com/polluxsim/polluxsim/experiments/runner"
@@ -64,7 +65,7 @@ func TestMetricDoorFromOutside(t *testing.T) {
 	// A sweep.
 	spec := []byte(`{"name": "door", "version": 1, "description": "a metric of one's own",
 	  "workloads": {"count": 2}, "cells": [{"name": "fifo", "policy": "fifo"}, {"name": "tiresias", "policy": "tiresias"}]}`)
-	exp, err := experiments.ParseExperiment(spec, "door")
+	exp, err := experiments.ParseExperiment(spec, "door", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestMetricDoorFromOutside(t *testing.T) {
 	}
 
 	// The report and regress, over the stored runs.
-	e, runs, missing, err := sweep.OpenSweep(out)
+	e, runs, missing, err := sweep.OpenSweep(out, testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}

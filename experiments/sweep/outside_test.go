@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -37,7 +38,7 @@ func TestCheckOutsideInputs(t *testing.T) {
 		}
 	}
 	// Sweep checks it itself, before anything is written.
-	exp, _, err := experiments.LoadExperiment("ci")
+	exp, _, err := experiments.LoadExperiment("ci", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}

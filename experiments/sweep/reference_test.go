@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -42,7 +43,7 @@ func runReference(t *testing.T, dir string, spec runspec.RunSpec) []float64 {
 				errs[i] = err
 				return
 			}
-			p, err := runspec.NewPolicy(spec)
+			p, err := runspec.NewPolicy(testext.Ext(), spec)
 			if err != nil {
 				errs[i] = err
 				return

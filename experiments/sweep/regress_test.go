@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,7 +124,7 @@ func TestBaselineFiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, _, err := experiments.LoadExperiment(name)
+		e, _, err := experiments.LoadExperiment(name, testext.Ext())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 )
@@ -51,8 +52,8 @@ func LoadRuns(dir string, exp *experiments.Experiment) (runs []*results.RunResul
 // keeping none, and returns the error of the first corrupt one
 // (results.ErrCorrupt), as OpenSweep would: for readers of a sweep's
 // tables alone (export), which would not notice a damaged cell.
-func CheckStoredRuns(dir string) error {
-	exp, err := openExperiment(dir)
+func CheckStoredRuns(dir string, ext *extensions.Extensions) error {
+	exp, err := openExperiment(dir, ext)
 	if err != nil {
 		return err
 	}

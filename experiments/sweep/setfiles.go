@@ -17,7 +17,12 @@ import (
 // checkSetFiles verifies, before a sweep starts, that the --workloads
 // folder holds every file of every workload set the experiment uses.
 func checkSetFiles(e *experiments.Experiment, dir string) error {
-	sets := e.UsedSets()
+	var sets []experiments.NamedSet
+	for _, s := range e.UsedSets() {
+		if s.Source == "" { // a workload source's set has no files
+			sets = append(sets, s)
+		}
+	}
 	if len(sets) == 0 {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
@@ -24,7 +24,7 @@ import (
 // but external, which needs a command (a policy process; policies/external's
 // tests run its Python ports through the run pipeline and sweeps).
 func stressPolicies() []string {
-	return slices.DeleteFunc(runspec.PolicyNames(), func(name string) bool { return name == "external" })
+	return slices.DeleteFunc(testext.Ext().PolicyRegistry().Names(), func(name string) bool { return name == "external" })
 }
 
 // TestStressRandom runs random small clusters and random small workloads,
@@ -84,7 +84,7 @@ func TestStressRandom(t *testing.T) {
 		for _, policy := range stressPolicies() {
 			spec := base
 			spec.Policy, spec.Options = policy, ""
-			docs, err := policies.Describe(policy)
+			docs, err := testext.Ext().PolicyRegistry().Describe(policy)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,12 +94,12 @@ func TestStressRandom(t *testing.T) {
 					kvs = append(kvs, d.Key+"="+v)
 				}
 			}
-			if spec, err = spec.WithOptions(kvs); err != nil {
+			if spec, err = spec.WithOptions(testext.Ext(), kvs); err != nil {
 				t.Fatal(err)
 			}
 			name := fmt.Sprintf("case %d (%d x %d GPUs, %d jobs, interval %v, step %v) %s", c, nodes, perNode, len(w.Jobs), spec.Interval, spec.Step, policy)
 			t.Run(fmt.Sprintf("%d-%s", c, policy), func(t *testing.T) {
-				if err := spec.Validate(); err != nil {
+				if err := spec.Validate(testext.Ext()); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if err := traces.Validate(w, apps, total); err != nil {
@@ -107,7 +107,7 @@ func TestStressRandom(t *testing.T) {
 				}
 				dir := t.TempDir()
 				run, err := runner.Run(context.Background(), spec, runner.Inputs{Profiles: set, Workload: w},
-					runner.Options{Out: dir, NoTiming: true, Version: "test"})
+					runner.Options{Ext: testext.Ext(), Out: dir, NoTiming: true, Version: "test"})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}

@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"math"
 	"path/filepath"
 
@@ -142,9 +143,10 @@ func ReadSweepSummary(path string) (*SweepSummary, error) {
 }
 
 // OpenSweep reads a sweep's output folder: its experiment (from
-// experiment.json) and its stored runs.
-func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []string, error) {
-	exp, err := openExperiment(dir)
+// experiment.json, resolved against ext as a stored experiment: what ext
+// lacks is listed by its Skipped) and its stored runs.
+func OpenSweep(dir string, ext *extensions.Extensions) (*experiments.Experiment, []*results.RunResult, []string, error) {
+	exp, err := openExperiment(dir, ext)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -156,11 +158,11 @@ func OpenSweep(dir string) (*experiments.Experiment, []*results.RunResult, []str
 }
 
 // openExperiment reads the experiment of a sweep's output folder (its
-// experiment.json).
-func openExperiment(dir string) (*experiments.Experiment, error) {
+// experiment.json), resolved against ext as a stored experiment.
+func openExperiment(dir string, ext *extensions.Extensions) (*experiments.Experiment, error) {
 	data, err := inputfile.ReadFile(filepath.Join(dir, ExperimentFile))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a sweep's output folder: %w", dir, fserr.Cause(err))
 	}
-	return experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile))
+	return experiments.ParseStoredExperiment(data, filepath.Join(dir, ExperimentFile), ext)
 }

@@ -22,7 +22,6 @@ import (
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -222,7 +221,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if err := checkClusterTables(exp, opt.Profiles); err != nil {
 		return nil, err
 	}
-	store := newWorkloadStore(opt.Workloads, opt.Profiles)
+	store := newWorkloadStore(exp.Extensions(), exp.Workloads.Sets, opt.Workloads, opt.Profiles)
 	var plan []planned
 	for i, r := range exp.Runs() {
 		if !opt.Shard.owns(i) {
@@ -290,7 +289,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	// Expensive runs first, so that the last ones to finish are short.
 	cost := make(map[string]float64, len(todo)) // one policy built per run, not per comparison
 	for _, p := range todo {
-		cost[p.run.ID()] = runCost(p.run)
+		cost[p.run.ID()] = runCost(exp, p.run)
 	}
 	sort.SliceStable(todo, func(a, b int) bool { return cost[todo[a].run.ID()] > cost[todo[b].run.ID()] })
 	if opt.Planned != nil {
@@ -313,9 +312,9 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 }
 
 // runCost is a rough relative cost of a run, for ordering.
-func runCost(r experiments.Run) float64 {
+func runCost(exp *experiments.Experiment, r experiments.Run) float64 {
 	c := float64(r.Cell.Jobs()) * 60 / r.Cell.Spec().Interval
-	if reg, ok := policies.Lookup(r.Cell.Spec().Policy); ok {
+	if reg, ok := exp.Extensions().PolicyRegistry().Lookup(r.Cell.Spec().Policy); ok {
 		c *= reg.RelativeCost()
 	}
 	return c
@@ -409,7 +408,7 @@ func (rn *pool) runOne(p planned) error {
 	// As run does: a workload that cannot finish within the engine's
 	// limits is refused before it is simulated (runner.Prepare).
 	run, err := runner.Run(context.Background(), spec, runner.Inputs{Profiles: rn.opt.Profiles, Workload: p.wl.w},
-		runner.Options{NoTiming: rn.opt.NoTiming, PolicyWorkers: rn.opt.PolicyWorkers, DropRounds: !rn.opt.JobRounds,
+		runner.Options{Ext: rn.exp.Extensions(), NoTiming: rn.opt.NoTiming, PolicyWorkers: rn.opt.PolicyWorkers, DropRounds: !rn.opt.JobRounds,
 			Version: rn.opt.Version, Priors: &rn.priors})
 	if err != nil {
 		return err

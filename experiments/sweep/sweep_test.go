@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"math"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		t.Fatalf("shards ran %d runs in all, want 20", total)
 	}
 	merged := t.TempDir()
-	rep, err := sweep.Merge(merged, parts)
+	rep, err := sweep.Merge(testext.Ext(), merged, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		}
 	}
 	// Merging into one of the shard folders works too.
-	if _, err := sweep.Merge(parts[0], parts); err != nil {
+	if _, err := sweep.Merge(testext.Ext(), parts[0], parts); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(readFile(t, filepath.Join(full, sweep.ResultsFile)), readFile(t, filepath.Join(parts[0], sweep.ResultsFile))) {
@@ -224,16 +225,16 @@ func TestMergeRejects(t *testing.T) {
 	}
 	rr.Hash = "other"
 	results.WriteRunResult(filepath.Join(dup, sweep.CellsDir, "fifo.w3.json"), rr)
-	if _, err := sweep.Merge(t.TempDir(), []string{full, dup}); err == nil || !strings.Contains(err.Error(), "run fifo.w3 differs") {
+	if _, err := sweep.Merge(testext.Ext(), t.TempDir(), []string{full, dup}); err == nil || !strings.Contains(err.Error(), "run fifo.w3 differs") {
 		t.Errorf("conflicting runs: %v", err)
 	}
 	// Another spec.
 	spec := t.TempDir()
 	os.WriteFile(filepath.Join(spec, sweep.ExperimentFile), bytes.Replace(readFile(t, filepath.Join(full, sweep.ExperimentFile)), []byte(`"version": 1`), []byte(`"version": 2`), 1), 0o644)
-	if _, err := sweep.Merge(t.TempDir(), []string{full, spec}); err == nil || !strings.Contains(err.Error(), "different experiment specs") {
+	if _, err := sweep.Merge(testext.Ext(), t.TempDir(), []string{full, spec}); err == nil || !strings.Contains(err.Error(), "different experiment specs") {
 		t.Errorf("different specs: %v", err)
 	}
-	if _, err := sweep.Merge(t.TempDir(), []string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "not a sweep's output folder") {
+	if _, err := sweep.Merge(testext.Ext(), t.TempDir(), []string{t.TempDir()}); err == nil || !strings.Contains(err.Error(), "not a sweep's output folder") {
 		t.Errorf("empty folder: %v", err)
 	}
 }
@@ -341,7 +342,7 @@ func TestRunResultContent(t *testing.T) {
 // still gets a folder that merge, plot and regress can open.
 func TestSweepWithoutSpecBytes(t *testing.T) {
 	e, err := experiments.ParseExperiment([]byte(`{"name": "lib", "version": 3, "workloads": {"count": 2, "jobs": 4},
-		"settings": {"nodes": 4}, "cells": [{"name": "f", "policy": "fifo", "settings": {"interval_s": 30}}]}`), "lib")
+		"settings": {"nodes": 4}, "cells": [{"name": "f", "policy": "fifo", "settings": {"interval_s": 30}}]}`), "lib", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +350,7 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 	if _, err := sweep.Sweep(context.Background(), e, sweep.SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: dir, Parallel: 1}); err != nil {
 		t.Fatal(err)
 	}
-	back, runs, missing, err := sweep.OpenSweep(dir)
+	back, runs, missing, err := sweep.OpenSweep(dir, testext.Ext())
 	if err != nil || len(runs) != 2 || len(missing) != 0 || back.Cell("f").Spec() != e.Cell("f").Spec() {
 		t.Fatalf("reopened: %v, %d runs, missing %v", err, len(runs), missing)
 	}
@@ -357,7 +358,7 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 	// missing or silently redone; removed, the next sweep redoes it.
 	cell := filepath.Join(dir, sweep.CellsDir, "f.w2.json")
 	os.WriteFile(cell, []byte("{"), 0o644)
-	if _, _, _, err := sweep.OpenSweep(dir); !errors.Is(err, results.ErrCorrupt) || !strings.Contains(err.Error(), "f.w2.json: stored run corrupt: not a stored run's JSON") {
+	if _, _, _, err := sweep.OpenSweep(dir, testext.Ext()); !errors.Is(err, results.ErrCorrupt) || !strings.Contains(err.Error(), "f.w2.json: stored run corrupt: not a stored run's JSON") {
 		t.Errorf("garbage run file: %v", err)
 	}
 	opt := sweep.SweepOptions{Profiles: profiles.Compact(), ProfilesID: "compact", Out: dir, Parallel: 1}
@@ -375,7 +376,7 @@ func TestSweepWithoutSpecBytes(t *testing.T) {
 // folder (a summary.json without an experiment.json) or another
 // experiment's; an empty or missing folder, or its own, is fine.
 func TestCheckSweepOutRefusesRunFolder(t *testing.T) {
-	exp, err := experiments.ParseExperiment([]byte(`{"name": "e", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "e.json")
+	exp, err := experiments.ParseExperiment([]byte(`{"name": "e", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "e.json", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io/fs"
 	"math"
 	"os"
@@ -63,6 +64,8 @@ type workloadKey struct {
 // workloadStore reads or generates each workload a sweep needs once and
 // shares it between cells (simulations do not modify workloads).
 type workloadStore struct {
+	ext  *extensions.Extensions // the workload sources and trace formats
+	sets map[string]experiments.NamedSet
 	dir  string // --workloads folder, "" (embedded) or GeneratedWorkloads
 	fsys fs.FS  // where workload folders are looked up; nil: generate all
 	from string // how fsys is named in notes
@@ -82,8 +85,11 @@ type workloadStore struct {
 // instead of reading the embedded reference workloads.
 const GeneratedWorkloads = "generated"
 
-func newWorkloadStore(dir string, set *profiles.Set) *workloadStore {
-	s := &workloadStore{dir: dir, set: set, cache: map[workloadKey]*sweepWorkload{}, notes: map[string]bool{}}
+func newWorkloadStore(ext *extensions.Extensions, sets []experiments.NamedSet, dir string, set *profiles.Set) *workloadStore {
+	s := &workloadStore{ext: ext, sets: map[string]experiments.NamedSet{}, dir: dir, set: set, cache: map[workloadKey]*sweepWorkload{}, notes: map[string]bool{}}
+	for _, ns := range sets {
+		s.sets[ns.Name] = ns
+	}
 	switch dir {
 	case "":
 		s.fsys, s.from = adaptdl.FS(), "the embedded reference workloads"
@@ -118,6 +124,17 @@ func (s *workloadStore) get(c *experiments.Cell, index int) (*sweepWorkload, err
 }
 
 func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
+	if ns := s.sets[k.set]; k.set != "" && ns.Source != "" { // a set made by a workload source
+		ref := ns.Ref(k.index)
+		env := s.ext.WorkloadEnv(s.set, k.gpusPerNode)
+		env.Params = ns.Params
+		w, _, err := s.ext.ResolveWorkload(ref, env)
+		if err != nil {
+			return nil, fmt.Errorf("workloads: set %s: %w", k.set, err)
+		}
+		s.note(fmt.Sprintf("workloads %s: made by workload source %s", k.set, ns.SourceName()))
+		return finishWorkload(w, ref)
+	}
 	if k.set != "" { // a named set: its files, never generated ones
 		if s.dir == "" || s.dir == GeneratedWorkloads {
 			return nil, fmt.Errorf("workloads: set %s is read from --workloads DIR", k.set)
@@ -170,7 +187,7 @@ func (s *workloadStore) load(k workloadKey) (*sweepWorkload, error) {
 		return nil, err
 	}
 	g := workloads.Generate{Jobs: k.jobs, Seed: uint64(k.index), Config: k.config}
-	w, err := g.MakeFrom(src, workloads.Env{Profiles: s.set, GPUsPerNode: k.gpusPerNode})
+	w, err := g.MakeFrom(src, s.ext.WorkloadEnv(s.set, k.gpusPerNode))
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +200,7 @@ func (s *workloadStore) sample(k workloadKey) (*sweepWorkload, error) {
 	t := s.tables[k.trace]
 	if t == nil {
 		var err error
-		if t, err = traces.ReadTrace(k.trace); err != nil {
+		if t, err = s.ext.Traces().Read(k.trace); err != nil {
 			return nil, fmt.Errorf("workloads: %w", err)
 		}
 		if s.tables == nil {
@@ -192,7 +209,7 @@ func (s *workloadStore) sample(k workloadKey) (*sweepWorkload, error) {
 		s.tables[k.trace] = t
 	}
 	g := workloads.Generate{Jobs: k.jobs, Seed: uint64(k.index), Config: k.config, Trace: k.trace, Window: k.window}
-	w, warnings, err := g.MakeFromTrace(t, workloads.Env{Profiles: s.set, GPUsPerNode: k.gpusPerNode})
+	w, warnings, err := g.MakeFromTrace(t, s.ext.WorkloadEnv(s.set, k.gpusPerNode))
 	if err != nil {
 		return nil, fmt.Errorf("workloads: %w", err)
 	}
@@ -251,6 +268,6 @@ func (s *workloadStore) read(rel string, k workloadKey) (*traces.Workload, error
 	if s.dir == "" {
 		ref = traces.PaperName(k.config, k.index)
 	}
-	w, _, err := workloads.Resolve(ref, workloads.Env{Profiles: s.set, GPUsPerNode: k.gpusPerNode})
+	w, _, err := s.ext.ResolveWorkload(ref, s.ext.WorkloadEnv(s.set, k.gpusPerNode))
 	return w, err
 }

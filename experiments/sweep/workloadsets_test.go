@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // workload sets of the artifact's sizes, five policies on each, and ratios
 // and plots that stay within one set.
 func TestSiaExperimentSpec(t *testing.T) {
-	e, _, err := experiments.LoadExperiment("sia")
+	e, _, err := experiments.LoadExperiment("sia", intree.Extensions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func writeSets(t *testing.T, dir string, set *profiles.Set) {
 // TestWorkloadSetsSweep: cells on named sets read exactly their set's
 // files, pair per set, and plot as bars; GPU-hours per type are metrics.
 func TestWorkloadSetsSweep(t *testing.T) {
-	e, err := experiments.ParseExperiment([]byte(setExperiment), "sets")
+	e, err := experiments.ParseExperiment([]byte(setExperiment), "sets", intree.Extensions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func mustRuns(t *testing.T, dir string, e *experiments.Experiment) []*results.Ru
 // anything, inputs without the sets' files or without tables for the
 // cluster's GPU types, in one line that repeats the experiment's inputs.
 func TestWorkloadSetsRefused(t *testing.T) {
-	e, err := experiments.ParseExperiment([]byte(setExperiment), "sets")
+	e, err := experiments.ParseExperiment([]byte(setExperiment), "sets", intree.Extensions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +202,7 @@ func TestWorkloadSetsRefused(t *testing.T) {
 		{partial, "has no file " + filepath.Join("a", "workload-2.csv") + " (experiment sets reads sets a/, b/); experiment sets needs --workloads W", setExperiment},
 		{full, "--profiles compact has no tables for GPU type a100 (cell fifo-a, cluster t4:2x4,a100:1x8); experiment sets needs", strings.Replace(setExperiment, "t4:1x8", "a100:1x8", 1)},
 	} {
-		e, err = experiments.ParseExperiment([]byte(tc.exp), "sets")
+		e, err = experiments.ParseExperiment([]byte(tc.exp), "sets", intree.Extensions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +230,7 @@ func TestWorkloadSetsSpecErrors(t *testing.T) {
 		{`{"name": "c", "policy": "fifo"}`, `, "plots": [{"name": "p", "kind": "bars", "metric": "avg_jct_s", "groups": [{"label": "g"}], "series": [{"label": "s", "cells": ["q"]}]}]`, `unknown cell "q"`},
 	} {
 		spec := fmt.Sprintf(base, tc.cells, tc.rest)
-		if _, err := experiments.ParseExperiment([]byte(spec), "x"); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := experiments.ParseExperiment([]byte(spec), "x", intree.Extensions()); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s:\n  error %v, want one containing %q", spec, err, tc.want)
 		}
 	}
@@ -237,7 +238,7 @@ func TestWorkloadSetsSpecErrors(t *testing.T) {
 		`{"name": "x", "version": 1, "workloads": {"sets": [{"name": "a", "count": 0}]}, "cells": [{"name": "c", "policy": "fifo"}]}`,
 		`{"name": "x", "version": 1, "workloads": {"sets": [{"name": "a"}, {"name": "a"}]}, "cells": [{"name": "c", "policy": "fifo"}]}`,
 	} {
-		if _, err := experiments.ParseExperiment([]byte(spec), "x"); err == nil {
+		if _, err := experiments.ParseExperiment([]byte(spec), "x", intree.Extensions()); err == nil {
 			t.Errorf("%s: accepted", spec)
 		}
 	}
@@ -256,7 +257,7 @@ func TestSiaSweepTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, data, err := experiments.LoadExperiment("sia")
+	_, data, err := experiments.LoadExperiment("sia", intree.Extensions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestSiaSweepTiny(t *testing.T) {
 		copyHead(t, filepath.Join(sia, "workloads", s["name"].(string), "workload-1.csv"), filepath.Join(wdir, s["name"].(string), "workload-1.csv"), 10)
 	}
 	data, _ = json.Marshal(spec)
-	e, err := experiments.ParseExperiment(data, "sia")
+	e, err := experiments.ParseExperiment(data, "sia", intree.Extensions())
 	if err != nil {
 		t.Fatal(err)
 	}

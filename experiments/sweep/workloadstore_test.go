@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,11 +29,11 @@ func TestWorkloadStore(t *testing.T) {
 	e, err := experiments.ParseExperiment([]byte(`{"name": "x", "version": 1, "workloads": {"count": 2, "jobs": 20}, "cells": [
 		{"name": "half", "policy": "fifo", "workload": {"load": 0.5}},
 		{"name": "full", "policy": "fifo"},
-		{"name": "fixed", "policy": "fifo", "workload": {"jobs": 3, "load": 0.5}}]}`), "x")
+		{"name": "fixed", "policy": "fifo", "workload": {"jobs": 3, "load": 0.5}}]}`), "x", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newWorkloadStore(dir, set)
+	st := newWorkloadStore(testext.Ext(), nil, dir, set)
 	half, err := st.get(e.Cell("half"), 1)
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package sweep_test
 
 import (
 	"context"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
-	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -27,7 +27,7 @@ const traceExperiment = `{"name": "tr", "version": 1, "description": "trace cell
 // window and seed = workload index, byte for byte; a trace that cannot be
 // read stops the sweep before any run, in one line naming it.
 func TestTraceWorkloadsSweep(t *testing.T) {
-	e, err := experiments.ParseExperiment([]byte(traceExperiment), "tr")
+	e, err := experiments.ParseExperiment([]byte(traceExperiment), "tr", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestTraceWorkloadsSweep(t *testing.T) {
 		{"fifo.w2", "generate:trace=itp:cluster02,jobs=12,seed=2"},
 		{"tiresias-r.w2", "generate:trace=itp:cluster02,jobs=12,seed=2,config=realistic,window=daily:0-12"},
 	} {
-		want, _, err := workloads.Resolve(tc.ref, workloads.Env{Profiles: set, GPUsPerNode: 4})
+		want, _, err := testext.Ext().ResolveWorkload(tc.ref, testext.Ext().WorkloadEnv(set, 4))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestTraceWorkloadsSweep(t *testing.T) {
 	}
 	// A trace that cannot be read: one line naming it, nothing run.
 	bad := strings.ReplaceAll(traceExperiment, "itp:cluster02", "itp:cluster99")
-	e, err = experiments.ParseExperiment([]byte(bad), "tr")
+	e, err = experiments.ParseExperiment([]byte(bad), "tr", testext.Ext())
 	if err != nil {
 		t.Fatal(err)
 	}

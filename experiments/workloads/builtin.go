@@ -10,16 +10,16 @@ import (
 	"github.com/polluxsim/polluxsim/traces"
 )
 
-func init() {
-	for _, s := range []Source{
+// Builtin are the built-in workload sources: csv (and any file), paper,
+// paper-realistic, generate and trace (every trace format's names).
+func Builtin() []Source {
+	return []Source{
 		{Name: CSVSource, Usage: "csv:FILE, or any FILE", Doc: "a workload CSV (name,time,application,num_replicas,batch_size), the reference simulator's format", Resolve: readCSV},
 		{Name: "paper", Usage: "paper:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N, TunedJobs configurations (embedded)", Resolve: paper("paper")},
 		{Name: "paper-realistic", Usage: "paper-realistic:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N with its users' configurations (embedded)", Resolve: paper("paper-realistic")},
 		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W][,oversize=cap|skip|refuse]][,all=true][,max_replicas=N]",
 			Doc: "the paper's generator: jobs sampled from the embedded Philly summary, a Philly table or any registered trace (see docs/traces.md)", Resolve: generate},
 		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
-	} {
-		Register(s)
 	}
 }
 
@@ -198,7 +198,7 @@ func (g Generate) Make(env Env) (*traces.Workload, []string, error) {
 		return nil, nil, fmt.Errorf("generate: no profiles to take the applications' configurations from")
 	}
 	if g.Trace != "" {
-		t, err := traces.ReadTrace(g.Trace)
+		t, err := env.ReadTrace(g.Trace)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -319,7 +319,7 @@ func replay(ref string, env Env) (*traces.Workload, []string, error) {
 		return nil, nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	opts.All, opts.Filter, opts.Seed, opts.Config = true, traces.KeepAllFilter(), 1, traces.ConfigTuned
-	t, err := traces.ReadTrace(ref)
+	t, err := env.ReadTrace(ref)
 	if err != nil {
 		return nil, nil, err
 	}

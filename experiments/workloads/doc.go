@@ -1,7 +1,8 @@
 // Package workloads is the door for workload sources: a source turns a
-// reference into a workload, and sources register by name, as policies do.
+// reference into a workload; a binary's sources are a Registry in its
+// extensions (experiments/extensions), as its policies are.
 // A reference is "NAME:ARG" for a registered source NAME, a trace name
-// ("itp:cluster02", any registered trace format, see traces.ReadTrace),
+// ("itp:cluster02", any trace format of Env.Traces),
 // replayed whole (every job, applications by the paper's method), or else a workload CSV file.
 //
 // The built-in sources: csv:FILE (and any plain path), the adaptdl
@@ -10,6 +11,6 @@
 // generator, sampling the embedded Philly summary, a Philly table or any
 // registered trace. `polluxsim run --workload`, a sweep's workloads,
 // `workload generate` and library callers (experiments/runner) all resolve
-// through the registry, so a new source is one file with one Register
-// call.
+// through the binary's registry, so a new source is one file declaring a
+// Source (app.WithSource adds it); Builtin lists the built-in ones.
 package workloads

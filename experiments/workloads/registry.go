@@ -1,7 +1,9 @@
 package workloads
 
 import (
+	"encoding/json"
 	"fmt"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"strings"
 
 	reg "github.com/polluxsim/polluxsim/internal/registry"
@@ -15,6 +17,34 @@ import (
 type Env struct {
 	Profiles    *profiles.Set
 	GPUsPerNode int
+	// Traces are the trace formats the binary knows (trace names, and
+	// generate:trace=NAME), nil for none.
+	Traces *traces.TraceFormats
+	// Params are the parameters a sweep's workload set gives its source
+	// (experiments.NamedSet.Params), a JSON object the source decodes
+	// itself (DecodeParams); empty for none.
+	Params json.RawMessage
+}
+
+// DecodeParams decodes env's params into v strictly (unknown keys,
+// ill-typed values and data after the object are errors); no params leave
+// v as it is.
+func (env Env) DecodeParams(v any) error {
+	if len(env.Params) == 0 {
+		return nil
+	}
+	if err := strictjson.Decode(env.Params, v); err != nil {
+		return fmt.Errorf("params: %w", err)
+	}
+	return nil
+}
+
+// ReadTrace reads the trace ref names with env's trace formats.
+func (env Env) ReadTrace(ref string) (*traces.TraceTable, error) {
+	if env.Traces == nil {
+		return nil, fmt.Errorf("%s: no trace formats in this binary", ref)
+	}
+	return env.Traces.Read(ref)
 }
 
 // Source is a registered kind of workload reference, "NAME:ARG".
@@ -31,12 +61,35 @@ type Source struct {
 	Resolve func(arg string, env Env) (*traces.Workload, []string, error)
 }
 
-// Registry is a registry of workload sources. Default holds the built-in
-// ones; a program or test may build its own with NewRegistry.
+// Registry is a registry of workload sources, a value: Builtin lists the
+// built-in ones; a binary's is part of its extensions
+// (experiments/extensions).
 type Registry struct{ r *reg.Registry[Source] }
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry { return &Registry{r: reg.New[Source]("workload source")} }
+
+// RegistryOf returns a registry of the given sources; a malformed
+// registration or a name given twice is an error.
+func RegistryOf(srcs ...Source) (*Registry, error) {
+	r := NewRegistry()
+	for _, s := range srcs {
+		if err := r.Register(s); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// MustRegistry is RegistryOf that panics on an error (a programming
+// error).
+func MustRegistry(srcs ...Source) *Registry {
+	r, err := RegistryOf(srcs...)
+	if err != nil {
+		panic("workloads: " + err.Error())
+	}
+	return r
+}
 
 // Register adds a source; a malformed registration or a taken name is an
 // error.
@@ -60,16 +113,19 @@ func (r *Registry) Sources() []Source {
 	return out
 }
 
+// Get returns the source called name.
+func (r *Registry) Get(name string) (Source, bool) { return r.r.Lookup(name) }
+
 // Lookup returns the source a reference names, with its argument: the
 // registered source NAME of "NAME:ARG"; the trace source for a trace name
-// (any registered trace format, replayed whole); else the csv source with
+// (any trace format of formats, replayed whole); else the csv source with
 // the whole reference as a file (so "./paper:1" is a file).
-func (r *Registry) Lookup(ref string) (Source, string) {
+func (r *Registry) Lookup(ref string, formats *traces.TraceFormats) (Source, string) {
 	if name, arg, ok := strings.Cut(ref, ":"); ok && reg.CheckName(name) {
 		if s, found := r.r.Lookup(name); found {
 			return s, arg
 		}
-		if traces.IsTraceName(ref) {
+		if formats != nil && formats.IsTraceName(ref) {
 			if s, found := r.r.Lookup(TraceSource); found {
 				return s, ref
 			}
@@ -84,7 +140,7 @@ func (r *Registry) Resolve(ref string, env Env) (*traces.Workload, []string, err
 	if strings.TrimSpace(ref) == "" {
 		return nil, nil, fmt.Errorf("--workload: empty reference")
 	}
-	s, arg := r.Lookup(ref)
+	s, arg := r.Lookup(ref, env.Traces)
 	if s.Resolve == nil {
 		return nil, nil, fmt.Errorf("--workload %s: no workload source reads it (known: %s)", ref, strings.Join(r.r.Names(), ", "))
 	}
@@ -96,21 +152,3 @@ const (
 	CSVSource   = "csv"
 	TraceSource = "trace"
 )
-
-var defaultRegistry = NewRegistry()
-
-// Default is the registry the command line and runner use.
-func Default() *Registry { return defaultRegistry }
-
-// Register adds a source to Default; it panics on a malformed or duplicate
-// registration (a programming error, found at init).
-func Register(s Source) {
-	if err := defaultRegistry.Register(s); err != nil {
-		panic(err)
-	}
-}
-
-// Resolve makes the workload ref names through Default.
-func Resolve(ref string, env Env) (*traces.Workload, []string, error) {
-	return defaultRegistry.Resolve(ref, env)
-}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
@@ -31,21 +33,23 @@ var burst = workloads.Source{
 	},
 }
 
-func init() { workloads.Register(burst) }
-
-// TestSourceDoorFromOutside: a source registered outside the package is
-// resolved by name through the default registry, by the run pipeline
-// (what `polluxsim run --workload burst:3` does), while a registry of
-// one's own stays separate.
+// TestSourceDoorFromOutside: a source added to the extensions outside
+// the package is resolved by name by the run pipeline (what `polluxsim
+// run --workload burst:3` does in a binary with app.WithSource(burst)),
+// while a registry of one's own stays separate.
 func TestSourceDoorFromOutside(t *testing.T) {
-	res, err := runner.Run(context.Background(), runspec.DefaultSpec("fifo"), runner.Inputs{WorkloadRef: "burst:3"}, runner.Options{})
+	ext, err := intree.With(extensions.WithSource(burst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runner.Run(context.Background(), runspec.DefaultSpec("fifo"), runner.Inputs{WorkloadRef: "burst:3"}, runner.Options{Ext: ext})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Workload.Jobs) != 3 || res.Meta.Workload != "burst:3" || res.Sim.Summary.Jobs != 3 {
 		t.Errorf("burst:3 gave %d jobs, source %q", len(res.Workload.Jobs), res.Meta.Workload)
 	}
-	if _, _, err := workloads.Resolve("burst:x", workloads.Env{}); err == nil || !strings.Contains(err.Error(), "burst:x") {
+	if _, _, err := ext.ResolveWorkload("burst:x", workloads.Env{}); err == nil || !strings.Contains(err.Error(), "burst:x") {
 		t.Errorf("a bad argument: %v", err)
 	}
 	own := workloads.NewRegistry()
@@ -58,8 +62,8 @@ func TestSourceDoorFromOutside(t *testing.T) {
 	if err := own.Register(workloads.Source{Name: "Bad Name", Resolve: burst.Resolve}); err == nil {
 		t.Error("a malformed name was accepted")
 	}
-	if s, _ := own.Lookup("paper:1"); s.Name == "paper" {
-		t.Error("a registry of one's own holds the default's sources")
+	if s, _ := own.Lookup("paper:1", nil); s.Name == "paper" {
+		t.Error("a registry of one's own holds the built-in sources")
 	}
 }
 
@@ -67,8 +71,9 @@ func TestSourceDoorFromOutside(t *testing.T) {
 // function behind it gives, and a generator description round-trips.
 func TestBuiltinSources(t *testing.T) {
 	set := profiles.Default()
-	env := workloads.Env{Profiles: set, GPUsPerNode: 4}
-	paper, _, err := workloads.Resolve("paper:2", env)
+	ext := intree.Extensions()
+	env := ext.WorkloadEnv(set, 4)
+	paper, _, err := ext.ResolveWorkload("paper:2", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +84,7 @@ func TestBuiltinSources(t *testing.T) {
 	if len(paper.Jobs) != 160 || fmt.Sprint(paper.Jobs) != fmt.Sprint(direct.Jobs) {
 		t.Errorf("paper:2 through the registry differs from ReadPaper")
 	}
-	gen, _, err := workloads.Resolve("generate:jobs=40,seed=3,config=realistic", env)
+	gen, _, err := ext.ResolveWorkload("generate:jobs=40,seed=3,config=realistic", env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +107,7 @@ func TestBuiltinSources(t *testing.T) {
 			t.Errorf("generate:%s: err %v, want %q", arg, err, msg)
 		}
 	}
-	rep, _, err := workloads.Resolve("itp:cluster02", env)
+	rep, _, err := ext.ResolveWorkload("itp:cluster02", env)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"github.com/polluxsim/polluxsim/policies/protocol"
@@ -27,7 +28,10 @@ type reader struct {
 // first value only, leaving what follows to its caller's decoder.)
 var readers = []reader{
 	{"Decode", func(b []byte) error { var v any; return strictjson.Decode(b, &v) }, true},
-	{"experiment spec", func(b []byte) error { _, err := experiments.ParseExperiment(b, "e.json"); return err }, false},
+	{"experiment spec", func(b []byte) error {
+		_, err := experiments.ParseExperiment(b, "e.json", intree.Extensions())
+		return err
+	}, false},
 	{"baseline", func(b []byte) error { return strictjson.Decode(b, new(sweep.Baseline)) }, false},
 	{"session body", func(b []byte) error { return strictjson.Decode(b, new(service.SessionRequest)) }, false},
 	{"round body", func(b []byte) error { return strictjson.Decode(b, new(service.RoundRequest)) }, false},

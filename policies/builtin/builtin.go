@@ -1,18 +1,26 @@
-// Package builtin registers every policy that ships with polluxsim. Import
-// it for its side effect:
-//
-//	import _ "github.com/polluxsim/polluxsim/policies/builtin"
-//
-// after which policies.Names lists them and policies.Build makes them.
+// Package builtin lists every policy that ships with polluxsim, as
+// values: Registrations for a registry of one's own, Registry for a
+// registry of them all. Nothing registers at init; a binary that leaves
+// this package out has none of them.
 package builtin
 
 import (
-	// Each package registers its policy in an init function.
-	_ "github.com/polluxsim/polluxsim/policies/fifo"
-	_ "github.com/polluxsim/polluxsim/policies/gavel"
-	_ "github.com/polluxsim/polluxsim/policies/optimus"
-	_ "github.com/polluxsim/polluxsim/policies/pollux"
-	_ "github.com/polluxsim/polluxsim/policies/sia"
-	_ "github.com/polluxsim/polluxsim/policies/srtf"
-	_ "github.com/polluxsim/polluxsim/policies/tiresias"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/fifo"
+	"github.com/polluxsim/polluxsim/policies/gavel"
+	"github.com/polluxsim/polluxsim/policies/optimus"
+	"github.com/polluxsim/polluxsim/policies/pollux"
+	"github.com/polluxsim/polluxsim/policies/sia"
+	"github.com/polluxsim/polluxsim/policies/srtf"
+	"github.com/polluxsim/polluxsim/policies/tiresias"
 )
+
+// Registrations are the built-in policies' registrations.
+func Registrations() []policies.Registration {
+	regs := []policies.Registration{fifo.Registration(), optimus.Registration(), pollux.Registration(),
+		sia.Registration(), srtf.Registration(), tiresias.Registration()}
+	return append(regs, gavel.Registrations()...)
+}
+
+// Registry returns a new registry of the built-in policies.
+func Registry() *policies.Registry { return policies.MustRegistry(Registrations()...) }

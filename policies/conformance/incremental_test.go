@@ -2,6 +2,7 @@ package conformance_test
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"math/rand/v2"
 	"testing"
 
@@ -26,13 +27,14 @@ func TestIncrementalOnRandomScenarios(t *testing.T) {
 		}
 	}
 	tested := 0
-	for _, name := range policies.Names() {
+	reg := builtin.Registry()
+	for _, name := range reg.Names() {
 		newPolicy := func(env policies.Env) (policies.Policy, error) {
-			set, err := policies.Resolve(name, "")
+			set, err := reg.Resolve(name, "")
 			if err != nil {
 				return nil, err
 			}
-			return policies.Build(name, set, env)
+			return reg.Build(name, set, env)
 		}
 		p, err := newPolicy(policies.Env{Seed: conformance.Seed})
 		if err != nil {

@@ -7,16 +7,19 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// Run checks the policy name of the default registry (policies.Default),
-// with options opts ("key=value", as given to --policy-opt; none for the
-// defaults), against every scenario, one subtest each, reporting each
-// violation as a test error.
-func Run(t *testing.T, name string, opts ...string) {
+// Run checks the policy name of registry reg, with options opts
+// ("key=value", as given to --policy-opt; none for the defaults), against
+// every scenario, one subtest each, reporting each violation as a test
+// error, and runs the option-bounds check (OptionBounds, subtest
+// "option-bounds"): every numeric option documents its bounds and values
+// just outside them are refused.
+func Run(t *testing.T, reg *policies.Registry, name string, opts ...string) {
 	t.Helper()
-	RunRegistered(t, policies.Default(), name, opts...)
+	RunRegistered(t, reg, name, opts...)
 }
 
-// RunRegistered is Run for a policy of registry reg.
+// RunRegistered is Run (the name it had when Run read a global
+// registry).
 func RunRegistered(t *testing.T, reg *policies.Registry, name string, opts ...string) {
 	t.Helper()
 	newPolicy, err := registered(reg, name, opts)
@@ -24,6 +27,7 @@ func RunRegistered(t *testing.T, reg *policies.Registry, name string, opts ...st
 		t.Fatal(err)
 	}
 	RunFactory(t, newPolicy)
+	t.Run("option-bounds", func(t *testing.T) { OptionBounds(t, reg, name) })
 }
 
 // RunFactory checks the policies newPolicy builds against every scenario,
@@ -39,14 +43,9 @@ func RunFactory(t *testing.T, newPolicy Factory) {
 	}
 }
 
-// CheckPolicy checks the policy name of the default registry, with options
-// opts, against every scenario and returns the violations found; the error
-// is for a policy that cannot be built at all.
-func CheckPolicy(name string, opts ...string) ([]*Violation, error) {
-	return CheckRegistered(policies.Default(), name, opts...)
-}
-
-// CheckRegistered is CheckPolicy for a policy of registry reg.
+// CheckRegistered checks the policy name of registry reg, with options
+// opts, against every scenario and returns the violations found; the
+// error is for a policy that cannot be built at all.
 func CheckRegistered(reg *policies.Registry, name string, opts ...string) ([]*Violation, error) {
 	newPolicy, err := registered(reg, name, opts)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/conformance"
+	"github.com/polluxsim/polluxsim/policies/external"
 )
 
 // TestConformanceOverTheWire runs the conformance suite on the Python
@@ -26,7 +27,7 @@ func TestConformanceOverTheWire(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			conformance.Run(t, "external", "command="+example(t, tc.example, tc.args))
+			conformance.Run(t, policies.MustRegistry(external.Registration()), "external", "command="+example(t, tc.example, tc.args))
 		})
 	}
 }
@@ -49,7 +50,7 @@ func (overCapacity) Schedule(_ float64, c policies.Cluster, jobs []policies.Job)
 // by the rules that catch the same policy in Go, in the same scenarios
 // and rounds.
 func TestConformanceCatchesBrokenPython(t *testing.T) {
-	py, err := conformance.CheckPolicy("external", "command="+example(t, "broken"))
+	py, err := conformance.CheckRegistered(policies.MustRegistry(external.Registration()), "external", "command="+example(t, "broken"))
 	if err != nil {
 		t.Fatal(err)
 	}

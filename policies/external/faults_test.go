@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,13 +41,13 @@ func runFake(t *testing.T, ctx context.Context, mode, rounds string, opts ...str
 // runFakePids is runFake with the file the fake writes its process ids to.
 func runFakePids(t *testing.T, ctx context.Context, pids, mode, rounds string, opts ...string) (error, string, []int) {
 	t.Helper()
-	spec, err := runspec.DefaultSpec("external").WithOptions(append([]string{"command=" + fakeCommand(t, mode, pids)}, opts...))
+	spec, err := runspec.DefaultSpec("external").WithOptions(intree.Extensions(), append([]string{"command=" + fakeCommand(t, mode, pids)}, opts...))
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec.Rounds = rounds
 	out := filepath.Join(t.TempDir(), "run")
-	_, err = runner.Run(ctx, spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Out: out, NoTiming: true})
+	_, err = runner.Run(ctx, spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Ext: intree.Extensions(), Out: out, NoTiming: true})
 	return err, out, readPids(t, pids)
 }
 
@@ -139,9 +140,9 @@ func TestNoStart(t *testing.T) {
 		{"", "the command is empty"},
 		{"python3 'x.py", `command "python3 'x.py": an unterminated single quote`},
 	} {
-		spec, err := runspec.DefaultSpec("external").WithOptions([]string{"command=" + tc.command})
+		spec, err := runspec.DefaultSpec("external").WithOptions(intree.Extensions(), []string{"command=" + tc.command})
 		if err == nil {
-			_, err = runner.Run(context.Background(), spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{})
+			_, err = runner.Run(context.Background(), spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Ext: intree.Extensions()})
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("command %q: error %v, want one line with %q", tc.command, err, tc.want)
@@ -205,12 +206,12 @@ func TestGoodChildEnds(t *testing.T) {
 // after its print()s went to standard error, not to the protocol.
 func TestPythonException(t *testing.T) {
 	py := needPython(t)
-	spec, err := runspec.DefaultSpec("external").WithOptions([]string{"command=" + py + " " + filepath.Join("testdata", "raises.py")})
+	spec, err := runspec.DefaultSpec("external").WithOptions(intree.Extensions(), []string{"command=" + py + " " + filepath.Join("testdata", "raises.py")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "run")
-	_, err = runner.Run(context.Background(), spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Out: out})
+	_, err = runner.Run(context.Background(), spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Ext: intree.Extensions(), Out: out})
 	want := "round 2 (t=120): reported an error: ZeroDivisionError: division by zero"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("error %v, want one line with %q", err, want)

@@ -61,5 +61,3 @@ func Registration() policies.Registration {
 				MaxMessage: o.MaxMessageMiB << 20, Env: env})
 		})
 }
-
-func init() { policies.Register(Registration()) }

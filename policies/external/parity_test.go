@@ -3,6 +3,7 @@ package external_test
 import (
 	"context"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -111,14 +112,14 @@ func concat(t *testing.T, c *arrow.Column) arrow.Array {
 // fresh folder, without timings, and returns the folder.
 func run(t *testing.T, policy, workload, rounds string, opts ...string) string {
 	t.Helper()
-	spec, err := runspec.DefaultSpec(policy).WithOptions(opts)
+	spec, err := runspec.DefaultSpec(policy).WithOptions(intree.Extensions(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec.Rounds = rounds
 	out := filepath.Join(t.TempDir(), policy)
 	if _, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: workload},
-		runner.Options{Out: out, NoTiming: true}); err != nil {
+		runner.Options{Ext: intree.Extensions(), Out: out, NoTiming: true}); err != nil {
 		t.Fatalf("%s on %s: %v", policy, workload, err)
 	}
 	return out

@@ -3,6 +3,7 @@ package external_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"path/filepath"
 	"testing"
 
@@ -27,7 +28,7 @@ func sweepOf(t *testing.T, n int, policy string, options map[string]string) stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	exp, err := experiments.ParseExperiment(spec, "parity")
+	exp, err := experiments.ParseExperiment(spec, "parity", intree.Extensions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gavel_test
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"math"
 	"testing"
 
@@ -21,7 +22,7 @@ func TestReferenceWorkload(t *testing.T) {
 	}
 	for name, want := range map[string]float64{gavel.LAS: 3209, gavel.FTF: 3218, gavel.Throughput: 4506} {
 		spec := runspec.DefaultSpec(name)
-		pol, err := runspec.NewPolicy(spec)
+		pol, err := runspec.NewPolicy(intree.Extensions(), spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 func TestOptionsListedPerPolicy(t *testing.T) {
 	want := map[string]string{LAS: "weights", FTF: "ftf_tol", Throughput: "normalise"}
 	for name, own := range want {
-		docs, err := policies.Describe(name)
+		docs, err := policies.MustRegistry(Registrations()...).Describe(name)
 		if err != nil {
 			t.Fatal(err)
 		}

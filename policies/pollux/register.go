@@ -26,15 +26,17 @@ var (
 // a hundred times a list policy's per job.
 const RelativeCost = 100
 
-func init() {
-	policies.Register(policies.Typed(policies.Registration{
+// Registration is the policy's registration, for a policies.Registry
+// (policies/builtin.Registrations lists it with the other built-ins).
+func Registration() policies.Registration {
+	return policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Pollux (OSDI'21): goodput-optimised co-adaptive allocation and batch sizes, genetic search on a power mean of speedups",
 		Cost: RelativeCost,
 	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
 		o.Seed, o.RestartDelay, o.Workers = env.Seed, env.RestartDelay, env.Workers
 		return New(o), nil
-	}))
+	})
 }
 
 // Validate checks the user-settable options.

@@ -69,11 +69,13 @@ func (o *Options) Validate() error {
 
 var _ policies.Policy = (*Policy)(nil)
 
-func init() {
-	policies.Register(policies.Typed(policies.Registration{
+// Registration is the policy's registration, for a policies.Registry
+// (policies/builtin.Registrations lists it with the other built-ins).
+func Registration() policies.Registration {
+	return policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Sia (SOSP'23): heterogeneity-aware goodput-optimised; an exact integer program over (GPU type, nodes, GPUs) per job each round",
 	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
 		return New(o, env), nil
-	}))
+	})
 }

@@ -28,12 +28,14 @@ var _ policies.Policy = (*Policy)(nil)
 // New returns an SRTF policy.
 func New() *Policy { return &Policy{} }
 
-func init() {
-	policies.Register(policies.Registration{
+// Registration is the policy's registration, for a policies.Registry
+// (policies/builtin.Registrations lists it with the other built-ins).
+func Registration() policies.Registration {
+	return policies.Registration{
 		Name: Name,
 		Doc:  "shortest remaining GPU-time first (oracle), at the requested GPUs and batch, preemptive, with backfilling",
 		New:  func(any, policies.Env) (policies.Policy, error) { return New(), nil },
-	})
+	}
 }
 
 // Name implements policies.Policy.

@@ -33,11 +33,13 @@ func (o *Options) Validate() error {
 
 var _ policies.Policy = (*Policy)(nil)
 
-func init() {
-	policies.Register(policies.Typed(policies.Registration{
+// Registration is the policy's registration, for a policies.Registry
+// (policies/builtin.Registrations lists it with the other built-ins).
+func Registration() policies.Registration {
+	return policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "Tiresias (NSDI'19): two-queue least-attained-service at the requested GPUs and batch, preemptive",
 	}, DefaultOptions, func(o Options, _ policies.Env) (policies.Policy, error) {
 		return New(o.DemoteGPUHours * 3600), nil
-	}))
+	})
 }

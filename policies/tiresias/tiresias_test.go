@@ -11,11 +11,12 @@ import (
 // threshold in GPU-hours.
 func build(t *testing.T, demote string) policies.Policy {
 	t.Helper()
-	set, err := policies.Resolve(tiresias.Name, "", []string{"demote_gpu_hours=" + demote})
+	reg := policies.MustRegistry(tiresias.Registration())
+	set, err := reg.Resolve(tiresias.Name, "", []string{"demote_gpu_hours=" + demote})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := policies.Build(tiresias.Name, set, policies.Env{})
+	p, err := reg.Build(tiresias.Name, set, policies.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"path/filepath"
 	"slices"
@@ -20,16 +21,16 @@ import (
 	"github.com/polluxsim/polluxsim/traces"
 )
 
-func newBenchCmd() *cobra.Command {
+func newBenchCmd(ext *extensions.Extensions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure the simulator and the policies' own cost",
 	}
-	cmd.AddCommand(newBenchScaleCmd())
+	cmd.AddCommand(newBenchScaleCmd(ext))
 	return cmd
 }
 
-func newBenchScaleCmd() *cobra.Command {
+func newBenchScaleCmd(ext *extensions.Extensions) *cobra.Command {
 	var (
 		sizes    string
 		dir      string
@@ -84,17 +85,20 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 			}
 			spec := runspec.DefaultSpec(policy)
 			spec.GPUsPerNode = perNode
-			if err := spec.Validate(); err != nil {
+			if spec, err = spec.WithOptions(ext); err != nil {
+				return err
+			}
+			if err := spec.Validate(ext); err != nil {
 				return err
 			}
 			if trace != "" {
-				whole, err := wholeTraceSizes(trace, tNodes, tPols, set, perNode)
+				whole, err := wholeTraceSizes(ext, trace, tNodes, tPols, set, perNode)
 				if err != nil {
 					return err
 				}
 				sz = append(sz, whole...)
 			}
-			opt := bench.ScaleOptions{Spec: spec, Seed: seed, Quality: quality}
+			opt := bench.ScaleOptions{Ext: ext, Spec: spec, Seed: seed, Quality: quality}
 			if !quietRun {
 				opt.Result = func(r bench.ScaleResult) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s on %d nodes, %d jobs: wall %.1f s (CPU %.1f s), peak RSS %.0f MB, max active %d (pending %d), avg JCT %.0f s\n",
@@ -136,7 +140,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 	f.StringVar(&out, "out", "", "also write the results as JSON to this file")
 	f.Var(flagvalue.NewInt(&quality, 0), "quality", "compare with a 10x longer search every N-th round, 0 or more (0: off)")
 	f.Uint64Var(&seed, "workload-seed", 1, "seed of the generated workloads")
-	f.StringVar(&policy, "policy", "pollux", "policy to measure")
+	f.StringVar(&policy, "policy", defaultPolicy(ext), "policy to measure")
 	gpusPerNodeFlag(f, &perNode, "GPUs per node")
 	f.BoolVar(&quietRun, "quiet", false, "print no progress")
 	f.StringVar(&trace, "whole-trace", "", "also replay every job of this reduced Philly table (workload generate --all)")
@@ -147,7 +151,7 @@ terminal. Runs record no per-job rounds; peak RSS is the process's so far.`,
 
 // wholeTraceSizes are the whole-trace cases: the trace's every job on each
 // node count under each policy.
-func wholeTraceSizes(path, nodes, pols string, set *profiles.Set, perNode int) ([]bench.ScaleSize, error) {
+func wholeTraceSizes(ext *extensions.Extensions, path, nodes, pols string, set *profiles.Set, perNode int) ([]bench.ScaleSize, error) {
 	tab, _, err := traces.ReadPhilly(path)
 	if err != nil {
 		return nil, err
@@ -164,8 +168,8 @@ func wholeTraceSizes(path, nodes, pols string, set *profiles.Set, perNode int) (
 		}
 		for _, p := range strings.Split(pols, ",") {
 			p = strings.TrimSpace(p)
-			if !slices.Contains(runspec.PolicyNames(), p) {
-				return nil, fmt.Errorf("--policies: unknown policy %q (policies: %s)", p, strings.Join(runspec.PolicyNames(), ", "))
+			if !slices.Contains(ext.PolicyRegistry().Names(), p) {
+				return nil, fmt.Errorf("--policies: unknown policy %q (policies: %s)", p, strings.Join(ext.PolicyRegistry().Names(), ", "))
 			}
 			out = append(out, bench.ScaleSize{Nodes: n, Jobs: len(w.Jobs), Policy: p, Workload: w, WorkloadName: "whole " + filepath.Base(path)})
 		}

@@ -13,11 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/figures"
-	"github.com/polluxsim/polluxsim/experiments/workloads"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/version"
@@ -86,9 +83,9 @@ func TestFlagCompletion(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"run", "--policy", ""}, policies.Names()},
+		{[]string{"run", "--policy", ""}, testExt.Policies.Names()},
 		{[]string{"run", "--policy", "gavel-"}, []string{"gavel-ftf", "gavel-las", "gavel-throughput"}},
-		{[]string{"run", "--autoscaler", ""}, autoscalers.Names()},
+		{[]string{"run", "--autoscaler", ""}, testExt.Autoscalers.Names()},
 		{[]string{"run", "--rounds", ""}, sim.RoundsModes()},
 		{[]string{"run", "--config", ""}, []string{"tuned", "realistic"}},
 		{[]string{"run", "--calibration", ""}, calibrationList()},
@@ -135,8 +132,8 @@ func TestFlagCompletion(t *testing.T) {
 func TestListingsJSON(t *testing.T) {
 	var pols []registered
 	decode(t, &pols, "policies", "-o", "json")
-	if len(pols) != len(policies.Names()) {
-		t.Fatalf("%d policies, want %d", len(pols), len(policies.Names()))
+	if len(pols) != len(testExt.Policies.Names()) {
+		t.Fatalf("%d policies, want %d", len(pols), len(testExt.Policies.Names()))
 	}
 	keys := map[string][]string{}
 	for _, p := range pols {
@@ -153,20 +150,20 @@ func TestListingsJSON(t *testing.T) {
 		t.Errorf("policies tiresias -o json: %+v", one)
 	}
 	var scalers []registered
-	if decode(t, &scalers, "autoscalers", "-o", "json"); len(scalers) != len(autoscalers.Names()) || len(scalers[0].Options) == 0 {
+	if decode(t, &scalers, "autoscalers", "-o", "json"); len(scalers) != len(testExt.Autoscalers.Names()) || len(scalers[0].Options) == 0 {
 		t.Errorf("autoscalers -o json: %+v", scalers)
 	}
 	var exps []experimentEntry
 	decode(t, &exps, "sweep", "--list", "-o", "json")
 	for i, e := range exps {
-		x, _, err := experiments.LoadExperiment(e.Name)
+		x, _, err := experiments.LoadExperiment(e.Name, testExt)
 		if err != nil || e.Name != experiments.ExperimentNames()[i] || e.Runs != len(x.Runs()) || e.Cells != len(x.Cells) || e.Description != x.Description {
 			t.Errorf("sweep --list -o json: %+v (%v)", e, err)
 		}
 	}
 	var srcs []sourceEntry
 	decode(t, &srcs, "workload", "sources", "-o", "json")
-	if len(srcs) != len(workloads.Default().Sources()) || srcs[0].Usage == "" {
+	if len(srcs) != len(testExt.Sources.Sources()) || srcs[0].Usage == "" {
 		t.Errorf("workload sources -o json: %+v", srcs)
 	}
 	var pl profileListing
@@ -271,7 +268,7 @@ func TestFlagPlaceholders(t *testing.T) {
 // TestRootNamesEveryPolicy: the root's help names every registered policy.
 func TestRootNamesEveryPolicy(t *testing.T) {
 	root := NewCommand()
-	for _, p := range policies.Names() {
+	for _, p := range testExt.Policies.Names() {
 		if !strings.Contains(root.Short, p) || !strings.Contains(root.Long, p) {
 			t.Errorf("root help does not name %s", p)
 		}

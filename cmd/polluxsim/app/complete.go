@@ -1,18 +1,17 @@
 package app
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
@@ -32,7 +31,7 @@ type completion struct {
 // name, wherever a command has that flag; the values come from the
 // registries, so a policy, autoscaler or workload source of one's own
 // completes too.
-func flagCompletions() map[string]completion {
+func flagCompletions(ext *extensions.Extensions) map[string]completion {
 	profileSets := func() []string {
 		var n []string
 		for _, s := range profiles.NamedSets() {
@@ -42,16 +41,16 @@ func flagCompletions() map[string]completion {
 	}
 	configs := func() []string { return []string{traces.ConfigTuned, traces.ConfigRealistic} }
 	return map[string]completion{
-		"policy":      {words: policies.Names},
-		"autoscaler":  {words: autoscalers.Names},
+		"policy":      {words: ext.PolicyRegistry().Names},
+		"autoscaler":  {words: ext.AutoscalerRegistry().Names},
 		"calibration": {words: calibrationList},
 		"config":      {words: configs},
 		"rounds":      {words: sim.RoundsModes},
 		"profiles":    {words: profileSets, files: true},
 		"experiment":  {words: experiments.ExperimentNames, files: true},
-		"workload":    {words: workloadRefs, files: true},
+		"workload":    {words: func() []string { return workloadRefs(ext) }, files: true},
 		"workloads":   {words: func() []string { return []string{"generated"} }, dirs: true},
-		"trace":       {words: traceRefs, files: true},
+		"trace":       {words: func() []string { return traceRefs(ext) }, files: true},
 		"cluster":     {words: poolPrefixes, files: true, list: true},
 		"types":       {words: profiles.TypeNames, list: true},
 		"format":      {words: func() []string { return figures.FigureFormats }, list: true},
@@ -71,9 +70,9 @@ func calibrationList() []string {
 
 // workloadRefs are the workload references: every source's "NAME:" (the
 // paper's workloads numbered), and every trace format's "NAME:".
-func workloadRefs() []string {
+func workloadRefs(ext *extensions.Extensions) []string {
 	var out []string
-	for _, s := range workloads.Default().Sources() {
+	for _, s := range ext.SourceRegistry().Sources() {
 		if s.Name == workloads.TraceSource {
 			continue
 		}
@@ -84,13 +83,13 @@ func workloadRefs() []string {
 			}
 		}
 	}
-	return append(out, traceRefs()...)
+	return append(out, traceRefs(ext)...)
 }
 
 // traceRefs are the trace formats' "NAME:".
-func traceRefs() []string {
+func traceRefs(ext *extensions.Extensions) []string {
 	var out []string
-	for _, n := range traces.DefaultTraceFormats().Names() {
+	for _, n := range ext.Traces().Names() {
 		out = append(out, n+":")
 	}
 	return out
@@ -136,8 +135,8 @@ func (c completion) complete(_ *cobra.Command, _ []string, typed string) ([]cobr
 
 // registerCompletions gives every flag of the tree under root that
 // flagCompletions knows its completion.
-func registerCompletions(root *cobra.Command) {
-	comps := flagCompletions()
+func registerCompletions(root *cobra.Command, ext *extensions.Extensions) {
+	comps := flagCompletions(ext)
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.Flags().VisitAll(func(f *pflag.Flag) {
@@ -163,7 +162,9 @@ func appCompletion(_ *cobra.Command, args []string, typed string) ([]cobra.Compl
 	return completion{words: profiles.Embedded().Names}.complete(nil, nil, typed)
 }
 
-// policyArgCompletion completes policy names as arguments.
-func policyArgCompletion(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	return completion{words: policies.Names}.complete(nil, nil, typed)
+// policyArgCompletion completes ext's policy names as arguments.
+func policyArgCompletion(ext *extensions.Extensions) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return completion{words: ext.PolicyRegistry().Names}.complete(nil, nil, typed)
+	}
 }

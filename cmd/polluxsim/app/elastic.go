@@ -2,13 +2,13 @@ package app
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/polluxsim/polluxsim/autoscalers"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 	"github.com/polluxsim/polluxsim/policies"
@@ -25,7 +25,7 @@ type elasticFlags struct {
 func (ef *elasticFlags) register(f *pflag.FlagSet, rf *runFlags) {
 	e := &rf.spec.ElasticSpec
 	ef.flags = f
-	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(autoscalers.Names(), ", ")+" ('polluxsim autoscalers' lists their options); --nodes is the initial size")
+	f.StringVar(&e.Autoscaler, "autoscaler", "", "make the cluster elastic, resized every round by this autoscaler: "+strings.Join(rf.ext.AutoscalerRegistry().Names(), ", ")+" ('polluxsim autoscalers' lists their options); --nodes is the initial size")
 	f.StringArrayVar(&ef.opts, "autoscaler-opt", nil, "autoscaler option key=value (repeatable)")
 	f.Var(flagvalue.NewInt(&e.MinNodes, 0), "min-nodes", "fewest nodes of the elastic cluster, "+inRange(1, runspec.MaxNodes)+" (default 1)")
 	f.Var(flagvalue.NewInt(&e.MaxNodes, 0), "max-nodes", "most nodes of the elastic cluster, "+inRange(1, runspec.MaxNodes)+" (default --nodes)")
@@ -52,11 +52,11 @@ func (ef *elasticFlags) resolve(rf *runFlags) error {
 		layers = append(layers, ef.opts)
 	}
 	if name := rf.spec.Autoscaler; name != "" {
-		if _, ok := autoscalers.Lookup(name); !ok {
-			return fmt.Errorf("--autoscaler: unknown autoscaler %q (known: %s)", name, strings.Join(autoscalers.Names(), ", "))
+		if _, ok := rf.ext.AutoscalerRegistry().Lookup(name); !ok {
+			return fmt.Errorf("--autoscaler: unknown autoscaler %q (known: %s)", name, strings.Join(rf.ext.AutoscalerRegistry().Names(), ", "))
 		}
 	}
-	spec, err := rf.spec.WithAutoscalerOptions(layers...)
+	spec, err := rf.spec.WithAutoscalerOptions(rf.ext, layers...)
 	if err != nil {
 		return fmt.Errorf("--autoscaler-opt: %w", err)
 	}
@@ -74,7 +74,7 @@ func printElastic(w io.Writer, res *sim.Result) error {
 	return err
 }
 
-func newAutoscalersCmd() *cobra.Command {
+func newAutoscalersCmd(ext *extensions.Extensions) *cobra.Command {
 	var o output
 	cmd := &cobra.Command{
 		Use:   "autoscalers",
@@ -88,9 +88,10 @@ key=value). -o json prints [{"name", "doc", "options": [{"key", "type",
 			if err := o.check(); err != nil {
 				return err
 			}
-			list, err := registeredList(autoscalers.Names(), func(n string) (string, []policies.OptionDoc, error) {
-				r, _ := autoscalers.Lookup(n)
-				docs, err := autoscalers.Describe(n)
+			reg := ext.AutoscalerRegistry()
+			list, err := registeredList(reg.Names(), func(n string) (string, []policies.OptionDoc, error) {
+				r, _ := reg.Lookup(n)
+				docs, err := reg.Describe(n)
 				return r.Doc, docs, err
 			})
 			if err != nil {

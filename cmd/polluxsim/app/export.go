@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
-func newExportCmd() *cobra.Command {
+func newExportCmd(ext *extensions.Extensions) *cobra.Command {
 	var in, format, table, out string
 	cmd := &cobra.Command{
 		Use:   "export --in RUN|SWEEP --format csv|jsonl [--table T] --out FILE|DIR",
@@ -42,7 +43,7 @@ The columns are documented in docs/outputs.md.`,
 			if folderKind(in) == folderSweep {
 				// The tables were made from the stored runs: a damaged
 				// one is said, as plot and report say it.
-				if err := sweep.CheckStoredRuns(in); err != nil {
+				if err := sweep.CheckStoredRuns(in, ext); err != nil {
 					return err
 				}
 			}

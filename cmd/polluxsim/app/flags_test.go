@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"math"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func FuzzRunFlags(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		rf := &runFlags{spec: runspec.DefaultSpec("pollux")}
+		rf := &runFlags{ext: testExt, spec: runspec.DefaultSpec(intree.DefaultPolicy)}
 		cmd := newRunCmdFor(rf)
 		if err := cmd.ParseFlags(strings.Split(line, " ")); err != nil {
 			return
@@ -42,7 +43,7 @@ func FuzzRunFlags(f *testing.F) {
 				t.Fatalf("accepted %q with p = %v", line, pv)
 			}
 		}
-		if _, err := runspec.NewPolicy(s); err != nil {
+		if _, err := runspec.NewPolicy(testExt, s); err != nil {
 			t.Fatalf("accepted %q but: %v", line, err)
 		}
 	})

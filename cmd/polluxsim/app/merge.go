@@ -3,13 +3,14 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"
 )
 
-func newMergeCmd() *cobra.Command {
+func newMergeCmd(ext *extensions.Extensions) *cobra.Command {
 	var out string
 	cmd := &cobra.Command{
 		Use:   "merge --out DIR SHARD_DIR...",
@@ -33,7 +34,7 @@ folder has are listed; rerun their shard (it resumes) and merge again.`,
 					return fmt.Errorf("--out %s is inside %s, one of the folders merged: write to a folder of its own (or to %s itself)", out, d, d)
 				}
 			}
-			rep, err := sweep.Merge(out, dirs)
+			rep, err := sweep.Merge(ext, out, dirs)
 			if err != nil {
 				return err
 			}

@@ -156,11 +156,11 @@ func checkReportOut(out, in string) error {
 type inputFile struct{ flag, path string }
 
 // refInput is the input a reference to a workload or trace names: the file
-// or folder of a trace name (helios:FILE), else ref itself (a CSV file; a
+// or folder of a trace name of tf (helios:FILE), else ref itself (a CSV file; a
 // name such as paper:1 or itp:cluster02 names no file there, and is
 // skipped).
-func refInput(flag, ref string) inputFile {
-	if _, arg, ok := strings.Cut(ref, ":"); ok && traces.IsTraceName(ref) {
+func refInput(tf *traces.TraceFormats, flag, ref string) inputFile {
+	if _, arg, ok := strings.Cut(ref, ":"); ok && tf.IsTraceName(ref) {
 		return inputFile{flag, arg}
 	}
 	return inputFile{flag, ref}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/polluxsim/polluxsim/experiments"
 )
 
 // outputFlag is the listings' -o/--output flag; outputFormats its values.
@@ -50,4 +52,13 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// printSkipped says on w, one line each, what a stored experiment names
+// that this binary does not know and a read-only command therefore skips
+// (figure kinds) or shows from the stored results only (policies).
+func printSkipped(w io.Writer, prog string, exp *experiments.Experiment) {
+	for _, s := range exp.Skipped() {
+		fmt.Fprintf(w, "%s: skipped: %s\n", prog, s)
+	}
 }

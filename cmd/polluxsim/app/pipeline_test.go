@@ -55,7 +55,7 @@ func TestLibraryRunMatchesCLI(t *testing.T) {
 		}
 		lib := filepath.Join(dir, "lib-"+wl[6:])
 		res, err := runner.Run(context.Background(), runspec.DefaultSpec("tiresias"), runner.Inputs{WorkloadRef: wl},
-			runner.Options{Out: lib, NoTiming: true, Version: binVersion})
+			runner.Options{Ext: testExt, Out: lib, NoTiming: true, Version: binVersion})
 		if err != nil {
 			t.Fatal(err)
 		}

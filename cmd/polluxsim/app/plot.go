@@ -3,13 +3,14 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 
 	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"
 )
 
-func newPlotCmd() *cobra.Command {
+func newPlotCmd(ext *extensions.Extensions) *cobra.Command {
 	var in, out, size string
 	var formats []string
 	cmd := &cobra.Command{
@@ -33,10 +34,11 @@ the timeline of all their cells.`,
 			if err := needSweepFolder("plot", in); err != nil {
 				return err
 			}
-			exp, runs, missing, err := sweep.OpenSweep(in)
+			exp, runs, missing, err := sweep.OpenSweep(in, ext)
 			if err != nil {
 				return err
 			}
+			printSkipped(cmd.ErrOrStderr(), cmd.Root().Name(), exp)
 			if len(runs) == 0 {
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
 			}
@@ -62,7 +64,7 @@ the timeline of all their cells.`,
 			return nil
 		},
 	}
-	cmd.AddCommand(newPlotRunCmds()...)
+	cmd.AddCommand(newPlotRunCmds(ext)...)
 	cmd.Flags().StringVar(&in, "in", "", "a sweep's output folder")
 	cmd.Flags().StringVar(&out, "out", "", "folder for the figures")
 	cmd.Flags().StringVar(&size, "size", "wide", "figure size: wide (about 8 in, for a page or a screen) or column (3.4 in, one column of a two-column paper)")
@@ -72,15 +74,15 @@ the timeline of all their cells.`,
 
 // newPlotRunCmds makes one subcommand per run figure kind (figures.FromRun:
 // fig6, and any a binary of one's own registers): plot KIND --in RUN.
-func newPlotRunCmds() []*cobra.Command {
+func newPlotRunCmds(ext *extensions.Extensions) []*cobra.Command {
 	var cmds []*cobra.Command
-	for _, k := range figures.KindsFrom(figures.FromRun) {
-		cmds = append(cmds, newPlotRunCmd(k))
+	for _, k := range figures.KindsFrom(ext, figures.FromRun) {
+		cmds = append(cmds, newPlotRunCmd(ext, k))
 	}
 	return cmds
 }
 
-func newPlotRunCmd(k figures.Kind) *cobra.Command {
+func newPlotRunCmd(ext *extensions.Extensions, k figures.Kind) *cobra.Command {
 	var in, out, size string
 	var formats, jobs []string
 	cmd := &cobra.Command{
@@ -101,7 +103,7 @@ Writes DIR/` + k.FileName("") + `.*`,
 			if err := needRunFolder("plot "+k.Name, in); err != nil {
 				return err
 			}
-			rep, err := figures.PlotRun(k.Name, figures.RunInput{Dir: in, Jobs: jobs}, out,
+			rep, err := figures.PlotRun(ext, k.Name, figures.RunInput{Dir: in, Jobs: jobs}, out,
 				figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats, Check: figureCheck(out, inputFile{"--in", in})})
 			if err != nil {
 				return err

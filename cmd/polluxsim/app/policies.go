@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"strings"
 	"text/tabwriter"
@@ -11,7 +12,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-func newPoliciesCmd() *cobra.Command {
+func newPoliciesCmd(ext *extensions.Extensions) *cobra.Command {
 	var o output
 	cmd := &cobra.Command{
 		Use:   "policies [NAME...]",
@@ -20,21 +21,21 @@ func newPoliciesCmd() *cobra.Command {
 one-line description and each option's key, type, default and meaning. Set
 options with run --policy-opt key=value, or in a sweep spec's cell "options".
 -o json prints [{"name", "doc", "options": [{"key", "type", "default", "doc"}]}].`,
-		ValidArgsFunction: policyArgCompletion,
+		ValidArgsFunction: policyArgCompletion(ext),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.check(); err != nil {
 				return err
 			}
 			names := args
 			if len(names) == 0 {
-				names = policies.Names()
+				names = ext.PolicyRegistry().Names()
 			}
 			list, err := registeredList(names, func(n string) (string, []policies.OptionDoc, error) {
-				r, ok := policies.Lookup(n)
+				r, ok := ext.PolicyRegistry().Lookup(n)
 				if !ok {
-					return "", nil, fmt.Errorf("unknown policy %q (known: %s)", n, strings.Join(policies.Names(), ", "))
+					return "", nil, fmt.Errorf("unknown policy %q (known: %s)", n, strings.Join(ext.PolicyRegistry().Names(), ", "))
 				}
-				docs, err := policies.Describe(n)
+				docs, err := ext.PolicyRegistry().Describe(n)
 				return r.Doc, docs, err
 			})
 			if err != nil {

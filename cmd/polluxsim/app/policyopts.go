@@ -2,13 +2,14 @@ package app
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
-	"github.com/polluxsim/polluxsim/policies/pollux"
 )
 
 // optionAliases are shorthand flags for policy options (Pollux's, from
@@ -22,11 +23,31 @@ type optionAliases struct {
 	noInterferenceAvoidance bool
 }
 
-func (a *optionAliases) register(f *pflag.FlagSet) {
+// optionBounds is the bounds the doc of option key states ("in [1,
+// 100000]"), of the first policy of ext that has the option, as a
+// flag's usage gives them; "" when none has it.
+func optionBounds(ext *extensions.Extensions, key string) string {
+	for _, name := range ext.PolicyRegistry().Names() {
+		docs, _ := ext.PolicyRegistry().Describe(name)
+		for _, d := range docs {
+			if d.Key == key {
+				if m := boundsRe.FindString(d.Doc); m != "" {
+					return ", " + m
+				}
+				return ""
+			}
+		}
+	}
+	return ""
+}
+
+var boundsRe = regexp.MustCompile(`in [\[(][^\])]*[\])]`)
+
+func (a *optionAliases) register(f *pflag.FlagSet, ext *extensions.Extensions) {
 	f.Var(flagvalue.NewFloat(&a.p, -1), "p", "Pollux: power-mean exponent of the fitness (1 = throughput, -1 default, more negative = fairer), any finite number; = --policy-opt p=X")
 	f.BoolVar(&a.noInterferenceAvoidance, "no-interference-avoidance", false, "Pollux: allow several multi-node jobs per node; = --policy-opt no_interference_avoidance=true")
-	f.Var(flagvalue.NewInt(&a.population, 64), "population", "Pollux: genetic algorithm population, "+inRange(1, pollux.MaxPopulation)+"; = --policy-opt population=N")
-	f.Var(flagvalue.NewInt(&a.generations, 40), "generations", "Pollux: genetic algorithm generations, "+inRange(0, pollux.MaxGenerations)+"; = --policy-opt generations=N")
+	f.Var(flagvalue.NewInt(&a.population, 64), "population", "Pollux: genetic algorithm population"+optionBounds(ext, "population")+"; = --policy-opt population=N")
+	f.Var(flagvalue.NewInt(&a.generations, 40), "generations", "Pollux: genetic algorithm generations"+optionBounds(ext, "generations")+"; = --policy-opt generations=N")
 	f.BoolVar(&a.noLocalSearch, "no-local-search", false, "Pollux: skip the local search after the genetic algorithm; = --policy-opt local_search=false")
 	f.BoolVar(&a.fullSearch, "full-search", false, "Pollux: run every generation every round over every job (no early stop, no work cap, no skipped rounds, no window on the waiting jobs); = --policy-opt stall=0 --policy-opt max_rows_per_round=0 --policy-opt max_local_rows=0 --policy-opt skip_unchanged=false --policy-opt quick_stall=0 --policy-opt skip_settled=false --policy-opt waiting_per_gpu=0")
 }
@@ -58,16 +79,16 @@ func (rf *runFlags) resolveOptions(cmd *cobra.Command) error {
 	spec := rf.spec
 	spec.Options = ""
 	var err error
-	if spec, err = spec.WithOptions(); err != nil {
+	if spec, err = spec.WithOptions(rf.ext); err != nil {
 		return err
 	}
 	for _, a := range rf.aliases.options(f) {
-		if spec, err = spec.WithOptions(a[1].([]string)); err != nil {
+		if spec, err = spec.WithOptions(rf.ext, a[1].([]string)); err != nil {
 			return fmt.Errorf("--%s: %w", a[0], err)
 		}
 	}
 	if len(rf.policyOpts) > 0 {
-		if spec, err = spec.WithOptions(rf.policyOpts); err != nil {
+		if spec, err = spec.WithOptions(rf.ext, rf.policyOpts); err != nil {
 			return fmt.Errorf("--policy-opt: %w", err)
 		}
 	}

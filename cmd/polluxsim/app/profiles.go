@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
-func newProfilesCmd() *cobra.Command {
+func newProfilesCmd(ext *extensions.Extensions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profiles",
 		Short: "List, inspect and derive application profiles (the simulator's ground truth)",
@@ -29,11 +30,11 @@ the Pollux artifact (petuum/adaptdl, osdi21-artifact, Apache-2.0), and
 "compact", a compact model derived from them. Others come from a folder in the
 reference (adaptdl) format or a compact profile file written by "profiles derive".`,
 	}
-	cmd.AddCommand(newProfilesListCmd(), newProfilesShowCmd(), newProfilesDeriveCmd(), newProfilesPlotCmd())
+	cmd.AddCommand(newProfilesListCmd(ext), newProfilesShowCmd(ext), newProfilesDeriveCmd(ext), newProfilesPlotCmd(ext))
 	return cmd
 }
 
-func newProfilesListCmd() *cobra.Command {
+func newProfilesListCmd(ext *extensions.Extensions) *cobra.Command {
 	var dir string
 	var o output
 	cmd := &cobra.Command{
@@ -130,7 +131,7 @@ func orDash(v int) string {
 	return fmt.Sprint(v)
 }
 
-func newProfilesShowCmd() *cobra.Command {
+func newProfilesShowCmd(ext *extensions.Extensions) *cobra.Command {
 	var dir string
 	var perNode int
 	cmd := &cobra.Command{
@@ -271,7 +272,7 @@ func joinInts(v []int) string {
 	return strings.Join(s, " ")
 }
 
-func newProfilesDeriveCmd() *cobra.Command {
+func newProfilesDeriveCmd(ext *extensions.Extensions) *cobra.Command {
 	var from, out, source, license string
 	var types []string
 	cmd := &cobra.Command{
@@ -376,7 +377,7 @@ func writeDeriveSummary(w io.Writer, real, compact *profiles.Set, out string) er
 	return tw.Flush()
 }
 
-func newProfilesPlotCmd() *cobra.Command {
+func newProfilesPlotCmd(ext *extensions.Extensions) *cobra.Command {
 	var dir, out, size, kind string
 	var formats []string
 	cmd := &cobra.Command{
@@ -406,7 +407,7 @@ one a binary of one's own registers (figures.Register with DrawProfile).`,
 			if err != nil {
 				return err
 			}
-			rep, err := figures.PlotProfile(kind, app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats,
+			rep, err := figures.PlotProfile(ext, kind, app, set.Source, out, figures.PlotOptions{Size: figures.FigureSize(size), Formats: formats,
 				Check: figureCheck(out, inputFile{"--profiles", dir})})
 			if err != nil {
 				return err

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // standard output.
 func runProfilesCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	root := newRootCmd()
+	root := newRootCmd(testExt, intree.DefaultPolicy)
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"os"
 	"sort"
 	"strings"
@@ -12,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newRegressCmd() *cobra.Command {
+func newRegressCmd(ext *extensions.Extensions) *cobra.Command {
 	var baseline, in string
 	var update bool
 	cmd := &cobra.Command{
@@ -38,10 +39,11 @@ refused either way.`,
 			if err := needSweepFolder("regress", in); err != nil {
 				return err
 			}
-			exp, runs, missing, err := sweep.OpenSweep(in)
+			exp, runs, missing, err := sweep.OpenSweep(in, ext)
 			if err != nil {
 				return err
 			}
+			printSkipped(cmd.ErrOrStderr(), cmd.Root().Name(), exp)
 			// Means over some of the workloads would drift (or, with
 			// --update, become the baseline) for want of the others.
 			if len(missing) > 0 {

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -13,7 +14,7 @@ import (
 	"github.com/polluxsim/polluxsim/internal/fserr"
 )
 
-func newReportCmd() *cobra.Command {
+func newReportCmd(ext *extensions.Extensions) *cobra.Command {
 	var in, out string
 	cmd := &cobra.Command{
 		Use:   "report --in DIR --out FILE.html",
@@ -39,10 +40,11 @@ inline SVG.`,
 			if err := needSweepFolder("report", in); err != nil {
 				return err
 			}
-			exp, runs, missing, err := sweep.OpenSweep(in)
+			exp, runs, missing, err := sweep.OpenSweep(in, ext)
 			if err != nil {
 				return err
 			}
+			printSkipped(cmd.ErrOrStderr(), cmd.Root().Name(), exp)
 			if len(runs) == 0 {
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
 			}

@@ -11,7 +11,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/intree"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/traces"
 	"github.com/polluxsim/polluxsim/version"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -23,6 +29,95 @@ type Option func(*config)
 type config struct {
 	name     string
 	commands []*cobra.Command
+	// ext: the extensions the options add (WithPolicy, WithSource, ...),
+	// merged with the built-ins unless noBuiltins.
+	ext           []extensions.Option
+	noBuiltins    bool
+	defaultPolicy string
+}
+
+// WithPolicy adds policies to the binary (a policy package's
+// registration, e.g. smallestfirst.Registration()).
+func WithPolicy(rs ...policies.Registration) Option {
+	return WithExtensions(extensions.WithPolicy(rs...))
+}
+
+// WithSource adds workload sources (run --workload NAME:ARG, a sweep
+// spec's workload set "source").
+func WithSource(ss ...workloads.Source) Option { return WithExtensions(extensions.WithSource(ss...)) }
+
+// WithKind adds figure kinds (a spec's plot "kind", plot NAME, profiles
+// plot --kind).
+func WithKind(ks ...figures.Kind) Option { return WithExtensions(figures.WithKind(ks...)) }
+
+// WithAutoscaler adds autoscalers (run --autoscaler).
+func WithAutoscaler(rs ...autoscalers.Registration) Option {
+	return WithExtensions(extensions.WithAutoscaler(rs...))
+}
+
+// WithTraceFormat adds trace formats (FORMAT:ARG names).
+func WithTraceFormat(fs ...traces.TraceFormat) Option {
+	return WithExtensions(extensions.WithTraceFormat(fs...))
+}
+
+// WithMetric adds metrics (a slot: see extensions.Metric).
+func WithMetric(ms ...extensions.Metric) Option { return WithExtensions(extensions.WithMetric(ms...)) }
+
+// WithExtensions applies extensions options (extensions.WithPolicy, ...,
+// or extensions.WithExtensions to merge a whole value).
+func WithExtensions(opts ...extensions.Option) Option {
+	return func(c *config) { c.ext = append(c.ext, opts...) }
+}
+
+// WithoutBuiltins leaves the built-in policies, autoscalers, trace
+// formats, workload sources and figure kinds (intree.Extensions) out: the
+// binary knows only what the other options add. Its read-only commands
+// still open any sweep, skipping what they do not know.
+func WithoutBuiltins() Option { return func(c *config) { c.noBuiltins = true } }
+
+// WithDefaultPolicy sets run's default --policy (default: the built-ins'
+// intree.DefaultPolicy, or without them the first policy by name).
+func WithDefaultPolicy(name string) Option { return func(c *config) { c.defaultPolicy = name } }
+
+// Extensions returns what a command tree built with opts knows: the
+// built-ins (unless WithoutBuiltins) and what the options add.
+func Extensions(opts ...Option) (*extensions.Extensions, error) {
+	c := newConfig(opts)
+	return c.extensions()
+}
+
+func newConfig(opts []Option) config {
+	c := config{name: "polluxsim"}
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+func (c config) extensions() (*extensions.Extensions, error) {
+	if c.noBuiltins {
+		return extensions.New(c.ext...)
+	}
+	return intree.With(c.ext...)
+}
+
+func (c config) policy(ext *extensions.Extensions) string {
+	if c.defaultPolicy != "" {
+		return c.defaultPolicy
+	}
+	return defaultPolicy(ext)
+}
+
+// defaultPolicy is the built-ins' default policy when ext has it, else
+// ext's first policy by name ("" for none).
+func defaultPolicy(ext *extensions.Extensions) string {
+	if _, ok := ext.PolicyRegistry().Lookup(intree.DefaultPolicy); ok {
+		return intree.DefaultPolicy
+	}
+	if names := ext.PolicyRegistry().Names(); len(names) > 0 {
+		return names[0]
+	}
+	return ""
 }
 
 // WithName names the program in usage and messages (default "polluxsim").
@@ -35,22 +130,33 @@ func WithCommands(cmds ...*cobra.Command) Option {
 }
 
 // NewCommand returns polluxsim's whole command tree. Policies, autoscalers,
-// workload sources and figure kinds come from their registries, so a
-// program that imports its own policy package (which registers the policy
-// in its init, see docs/writing-a-policy.md) and calls NewCommand, or
-// Main, is a complete polluxsim that knows that policy: run, sweep,
-// policies, report and plot all find it by name. The Kubernetes scheduler
-// is extended the same way (app.NewSchedulerCommand(app.WithPlugin(...))).
+// workload sources, trace formats and figure kinds come from one
+// extensions value: the built-ins (intree.Extensions) merged with what
+// the options add (WithPolicy, WithSource, WithKind, ...), so that a
+// program calling NewCommand, or Main, with its own policy is a complete
+// polluxsim that knows that policy: run, sweep, policies, report and plot
+// all find it by name. The Kubernetes scheduler is extended the same way
+// (app.NewSchedulerCommand(app.WithPlugin(...))). Options that do not fit
+// together (a name given twice) panic: a programming error.
 func NewCommand(opts ...Option) *cobra.Command {
-	c := config{name: "polluxsim"}
-	for _, o := range opts {
-		o(&c)
+	c := newConfig(opts)
+	ext, err := c.extensions()
+	if err != nil {
+		panic(c.name + ": " + err.Error())
 	}
-	root := newRootCmd()
+	return newTree(c, ext)
+}
+
+// New is NewCommand.
+func New(opts ...Option) *cobra.Command { return NewCommand(opts...) }
+
+// newTree builds the command tree of a config around its extensions.
+func newTree(c config, ext *extensions.Extensions) *cobra.Command {
+	root := newRootCmd(ext, c.policy(ext))
 	root.Use = c.name
 	root.SetVersionTemplate(c.name + " {{.Version}}\n")
 	root.AddCommand(c.commands...)
-	registerCompletions(root)
+	registerCompletions(root, ext)
 	return root
 }
 
@@ -66,17 +172,17 @@ func Main(opts ...Option) int {
 	return 0
 }
 
-func newRootCmd() *cobra.Command {
+func newRootCmd(ext *extensions.Extensions, defaultPolicy string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "polluxsim",
-		Short: "Simulate a GPU cluster scheduling deep-learning jobs under " + strings.Join(policies.Names(), ", "),
+		Short: "Simulate a GPU cluster scheduling deep-learning jobs under " + strings.Join(ext.PolicyRegistry().Names(), ", "),
 		Long: `polluxsim replays a workload of deep-learning training jobs on a simulated GPU
 cluster under a scheduling policy and reports job completion times, per-round
 allocations and efficiency. It reproduces the simulator of the Pollux paper
 (OSDI'21) with exact event times, deterministic seeded search and fast runs.
 
 Policies (polluxsim policies lists their options):
-  ` + strings.Join(policies.Names(), ", "),
+  ` + strings.Join(ext.PolicyRegistry().Names(), ", "),
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -84,20 +190,20 @@ Policies (polluxsim policies lists their options):
 	root.SetFlagErrorFunc(flagErrorHint)
 	root.AddCommand(
 		newVersionCmd(),
-		newRunCmd(),
-		newPoliciesCmd(),
-		newAutoscalersCmd(),
-		newBenchCmd(),
-		newProfilesCmd(),
-		newWorkloadCmd(),
-		newTraceCmd(),
-		newSweepCmd(),
-		newMergeCmd(),
-		newPlotCmd(),
-		newReportCmd(),
-		newRegressCmd(),
-		newExportCmd(),
-		newServeCmd(),
+		newRunCmd(ext, defaultPolicy),
+		newPoliciesCmd(ext),
+		newAutoscalersCmd(ext),
+		newBenchCmd(ext),
+		newProfilesCmd(ext),
+		newWorkloadCmd(ext),
+		newTraceCmd(ext),
+		newSweepCmd(ext),
+		newMergeCmd(ext),
+		newPlotCmd(ext),
+		newReportCmd(ext),
+		newRegressCmd(ext),
+		newExportCmd(ext),
+		newServeCmd(ext),
 	)
 	return root
 }

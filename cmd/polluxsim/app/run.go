@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"path/filepath"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 // runFlags are the settings of `polluxsim run`.
 type runFlags struct {
+	ext          *extensions.Extensions
 	spec         runspec.RunSpec
 	workload     string
 	profiles     string
@@ -37,8 +39,8 @@ type runFlags struct {
 	output       output
 }
 
-func newRunCmd() *cobra.Command {
-	return newRunCmdFor(&runFlags{spec: runspec.DefaultSpec("pollux")})
+func newRunCmd(ext *extensions.Extensions, defaultPolicy string) *cobra.Command {
+	return newRunCmdFor(&runFlags{ext: ext, spec: runspec.DefaultSpec(defaultPolicy)})
 }
 
 // newRunCmdFor builds the run command around rf, which its flags fill.
@@ -72,7 +74,7 @@ shorthands for Pollux's options.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&rf.spec.Policy, "policy", "pollux", "scheduling policy: "+strings.Join(runspec.PolicyNames(), ", "))
+	f.StringVar(&rf.spec.Policy, "policy", rf.spec.Policy, "scheduling policy: "+strings.Join(rf.ext.PolicyRegistry().Names(), ", "))
 	f.StringVar(&rf.workload, "workload", "", "workload: a CSV file, paper:N / paper-realistic:N (N = 1..8) for the embedded reference workloads, generate:KEY=VALUE,..., a trace name such as itp:cluster02, or any registered source (see polluxsim workload sources; default: generated from the embedded Philly summary)")
 	f.StringVar(&rf.profiles, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&rf.config, "config", traces.ConfigTuned, "job configurations of the generated workload: tuned or realistic")
@@ -85,7 +87,7 @@ shorthands for Pollux's options.`,
 	f.Var(flagvalue.NewSeconds(&rf.spec.RestartDelay, 30, false), "realloc-delay", "restart delay after any re-allocation (seconds or duration), "+inRange(0, runspec.MaxSeconds))
 	f.Var(flagvalue.NewFloat(&rf.spec.Interference, 0), "interference", "slowdown in [0,1) of multi-node jobs sharing a node")
 	f.StringArrayVar(&rf.policyOpts, "policy-opt", nil, "policy option key=value (repeatable; 'polluxsim policies' lists each policy's options)")
-	rf.aliases.register(f)
+	rf.aliases.register(f, rf.ext)
 	rf.elastic.register(f, rf)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.StringVar(&rf.spec.Calibration, "calibration", "", "calibrate the simulated cluster to a physical one: "+calibrationNames()+" (default none)")
@@ -120,7 +122,7 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 	if err := rf.elastic.resolve(rf); err != nil {
 		return err
 	}
-	if err := rf.spec.Validate(); err != nil {
+	if err := rf.spec.Validate(rf.ext); err != nil {
 		return err
 	}
 	if rf.workload != "" && (cmd.Flags().Changed("jobs") || cmd.Flags().Changed("workload-seed") || cmd.Flags().Changed("config")) {
@@ -138,7 +140,7 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 	// an input folder, would replace it.
 	for _, name := range outputs.RunOutputs() {
 		if err := checkNotInput(rf.out, filepath.Join(rf.out, name), nil,
-			refInput("--workload", rf.workload), inputFile{"--cluster", rf.cluster}, inputFile{"--profiles", rf.profiles}); err != nil {
+			refInput(rf.ext.Traces(), "--workload", rf.workload), inputFile{"--cluster", rf.cluster}, inputFile{"--profiles", rf.profiles}); err != nil {
 			return err
 		}
 	}
@@ -158,7 +160,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 	p, err := runner.Prepare(rf.spec, runner.Inputs{
 		ProfilesRef: rf.profiles, WorkloadRef: rf.workload,
 		Generate: rf.generate(),
-	}, runner.Options{Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }})
+	}, runner.Options{Ext: rf.ext, Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }})
 	if err != nil {
 		return err
 	}

@@ -2,16 +2,16 @@ package app
 
 import (
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"net"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/service"
 )
 
-func newServeCmd() *cobra.Command {
+func newServeCmd(ext *extensions.Extensions) *cobra.Command {
 	var (
 		addr, tokenFile, tokenEnv string
 		lim                       = service.DefaultLimits()
@@ -58,7 +58,7 @@ progress finish (--drain) and exits.`,
 				}
 			}
 			for _, name := range allow {
-				r, ok := policies.Lookup(name)
+				r, ok := ext.PolicyRegistry().Lookup(name)
 				if !ok {
 					return fmt.Errorf("--allow-policy: unknown policy %q (polluxsim policies lists them)", name)
 				}
@@ -77,12 +77,12 @@ progress finish (--drain) and exits.`,
 				fmt.Fprintf(w, "%s: warning: serving on %s without a token: anyone who reaches it can use it\n", cmd.Root().Name(), host)
 			}
 			for _, name := range allow {
-				r, _ := policies.Lookup(name)
+				r, _ := ext.PolicyRegistry().Lookup(name)
 				fmt.Fprintf(w, "%s: warning: --allow-policy %s: every caller may now use a policy that %s, with options of its choosing\n",
 					cmd.Root().Name(), name, r.Effects)
 			}
 			fmt.Fprintf(w, "%s serve: listening on http://%s\n", cmd.Root().Name(), ln.Addr())
-			err = service.New(service.Config{Limits: lim, Token: token, Allow: allow, Log: w}).Serve(ctx, ln, drain)
+			err = service.New(service.Config{Registry: ext.PolicyRegistry(), Autoscalers: ext.AutoscalerRegistry(), Limits: lim, Token: token, Allow: allow, Log: w}).Serve(ctx, ln, drain)
 			if err == nil {
 				fmt.Fprintf(w, "%s serve: stopped\n", cmd.Root().Name())
 			}

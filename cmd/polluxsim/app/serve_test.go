@@ -129,10 +129,10 @@ func TestCLIServeSignal(t *testing.T) {
 // TestCLIServeFlags: loopback by default; the token never from a flag
 // value; bad flags are one line, exit 1.
 func TestCLIServeFlags(t *testing.T) {
-	if d := newServeCmd().Flags().Lookup("addr").DefValue; !strings.HasPrefix(d, "127.0.0.1:") {
+	if d := newServeCmd(testExt).Flags().Lookup("addr").DefValue; !strings.HasPrefix(d, "127.0.0.1:") {
 		t.Errorf("--addr defaults to %s", d)
 	}
-	if newServeCmd().Flags().Lookup("token") != nil {
+	if newServeCmd(testExt).Flags().Lookup("token") != nil {
 		t.Error("a --token flag would show the token in ps")
 	}
 	polluxsimBinary(t)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"os"
 	"os/signal"
@@ -25,6 +26,7 @@ import (
 )
 
 type sweepFlags struct {
+	ext        *extensions.Extensions
 	experiment string
 	profiles   string
 	workloads  string
@@ -40,8 +42,8 @@ type sweepFlags struct {
 	output          output
 }
 
-func newSweepCmd() *cobra.Command {
-	var sf sweepFlags
+func newSweepCmd(ext *extensions.Extensions) *cobra.Command {
+	sf := sweepFlags{ext: ext}
 	cmd := &cobra.Command{
 		Use:   "sweep --experiment NAME --out DIR",
 		Short: "Run a named experiment (the paper's Table 2, Fig 7, Fig 8a/b/c, ...) over its workloads",
@@ -86,7 +88,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 				return err
 			}
 			if sf.list {
-				return listExperiments(cmd.OutOrStdout(), sf.output.json())
+				return listExperiments(cmd.OutOrStdout(), sf.output.json(), ext)
 			}
 			if cmd.Flags().Changed(outputFlag) {
 				return errors.New("-o/--output formats --list; the sweep's output folder is --out")
@@ -120,13 +122,15 @@ type experimentEntry struct {
 }
 
 // listExperiments lists the named experiments: as a table with the first
-// sentence of each description, or as JSON with the whole description.
-func listExperiments(w io.Writer, asJSON bool) error {
+// sentence of each description, or as JSON with the whole description;
+// those that name what ext lacks (a binary without the built-ins) are
+// left out.
+func listExperiments(w io.Writer, asJSON bool, ext *extensions.Extensions) error {
 	var list []experimentEntry
 	for _, n := range experiments.ExperimentNames() {
-		e, _, err := experiments.LoadExperiment(n)
+		e, _, err := experiments.LoadExperiment(n, ext)
 		if err != nil {
-			return err
+			continue
 		}
 		list = append(list, experimentEntry{e.Name, e.Version, len(e.Cells), len(e.Runs()), e.Description})
 	}
@@ -163,7 +167,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 			return err
 		}
 	}
-	exp, spec, err := experiments.LoadExperiment(sf.experiment)
+	exp, spec, err := experiments.LoadExperiment(sf.experiment, sf.ext)
 	if err != nil {
 		return err
 	}

@@ -171,7 +171,7 @@ func TestSweepKillResume(t *testing.T) {
 	for _, r := range runs {
 		seen[r]++
 	}
-	e, _, err := experiments.LoadExperiment(spec)
+	e, _, err := experiments.LoadExperiment(spec, testExt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -8,23 +9,23 @@ import (
 	"github.com/polluxsim/polluxsim/traces"
 )
 
-func newTraceCmd() *cobra.Command {
+func newTraceCmd(ext *extensions.Extensions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
 		Short: "Read cluster traces (ITP, Philly, Helios, Acme, PAI, a mapped CSV)",
 		Long: `A cluster trace is read by name, FORMAT:ARG (itp:cluster02 is embedded; the
 others name a file or folder), or as a file or folder whose format its header tells.
-Formats: ` + strings.Join(traces.DefaultTraceFormats().Names(), ", ") + ` (docs/traces.md).
+Formats: ` + strings.Join(ext.Traces().Names(), ", ") + ` (docs/traces.md).
 A trace name is also a --workload: the whole trace replayed by the paper's method.
 
   summarize   jobs, span, GPU counts, GPU-hours, GPUs busy, states, and the cluster
               size at which the trace has the paper's load per GPU`,
 	}
-	cmd.AddCommand(newTraceSummarizeCmd())
+	cmd.AddCommand(newTraceSummarizeCmd(ext))
 	return cmd
 }
 
-func newTraceSummarizeCmd() *cobra.Command {
+func newTraceSummarizeCmd(ext *extensions.Extensions) *cobra.Command {
 	var (
 		gpusPerNode int
 		asJSON      bool
@@ -39,7 +40,7 @@ func newTraceSummarizeCmd() *cobra.Command {
 			if err := checkGPUsPerNode(gpusPerNode); err != nil {
 				return err
 			}
-			t, err := traces.OpenTrace(args[0])
+			t, err := ext.Traces().Open(args[0])
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"math"
 	"os"
@@ -29,7 +30,7 @@ const referenceJobs = 160
 // with (workloads.MaxGeneratedJobs).
 const maxLoad = workloads.MaxGeneratedJobs / referenceJobs
 
-func newWorkloadCmd() *cobra.Command {
+func newWorkloadCmd(ext *extensions.Extensions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workload",
 		Short: "Generate workloads from the Philly trace, ingest Philly's job log",
@@ -41,7 +42,7 @@ per line, in the format of the reference simulator (petuum/adaptdl).
   summarize-philly  make the compact summary generate uses without --philly
   sources           the workload sources --workload references resolve through`,
 	}
-	cmd.AddCommand(newWorkloadGenerateCmd(), newWorkloadPhillyCmd(), newWorkloadSummarizeCmd(), newWorkloadSourcesCmd())
+	cmd.AddCommand(newWorkloadGenerateCmd(ext), newWorkloadPhillyCmd(ext), newWorkloadSummarizeCmd(ext), newWorkloadSourcesCmd(ext))
 	return cmd
 }
 
@@ -52,7 +53,7 @@ type sourceEntry struct {
 	Doc   string `json:"doc"`
 }
 
-func newWorkloadSourcesCmd() *cobra.Command {
+func newWorkloadSourcesCmd(ext *extensions.Extensions) *cobra.Command {
 	var o output
 	cmd := &cobra.Command{
 		Use:   "sources",
@@ -66,7 +67,7 @@ doc}].`,
 				return err
 			}
 			var list []sourceEntry
-			for _, s := range workloads.Default().Sources() {
+			for _, s := range ext.SourceRegistry().Sources() {
 				list = append(list, sourceEntry{s.Name, s.Usage, s.Doc})
 			}
 			return o.print(cmd.OutOrStdout(), list, func(w io.Writer) error {
@@ -83,7 +84,7 @@ doc}].`,
 	return cmd
 }
 
-func newWorkloadGenerateCmd() *cobra.Command {
+func newWorkloadGenerateCmd(ext *extensions.Extensions) *cobra.Command {
 	var (
 		jobs, gpusPerNode, maxReplicas int
 		load                           float64
@@ -122,7 +123,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				return errors.New("--out FILE is required (- for standard output)")
 			}
 			if out != "-" {
-				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}, inputFile{"--profiles", profilesDir}, refInput("--trace", tracePath)); err != nil {
+				if err := checkOutFile(out, inputFile{"--philly", phillyPath}, inputFile{"--summary", summaryPath}, inputFile{"--profiles", profilesDir}, refInput(ext.Traces(), "--trace", tracePath)); err != nil {
 					return err
 				}
 			}
@@ -170,7 +171,7 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 			if err != nil {
 				return err
 			}
-			w, warnings, err := g.Make(workloads.Env{Profiles: set, GPUsPerNode: gpusPerNode})
+			w, warnings, err := g.Make(ext.WorkloadEnv(set, gpusPerNode))
 			if err != nil {
 				return err
 			}
@@ -218,7 +219,7 @@ func formatMix(w *traces.Workload) string {
 	return strings.Join(parts, ", ")
 }
 
-func newWorkloadPhillyCmd() *cobra.Command {
+func newWorkloadPhillyCmd(ext *extensions.Extensions) *cobra.Command {
 	var logPath, out string
 	cmd := &cobra.Command{
 		Use:   "philly --log cluster_job_log --out FILE",
@@ -254,7 +255,7 @@ duration or one over a year are dropped; the report counts them by reason.`,
 	return cmd
 }
 
-func newWorkloadSummarizeCmd() *cobra.Command {
+func newWorkloadSummarizeCmd(ext *extensions.Extensions) *cobra.Command {
 	var phillyPath, out string
 	var bucket int
 	cmd := &cobra.Command{

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 func runCLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	root := newRootCmd()
+	root := newRootCmd(testExt, intree.DefaultPolicy)
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&out)

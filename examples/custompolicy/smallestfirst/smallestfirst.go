@@ -2,8 +2,8 @@
 // the policies/ tree: "smallest-first" runs waiting jobs with the fewest
 // requested GPUs first (at the GPUs and batch size their users asked
 // for), never preempts, and lets a job that has waited longer than
-// aging_hours jump the queue so that large jobs do not starve. Importing
-// the package registers the policy.
+// aging_hours jump the queue so that large jobs do not starve. A binary
+// adds it with app.WithPolicy(smallestfirst.Registration()).
 package smallestfirst
 
 import (
@@ -72,11 +72,14 @@ func (p *SmallestFirst) Schedule(_ float64, c policies.Cluster, jobs []policies.
 	return policies.Decision{Alloc: alloc}
 }
 
-func init() {
-	policies.Register(policies.Typed(policies.Registration{
+// Registration is the policy's registration: a binary adds it with
+// app.WithPolicy(smallestfirst.Registration()), a library user with
+// extensions.WithPolicy.
+func Registration() policies.Registration {
+	return policies.Typed(policies.Registration{
 		Name: "smallest-first",
 		Doc:  "example: fewest requested GPUs first, no preemption, optional aging",
 	}, func() Options { return Options{AgingHours: 4} }, func(o Options, _ policies.Env) (policies.Policy, error) {
 		return &SmallestFirst{opt: o}, nil
-	}))
+	})
 }

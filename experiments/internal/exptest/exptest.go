@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/digest"
-	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -24,10 +25,27 @@ import (
 //go:embed tiny.json
 var tinySpec []byte
 
+// FigureKinds are the figure kinds Ext adds. Without them Ext has the
+// built-in sweep kinds as checks only (testext.CheckKinds), enough to
+// parse specs: a test package that draws figures, and so imports package
+// figures, sets them (figures.Extension(figures.Builtin()...)) before its
+// tests run. exptest cannot import figures, whose tests import exptest.
+var FigureKinds []extensions.FigureKind
+
+// Ext are the built-in extensions for tests (testext.Base) with
+// FigureKinds (see there), with more options applied.
+func Ext(opts ...extensions.Option) *extensions.Extensions {
+	kinds := FigureKinds
+	if kinds == nil {
+		kinds = testext.CheckKinds()
+	}
+	return testext.Base(append([]extensions.Option{extensions.WithKind(kinds...)}, opts...)...)
+}
+
 // Tiny returns the tiny experiment and its spec file's content.
 func Tiny(tb testing.TB) (*experiments.Experiment, []byte) {
 	tb.Helper()
-	e, err := experiments.ParseExperiment(tinySpec, "tiny.json")
+	e, err := experiments.ParseExperiment(tinySpec, "tiny.json", Ext())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -90,12 +108,14 @@ func RunWithOptions(tb testing.TB, policy, opts string, dir string) *sim.Result 
 	}
 	spec := runspec.DefaultSpec(policy)
 	spec.Nodes = 4
+	var layers []any
 	if opts != "" {
-		if spec, err = spec.WithOptions([]string{opts}); err != nil {
-			tb.Fatal(err)
-		}
+		layers = append(layers, []string{opts})
 	}
-	p, err := policies.Build(spec.Policy, spec.Options, spec.Env(1))
+	if spec, err = spec.WithOptions(Ext(), layers...); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := Ext().Policies.Build(spec.Policy, spec.Options, spec.Env(1))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"os"
 
 	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
-	_ "github.com/polluxsim/polluxsim/examples/custompolicy/smallestfirst"
+	"github.com/polluxsim/polluxsim/examples/custompolicy/smallestfirst"
 )
 
-func main() { os.Exit(app.Main(app.WithName("polluxsim-custom"))) }
+func main() {
+	os.Exit(app.Main(app.WithName("polluxsim-custom"), app.WithPolicy(smallestfirst.Registration())))
+}

@@ -1,0 +1,6 @@
+package app
+
+import "github.com/polluxsim/polluxsim/experiments/intree"
+
+// testExt are the stock binary's extensions, for tests.
+var testExt = intree.Extensions()

@@ -1,0 +1,18 @@
+// Command polluxsim-bare is a polluxsim without the built-in policies,
+// sources, trace formats, autoscalers and figure kinds: it knows themis,
+// mini and box only.
+package main
+
+import (
+	"os"
+
+	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
+	"github.com/polluxsim/polluxsim/examples/extensions/box"
+	"github.com/polluxsim/polluxsim/examples/extensions/mini"
+	"github.com/polluxsim/polluxsim/examples/extensions/themis"
+)
+
+func main() {
+	os.Exit(app.Main(app.WithName("polluxsim-bare"), app.WithoutBuiltins(),
+		app.WithPolicy(themis.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind)))
+}

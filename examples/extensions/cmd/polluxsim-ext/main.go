@@ -1,0 +1,18 @@
+// Command polluxsim-ext is polluxsim with a policy (themis), a workload
+// source (mini) and a figure kind (box) of one's own, beside the
+// built-ins.
+package main
+
+import (
+	"os"
+
+	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
+	"github.com/polluxsim/polluxsim/examples/extensions/box"
+	"github.com/polluxsim/polluxsim/examples/extensions/mini"
+	"github.com/polluxsim/polluxsim/examples/extensions/themis"
+)
+
+func main() {
+	os.Exit(app.Main(app.WithName("polluxsim-ext"),
+		app.WithPolicy(themis.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind)))
+}

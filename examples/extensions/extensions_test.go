@@ -1,0 +1,153 @@
+// The extensions of issue 41 as a new user writes them, each in one file
+// of its own and no edit elsewhere: a policy with options (themis), a
+// workload source named from a sweep spec (mini), a figure kind with a
+// parameter (box), a binary with them (cmd/polluxsim-ext) and one
+// without the built-ins (cmd/polluxsim-bare). The stock polluxsim reports
+// and plots a sweep that used them, saying what it skips.
+package extensions_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/polluxsim/polluxsim/examples/extensions/box"
+	"github.com/polluxsim/polluxsim/examples/extensions/mini"
+	"github.com/polluxsim/polluxsim/examples/extensions/themis"
+	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/intree"
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/conformance"
+)
+
+// The policy passes the conformance suite, its option bounds included.
+func TestThemisConformance(t *testing.T) {
+	conformance.Run(t, policies.MustRegistry(themis.Registration()), "themis")
+}
+
+// A library user passes the same value to spec parsing: the spec names the
+// source and the kind, whose parameters each decodes strictly itself.
+func TestSpecWithExtensions(t *testing.T) {
+	ext, err := intree.With(extensions.WithPolicy(themis.Registration()), extensions.WithSource(mini.Source), figures.WithKind(box.Kind))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "ext.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := experiments.ParseExperiment(data, "ext", ext); err != nil {
+		t.Fatal(err)
+	}
+	for bad, want := range map[string]string{
+		`"whisker": 1.0`:    `"wisker": 1.0`,
+		`"time_scale": 0.5`: `"time_scale": 0.5, "speed": 2`,
+	} {
+		spec := strings.Replace(string(data), bad, want, 1)
+		e, err := experiments.ParseExperiment([]byte(spec), "bad", ext)
+		if strings.Contains(want, "wisker") {
+			if err == nil || !strings.Contains(err.Error(), "wisker") {
+				t.Errorf("box params %s: %v", want, err)
+			}
+			continue
+		}
+		// A source's params are decoded when the workloads are made.
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = e
+	}
+	if _, err := experiments.ParseExperiment(data, "ext", intree.Extensions()); err == nil || !strings.Contains(err.Error(), "mini") {
+		t.Errorf("a binary without the source: %v", err)
+	}
+}
+
+func build(t *testing.T, dir, name, pkg string) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, name)
+	if out, err := exec.Command(goTool, "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+// run runs bin and returns its standard output and error.
+func run(t *testing.T, bin string, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
+	}
+	return stdout.String(), stderr.String()
+}
+
+func TestBinaries(t *testing.T) {
+	dir := t.TempDir()
+	ext := build(t, dir, "polluxsim-ext", "./cmd/polluxsim-ext")
+	bare := build(t, dir, "polluxsim-bare", "./cmd/polluxsim-bare")
+	stock := build(t, dir, "polluxsim", "../../cmd/polluxsim")
+
+	// The binary without the built-ins knows only its own.
+	if out, _ := run(t, bare, "policies"); !strings.Contains(out, "themis") || strings.Contains(out, "pollux") || strings.Contains(out, "fifo") {
+		t.Errorf("bare policies:\n%s", out)
+	}
+	if out, _ := run(t, bare, "workload", "sources"); !strings.Contains(out, "mini") || strings.Contains(out, "paper") {
+		t.Errorf("bare workload sources:\n%s", out)
+	}
+	out, _ := run(t, bare, "run", "--policy-opt", "age_weight=0.5", "--workload", "mini:testdata/mini-1.csv", "--quiet", "--out", filepath.Join(dir, "bare-run"))
+	if !strings.Contains(out, "policy themis: 10 jobs") {
+		t.Errorf("bare run printed %q", out)
+	}
+
+	// The binary with them sweeps a spec naming all three.
+	sw := filepath.Join(dir, "sweep")
+	run(t, ext, "sweep", "--experiment", filepath.Join("testdata", "ext.json"), "--quiet", "--out", sw)
+	plots := filepath.Join(dir, "ext-plots")
+	run(t, ext, "plot", "--in", sw, "--out", plots)
+	for _, f := range []string{"jct-box.svg", "jct.svg"} {
+		if st, err := os.Stat(filepath.Join(plots, f)); err != nil || st.Size() == 0 {
+			t.Errorf("ext plot %s: %v", f, err)
+		}
+	}
+
+	// The stock binary reports and plots that sweep, naming what it skips.
+	page := filepath.Join(dir, "stock.html")
+	_, errs := run(t, stock, "report", "--in", sw, "--out", page)
+	for _, want := range []string{`policy "themis"`, `figure kind "box"`, `workload source "mini"`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stock report's stderr does not name %s:\n%s", want, errs)
+		}
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Themis / FIFO", "themis", "<svg"} {
+		if !bytes.Contains(html, []byte(want)) {
+			t.Errorf("stock report lacks %q", want)
+		}
+	}
+	stockPlots := filepath.Join(dir, "stock-plots")
+	_, errs = run(t, stock, "plot", "--in", sw, "--out", stockPlots)
+	if !strings.Contains(errs, `"box"`) {
+		t.Errorf("stock plot's stderr does not name the box kind:\n%s", errs)
+	}
+	if st, err := os.Stat(filepath.Join(stockPlots, "jct.svg")); err != nil || st.Size() == 0 {
+		t.Errorf("stock plot jct.svg: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(stockPlots, "jct-box.svg")); err == nil {
+		t.Error("the stock binary drew a kind it does not know")
+	}
+}

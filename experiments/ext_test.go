@@ -1,0 +1,34 @@
+package experiments
+
+import (
+	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/workloads"
+	"github.com/polluxsim/polluxsim/policies/builtin"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// checkKind is a built-in sweep kind as the spec format checks it (the
+// figures, which draw them, import this package).
+type checkKind string
+
+func (k checkKind) KindName() string { return string(k) }
+func (checkKind) DrawsSweep() bool   { return true }
+func (k checkKind) CheckPlot(p *PlotSpec, e *Experiment) error {
+	return BuiltinPlotCheck(string(k))(p, e)
+}
+
+// testExt are the built-ins these tests know, with more options applied.
+func testExt(opts ...extensions.Option) *extensions.Extensions {
+	var kinds []extensions.FigureKind
+	for _, k := range []string{PlotJCTCDF, PlotRhoCDF, PlotTimeline, PlotLines, PlotBars, PlotElastic} {
+		kinds = append(kinds, checkKind(k))
+	}
+	return extensions.Must(append([]extensions.Option{
+		extensions.WithPolicy(builtin.Registrations()...),
+		extensions.WithAutoscaler(autoscalers.Builtin()...),
+		extensions.WithTraceFormat(traces.BuiltinTraceFormats()...),
+		extensions.WithSource(workloads.Builtin()...),
+		extensions.WithKind(kinds...),
+	}, opts...)...)
+}
