@@ -87,14 +87,7 @@ func (g *Registry) Register(r Registration) error {
 }
 
 // Registrations lists the registered autoscalers by name.
-func (g *Registry) Registrations() []Registration {
-	var out []Registration
-	for _, n := range g.Names() {
-		r, _ := g.Lookup(n)
-		out = append(out, r)
-	}
-	return out
-}
+func (g *Registry) Registrations() []Registration { return g.m.All() }
 
 // Names lists the registered autoscalers in alphabetical order.
 func (g *Registry) Names() []string { return g.m.Names() }

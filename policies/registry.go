@@ -173,14 +173,7 @@ func MustRegistry(regs ...Registration) *Registry {
 }
 
 // Registrations lists the registered policies by name.
-func (g *Registry) Registrations() []Registration {
-	var out []Registration
-	for _, n := range g.Names() {
-		r, _ := g.Lookup(n)
-		out = append(out, r)
-	}
-	return out
-}
+func (g *Registry) Registrations() []Registration { return g.m.All() }
 
 // Register adds a policy to the registry; a malformed registration or a
 // name already taken is an error.

@@ -119,11 +119,4 @@ func MustTraceFormats(tfs ...TraceFormat) *TraceFormats {
 }
 
 // Formats lists the registered formats by name.
-func (f *TraceFormats) Formats() []TraceFormat {
-	var out []TraceFormat
-	for _, n := range f.Names() {
-		tf, _ := f.Lookup(n)
-		out = append(out, tf)
-	}
-	return out
-}
+func (f *TraceFormats) Formats() []TraceFormat { return f.r.All() }

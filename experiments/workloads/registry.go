@@ -104,14 +104,7 @@ func (r *Registry) Register(s Source) error {
 }
 
 // Sources lists the registered sources by name.
-func (r *Registry) Sources() []Source {
-	var out []Source
-	for _, n := range r.r.Names() {
-		s, _ := r.r.Lookup(n)
-		out = append(out, s)
-	}
-	return out
-}
+func (r *Registry) Sources() []Source { return r.r.All() }
 
 // Get returns the source called name.
 func (r *Registry) Get(name string) (Source, bool) { return r.r.Lookup(name) }

@@ -1,5 +1,7 @@
-// Package registry is the name → registration table behind the policy and
-// autoscaler registries: filled at init, read concurrently afterwards.
+// Package registry is the name → registration table behind every registry
+// of extensions (policies, autoscalers, trace formats, workload sources,
+// figure kinds): each a value a binary or a test builds, safe to read
+// concurrently.
 package registry
 
 import (
@@ -53,6 +55,20 @@ func (r *Registry[T]) Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// All lists the registrations in the alphabetical order of their names.
+func (r *Registry[T]) All() []T {
+	names := r.Names()
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]T, 0, len(names))
+	for _, n := range names {
+		if v, ok := r.m[n]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // Get returns the registration called name, or an error listing the known
