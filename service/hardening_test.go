@@ -17,29 +17,6 @@ import (
 	"time"
 )
 
-// send posts body with the given headers (none added) and returns the
-// status and the body.
-func send(t testing.TB, method, url, body string, header map[string]string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, string(data)
-}
-
 // TestPoliciesWithEffects: a caller cannot choose a policy that starts a
 // process or reads files, the environment or the network (403 naming the
 // operator's flag; the command is not run) unless the operator allows

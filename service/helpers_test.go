@@ -101,15 +101,26 @@ func newTestServer(t testing.TB, cfg Config) (*Server, *httptest.Server, *testPo
 // and the body.
 func do(t testing.TB, method, url, body, token string) (int, string) {
 	t.Helper()
+	header := map[string]string{}
+	if token != "" {
+		header["Authorization"] = "Bearer " + token
+	}
+	if method == "POST" {
+		header["Content-Type"] = "application/json"
+	}
+	return send(t, method, url, body, header)
+}
+
+// send sends a request with the given headers (none added) and returns
+// the status and the body.
+func send(t testing.TB, method, url, body string, header map[string]string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if method == "POST" {
-		req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
