@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -291,6 +292,11 @@ func ParseExperiment(data []byte, name string, ext *extensions.Extensions) (*Exp
 // Extensions are what the experiment was resolved against.
 func (e *Experiment) Extensions() *extensions.Extensions { return e.ext }
 
+// MetricSet is the run-level metrics of the binary that parsed the spec
+// (its extensions' set; the built-ins without extensions): a sweep's
+// tables, summary and report of exp use it unless given one.
+func (e *Experiment) MetricSet() outputs.Metrics { return e.ext.MetricSet() }
+
 // Skipped lists, one line each, what a stored experiment names that this
 // binary does not know and the read-only commands therefore skip or show
 // from the stored results only: policies (their options unresolved) and
@@ -458,8 +464,8 @@ func (e *Experiment) resolve() error {
 		if e.Cell(r.Num) == nil || e.Cell(r.Den) == nil {
 			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
 		}
-		if !results.KnownMetric(r.Metric) {
-			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNames(), ", "))
+		if !results.KnownMetricIn(e.MetricSet(), r.Metric) {
+			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNamesIn(e.MetricSet()), ", "))
 		}
 		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
 			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)

@@ -48,7 +48,7 @@ func TestMetricDoorFromOutside(t *testing.T) {
 	// A run.
 	runDir := filepath.Join(dir, "run")
 	res, err := runner.Run(context.Background(), runspec.DefaultSpec("fifo"), runner.Inputs{WorkloadRef: "paper:1"},
-		runner.Options{Out: runDir, NoTiming: true, Metrics: ms})
+		runner.Options{Ext: testext.Ext(), Out: runDir, NoTiming: true, Metrics: ms})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/intree"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
@@ -60,8 +61,10 @@ func WithTraceFormat(fs ...traces.TraceFormat) Option {
 	return WithExtensions(extensions.WithTraceFormat(fs...))
 }
 
-// WithMetric adds metrics (a slot: see extensions.Metric).
-func WithMetric(ms ...extensions.Metric) Option { return WithExtensions(extensions.WithMetric(ms...)) }
+// WithMetric adds run-level metrics to the built-in ones: run's
+// summary.json, sweep's results.parquet and summary.json, merge, report,
+// regress, plot and the spec format's metric names then know them.
+func WithMetric(ms ...outputs.Metric) Option { return WithExtensions(extensions.WithMetric(ms...)) }
 
 // WithExtensions applies extensions options (extensions.WithPolicy, ...,
 // or extensions.WithExtensions to merge a whole value).
