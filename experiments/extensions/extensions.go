@@ -203,8 +203,12 @@ func WithMetric(ms ...outputs.Metric) Option {
 		if err != nil {
 			return err
 		}
-		e.Metrics, err = e.Metrics.Merge(add)
-		return err
+		set, err := e.Metrics.Merge(add)
+		if err != nil {
+			return err
+		}
+		e.Metrics = set // unchanged on an error
+		return nil
 	}
 }
 
