@@ -299,9 +299,26 @@ func (e *Experiment) MetricSet() outputs.Metrics { return e.ext.MetricSet() }
 
 // Skipped lists, one line each, what a stored experiment names that this
 // binary does not know and the read-only commands therefore skip or show
-// from the stored results only: policies (their options unresolved) and
-// figure kinds (not drawn). Empty for a spec parsed to be run.
+// from the stored results only: policies (their options unresolved),
+// figure kinds and plots of metrics it lacks (not drawn) and ratios of
+// metrics it lacks (not computed). Empty for a spec parsed to be run.
 func (e *Experiment) Skipped() []string { return e.skipped }
+
+// UnknownMetric returns a metric p names (its own or a group's) that
+// this binary does not know (not in MetricSet), "" when it knows them
+// all: a stored spec's plot of such a metric is not drawn.
+func (e *Experiment) UnknownMetric(p *PlotSpec) string {
+	names := []string{p.Metric}
+	for _, g := range p.Groups {
+		names = append(names, g.Metric)
+	}
+	for _, m := range names {
+		if m != "" && !results.KnownMetricIn(e.MetricSet(), m) {
+			return m
+		}
+	}
+	return ""
+}
 
 func (e *Experiment) skip(msg string) {
 	for _, m := range e.skipped {
@@ -465,6 +482,10 @@ func (e *Experiment) resolve() error {
 			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
 		}
 		if !results.KnownMetricIn(e.MetricSet(), r.Metric) {
+			if e.stored {
+				e.skip(fmt.Sprintf("ratio %q: metric %q is not in this binary; not computed", r.Name, r.Metric))
+				continue
+			}
 			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNamesIn(e.MetricSet()), ", "))
 		}
 		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
@@ -475,7 +496,9 @@ func (e *Experiment) resolve() error {
 	}
 	plotNames := map[string]bool{}
 	for i := range e.Plots {
-		if err := e.Plots[i].check(e); err != nil {
+		if m := e.UnknownMetric(&e.Plots[i]); m != "" && e.stored {
+			e.skip(fmt.Sprintf("plot %q: metric %q is not in this binary; not drawn", e.Plots[i].Name, m))
+		} else if err := e.Plots[i].check(e); err != nil {
 			return fmt.Errorf("plot %q: %w", e.Plots[i].Name, err)
 		}
 		// Plots are written to files named after them.

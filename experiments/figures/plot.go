@@ -160,6 +160,9 @@ func figures(exp *experiments.Experiment, runs []*results.RunResult) []namedFigu
 	for _, ps := range experiments.PlotsOf(exp) {
 		var fig Figure
 		k, err := lookup(exp.Extensions(), ps.Kind, FromSweep)
+		if m := exp.UnknownMetric(&ps); err == nil && m != "" {
+			err = fmt.Errorf("metric %q is not in this binary", m)
+		}
 		if err == nil {
 			fig, err = k.Draw(exp, ps, byCell)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/report"
@@ -199,6 +200,38 @@ func TestMetricFromExtensions(t *testing.T) {
 	}
 	if !strings.Contains(html.String(), "average pending jobs") {
 		t.Error("the report has no table of the metric")
+	}
+
+	// A binary without the metric opens, summarises and reports that
+	// sweep, saying it skips the ratio and the plot naming it.
+	e, runs, missing, err = sweep.OpenSweep(out, testext.Ext())
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := strings.Join(e.Skipped(), "\n")
+	for _, want := range []string{`ratio "pending": metric "avg_pending_jobs"`, `plot "pending": metric "avg_pending_jobs"`} {
+		if !strings.Contains(skipped, want) {
+			t.Errorf("skipped %q, want %s", skipped, want)
+		}
+	}
+	// (figures.Plot draws with figures' own kinds.)
+	e, runs, missing, err = sweep.OpenSweep(out, testext.Base(figures.WithKind(figures.Builtin()...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := figures.Plot(e, runs, filepath.Join(dir, "plots"), figures.PlotOptions{Formats: []string{"svg"}})
+	if err != nil || len(prep.Skipped) != 1 || !strings.Contains(prep.Skipped[0], `metric "avg_pending_jobs" is not in this binary`) {
+		t.Errorf("plot by a binary without the metric: %v, skipped %q", err, prep.Skipped)
+	}
+	html.Reset()
+	if err := report.Report(&html, e, runs, missing); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(html.String(), "average pending jobs") {
+		t.Error("a binary without the metric reported it")
+	}
+	if sum := sweep.Summarize(e, runs, missing); len(sum.Cells) != 2 || sum.Cells[0].Metrics["avg_pending_jobs"].Value != nil {
+		t.Errorf("a binary without the metric summarised it: %+v", sum.Cells)
 	}
 
 	// Merged into another value, the metric comes along once.
