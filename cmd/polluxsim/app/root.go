@@ -74,7 +74,8 @@ func WithExtensions(opts ...extensions.Option) Option {
 
 // WithoutBuiltins leaves the built-in policies, autoscalers, trace
 // formats, workload sources and figure kinds (intree.Extensions) out: the
-// binary knows only what the other options add. Its read-only commands
+// binary knows only what the other options add (the built-in metrics
+// stay: they are part of the output format). Its read-only commands
 // still open any sweep, skipping what they do not know.
 func WithoutBuiltins() Option { return func(c *config) { c.noBuiltins = true } }
 
