@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
@@ -291,11 +292,33 @@ func ParseExperiment(data []byte, name string, ext *extensions.Extensions) (*Exp
 // Extensions are what the experiment was resolved against.
 func (e *Experiment) Extensions() *extensions.Extensions { return e.ext }
 
+// MetricSet is the run-level metrics of the binary that parsed the spec
+// (its extensions' set; the built-ins without extensions): a sweep's
+// tables, summary and report of exp use it unless given one.
+func (e *Experiment) MetricSet() outputs.Metrics { return e.ext.MetricSet() }
+
 // Skipped lists, one line each, what a stored experiment names that this
 // binary does not know and the read-only commands therefore skip or show
-// from the stored results only: policies (their options unresolved) and
-// figure kinds (not drawn). Empty for a spec parsed to be run.
+// from the stored results only: policies (their options unresolved),
+// figure kinds and plots of metrics it lacks (not drawn) and ratios of
+// metrics it lacks (not computed). Empty for a spec parsed to be run.
 func (e *Experiment) Skipped() []string { return e.skipped }
+
+// UnknownMetric returns a metric p names (its own or a group's) that
+// this binary does not know (not in MetricSet), "" when it knows them
+// all: a stored spec's plot of such a metric is not drawn.
+func (e *Experiment) UnknownMetric(p *PlotSpec) string {
+	names := []string{p.Metric}
+	for _, g := range p.Groups {
+		names = append(names, g.Metric)
+	}
+	for _, m := range names {
+		if m != "" && !results.KnownMetricIn(e.MetricSet(), m) {
+			return m
+		}
+	}
+	return ""
+}
 
 func (e *Experiment) skip(msg string) {
 	for _, m := range e.skipped {
@@ -458,8 +481,12 @@ func (e *Experiment) resolve() error {
 		if e.Cell(r.Num) == nil || e.Cell(r.Den) == nil {
 			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
 		}
-		if !results.KnownMetric(r.Metric) {
-			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNames(), ", "))
+		if !results.KnownMetricIn(e.MetricSet(), r.Metric) {
+			if e.stored {
+				e.skip(fmt.Sprintf("ratio %q: metric %q is not in this binary; not computed", r.Name, r.Metric))
+				continue
+			}
+			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNamesIn(e.MetricSet()), ", "))
 		}
 		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
 			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)
@@ -469,7 +496,9 @@ func (e *Experiment) resolve() error {
 	}
 	plotNames := map[string]bool{}
 	for i := range e.Plots {
-		if err := e.Plots[i].check(e); err != nil {
+		if m := e.UnknownMetric(&e.Plots[i]); m != "" && e.stored {
+			e.skip(fmt.Sprintf("plot %q: metric %q is not in this binary; not drawn", e.Plots[i].Name, m))
+		} else if err := e.Plots[i].check(e); err != nil {
 			return fmt.Errorf("plot %q: %w", e.Plots[i].Name, err)
 		}
 		// Plots are written to files named after them.

@@ -1,13 +1,16 @@
 // The extensions of issue 41 as a new user writes them, each in one file
 // of its own and no edit elsewhere: a policy with options (themis), a
 // workload source named from a sweep spec (mini), a figure kind with a
-// parameter (box), a binary with them (cmd/polluxsim-ext) and one
-// without the built-ins (cmd/polluxsim-bare). The stock polluxsim reports
-// and plots a sweep that used them, saying what it skips.
+// parameter (box), a run-level metric (pending), a binary with them
+// (cmd/polluxsim-ext) and one without the built-ins (cmd/polluxsim-bare).
+// The stock polluxsim reports and plots a sweep that used them, saying
+// what it skips.
 package extensions_test
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +20,14 @@ import (
 
 	"github.com/polluxsim/polluxsim/examples/extensions/box"
 	"github.com/polluxsim/polluxsim/examples/extensions/mini"
+	"github.com/polluxsim/polluxsim/examples/extensions/pending"
 	"github.com/polluxsim/polluxsim/examples/extensions/themis"
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/intree"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
+	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/conformance"
 )
@@ -114,6 +120,7 @@ func TestBinaries(t *testing.T) {
 	// The binary with them sweeps a spec naming all three.
 	sw := filepath.Join(dir, "sweep")
 	run(t, ext, "sweep", "--experiment", filepath.Join("testdata", "ext.json"), "--quiet", "--out", sw)
+	checkPendingMetric(t, dir, ext, stock, sw)
 	plots := filepath.Join(dir, "ext-plots")
 	run(t, ext, "plot", "--in", sw, "--out", plots)
 	for _, f := range []string{"jct-box.svg", "jct.svg"} {
@@ -149,5 +156,79 @@ func TestBinaries(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(stockPlots, "jct-box.svg")); err == nil {
 		t.Error("the stock binary drew a kind it does not know")
+	}
+}
+
+// readJSON decodes the JSON file path into v.
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// checkPendingMetric: the metric of one's own, one entry registered in
+// the ext binary, is a key of its run's summary.json (and not of the
+// stock binary's), a column of its sweep's results.parquet, the largest
+// of that column per cell in the sweep's summary.json and a table of its
+// report; the stock binary reports the same sweep without it.
+func checkPendingMetric(t *testing.T, dir, ext, stock, sw string) {
+	t.Helper()
+	name := pending.Metric.Name
+	for bin, want := range map[string]bool{ext: true, stock: false} {
+		out := filepath.Join(dir, "pending-run-"+filepath.Base(bin))
+		run(t, bin, "run", "--policy", "fifo", "--workload", "paper:1", "--no-timing", "--quiet", "--out", out)
+		var sum map[string]any
+		readJSON(t, filepath.Join(out, "summary.json"), &sum)
+		v, ok := sum[name].(float64)
+		if ok != want || (want && !(v > 0)) {
+			t.Errorf("%s run: summary.json %s = %v, want present %v and positive", filepath.Base(bin), name, sum[name], want)
+		}
+	}
+
+	tc, err := outputs.ReadTableColumns(filepath.Join(sw, sweep.ResultsFile), "cell", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	largest := map[string]float64{}
+	for i, c := range tc.Strs["cell"] {
+		largest[c] = math.Max(largest[c], tc.Nums[name][i])
+	}
+	var sum struct {
+		Cells []struct {
+			Cell    string
+			Metrics map[string]struct {
+				Value     *float64
+				Aggregate string
+				N         int
+			}
+		}
+	}
+	readJSON(t, filepath.Join(sw, sweep.SummaryFile), &sum)
+	if len(sum.Cells) != 2 {
+		t.Fatalf("sweep summary.json: %d cells, want 2", len(sum.Cells))
+	}
+	for _, c := range sum.Cells {
+		st, ok := c.Metrics[name]
+		// (The mini workloads leave no job waiting: the values are 0.)
+		if !ok || st.Aggregate != "max" || st.Value == nil || *st.Value != largest[c.Cell] || st.N != 2 {
+			t.Errorf("sweep summary.json cell %s %s: %+v, want the largest of results.parquet's, %v", c.Cell, name, st, largest[c.Cell])
+		}
+	}
+
+	for bin, want := range map[string]bool{ext: true, stock: false} {
+		page := filepath.Join(dir, "pending-"+filepath.Base(bin)+".html")
+		run(t, bin, "report", "--in", sw, "--out", page)
+		html, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(html, []byte(pending.Metric.Label)); got != want {
+			t.Errorf("%s report has a table of %s: %v, want %v", filepath.Base(bin), name, got, want)
+		}
 	}
 }

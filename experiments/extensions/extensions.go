@@ -1,7 +1,7 @@
 // Package extensions is the one value that says what a polluxsim binary
 // or library user knows: its policies, autoscalers, trace formats,
-// workload sources and figure kinds (and, to come, its metrics and
-// tables). It is built by the binary (app.New(app.WithPolicy(...), ...))
+// workload sources, figure kinds and run-level metrics (and a slot for
+// tables, not yet read). It is built by the binary (app.New(app.WithPolicy(...), ...))
 // or by a library user (New(WithPolicy(...), ...)) and passed down: to
 // the run pipeline (runner.Options.Ext), sweeps (sweep.SweepOptions.Ext),
 // spec parsing (experiments.ParseExperiment) and the figures and report.
@@ -15,6 +15,7 @@ import (
 	"fmt"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/policies"
@@ -32,14 +33,10 @@ type FigureKind interface {
 	KindName() string
 }
 
-// Metric is a placeholder for a run-level metric declaration: the half of
-// issue 41 that declares every metric once (experiments/outputs) gives it
-// its type; until then Extensions carries the slot so that WithMetric and
-// the run pipeline have a place to put and find one.
-type Metric any
-
 // Table is a placeholder for an output table declaration of one's own
-// (an outputs.Table[R]), as Metric.
+// (an outputs.Table[R]). WithTable stores it in Extensions.Tables and
+// Merge carries it over, but nothing else reads it: no run, sweep,
+// export or report writes or reads a table of one's own yet.
 type Table any
 
 // Extensions is what a binary knows. Its registries are never nil in a
@@ -50,10 +47,14 @@ type Extensions struct {
 	TraceFormats *traces.TraceFormats
 	Sources      *workloads.Registry
 	Kinds        *Kinds
-	// Metrics and Tables are the slots for the metrics and tables of
-	// one's own (see Metric); the run pipeline does not read them yet.
-	Metrics []Metric
-	Tables  []Table
+	// Metrics is the binary's run-level metrics: the built-ins (the zero
+	// outputs.Metrics is that set) and those WithMetric adds. A run's
+	// summary.json, a sweep's results.parquet and summary.json, merge,
+	// the report, regress, the figures and the spec format's metric names
+	// read it (MetricSet) where no set is given explicitly.
+	Metrics outputs.Metrics
+	// Tables is a slot only (see Table).
+	Tables []Table
 }
 
 // Kinds is a registry of figure kinds by name.
@@ -194,9 +195,21 @@ func WithKind(ks ...FigureKind) Option {
 	}
 }
 
-// WithMetric adds metrics (see Metric: a slot for now).
-func WithMetric(ms ...Metric) Option {
-	return func(e *Extensions) error { e.Metrics = append(e.Metrics, ms...); return nil }
+// WithMetric adds run-level metrics to the set (built-ins included); a
+// name already known, or a metric without a name or a Value, is an error.
+func WithMetric(ms ...outputs.Metric) Option {
+	return func(e *Extensions) error {
+		add, err := outputs.NewMetrics(ms...)
+		if err != nil {
+			return err
+		}
+		set, err := e.Metrics.Merge(add)
+		if err != nil {
+			return err
+		}
+		e.Metrics = set // unchanged on an error
+		return nil
+	}
 }
 
 // WithTable adds tables (see Table: a slot for now).
@@ -212,7 +225,7 @@ func (e *Extensions) Merge(o *Extensions) error {
 	if o == nil {
 		return nil
 	}
-	opts := []Option{WithKind(o.Kinds.All()...), WithMetric(o.Metrics...), WithTable(o.Tables...)}
+	opts := []Option{WithKind(o.Kinds.All()...), WithMetric(ownMetrics(o.Metrics)...), WithTable(o.Tables...)}
 	if o.Policies != nil {
 		opts = append(opts, WithPolicy(o.Policies.Registrations()...))
 	}
@@ -231,6 +244,26 @@ func (e *Extensions) Merge(o *Extensions) error {
 		}
 	}
 	return nil
+}
+
+// ownMetrics are the metrics of ms that are not built-ins (every set
+// holds those, so Merge adds only the others).
+func ownMetrics(ms outputs.Metrics) []outputs.Metric {
+	var out []outputs.Metric
+	for _, m := range ms.All() {
+		if _, builtin := outputs.LookupMetric(m.Name); !builtin {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// MetricSet is the run-level metrics (the built-ins for nil).
+func (e *Extensions) MetricSet() outputs.Metrics {
+	if e == nil {
+		return outputs.Metrics{}
+	}
+	return e.Metrics
 }
 
 // PolicyRegistry is the policies (runspec.Registries).

@@ -160,6 +160,9 @@ func figures(exp *experiments.Experiment, runs []*results.RunResult) []namedFigu
 	for _, ps := range experiments.PlotsOf(exp) {
 		var fig Figure
 		k, err := lookup(exp.Extensions(), ps.Kind, FromSweep)
+		if m := exp.UnknownMetric(&ps); err == nil && m != "" {
+			err = fmt.Errorf("metric %q is not in this binary", m)
+		}
 		if err == nil {
 			fig, err = k.Draw(exp, ps, byCell)
 		}
@@ -654,12 +657,12 @@ func metricAxes(ps experiments.PlotSpec) (*plot.Plot, *Legend, float64) {
 func linesPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	p, leg, scale := metricAxes(ps)
 	value := func(cell string) (results.Stat, bool) {
-		mw, mv := sweep.CellValues(byCell[cell], ps.Metric)
+		mw, mv := sweep.CellValuesIn(exp.MetricSet(), byCell[cell], ps.Metric)
 		if len(mv) == 0 {
 			return results.Stat{}, false
 		}
 		if ps.Normalize != "" {
-			nw, nv := sweep.CellValues(byCell[ps.Normalize], ps.Metric)
+			nw, nv := sweep.CellValuesIn(exp.MetricSet(), byCell[ps.Normalize], ps.Metric)
 			st := results.PairedRatio(mw, mv, nw, nv)
 			return st, st.N > 0
 		}

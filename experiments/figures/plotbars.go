@@ -69,7 +69,7 @@ func barsPlot(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[s
 			if cell == "" {
 				continue
 			}
-			ws, vs := sweep.CellValues(byCell[cell], ps.GroupMetric(ps.Groups[g]))
+			ws, vs := sweep.CellValuesIn(exp.MetricSet(), byCell[cell], ps.GroupMetric(ps.Groups[g]))
 			if len(vs) == 0 {
 				continue
 			}

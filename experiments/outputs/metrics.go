@@ -197,6 +197,10 @@ func (s Metrics) with(ms []Metric) (Metrics, error) {
 	return Metrics{list: list}, nil
 }
 
+// IsZero says whether s is the zero set (the built-ins, as no set given):
+// the run pipeline then takes the binary's set (extensions.MetricSet).
+func (s Metrics) IsZero() bool { return s.list == nil }
+
 // All returns the set's metrics, in table order.
 func (s Metrics) All() []Metric {
 	if s.list == nil {

@@ -31,6 +31,9 @@ func Report(w io.Writer, exp *experiments.Experiment, runs []*results.RunResult,
 // that asks for one (Metric.Report), labels and units from their
 // declarations.
 func ReportWith(w io.Writer, ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) error {
+	if ms.IsZero() {
+		ms = exp.MetricSet()
+	}
 	sum := sweep.SummarizeWith(ms, exp, runs, missing)
 	d := reportData{Exp: exp, Sum: sum, Provenance: provenance(exp, runs, sum)}
 	head, hm, ok := headline(ms, sum)

@@ -99,6 +99,9 @@ func Run(ctx context.Context, spec runspec.RunSpec, in Inputs, opt Options) (*Re
 // sweep's folder, a folder where an output should be) is refused here
 // too, before any simulation time is spent.
 func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err error) {
+	if opt.Metrics.IsZero() {
+		opt.Metrics = opt.Ext.MetricSet()
+	}
 	if spec, err = spec.WithOptions(opt.Ext); err != nil { // the options made canonical
 		return nil, err
 	}

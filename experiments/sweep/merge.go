@@ -39,6 +39,9 @@ func Merge(ext *extensions.Extensions, out string, dirs []string) (*MergeReport,
 
 // MergeWith is Merge with the metrics ms (see RebuildWith).
 func MergeWith(ext *extensions.Extensions, out string, dirs []string, ms outputs.Metrics) (*MergeReport, error) {
+	if ms.IsZero() {
+		ms = ext.MetricSet()
+	}
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no folders to merge")
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/report"
@@ -130,5 +132,114 @@ func TestMetricDoorFromOutside(t *testing.T) {
 	}
 	if _, err := outputs.ReadTableColumns(filepath.Join(out, sweep.ResultsFile), "avg_pending_jobs"); err == nil {
 		t.Error("the built-in set wrote the metric of one's own")
+	}
+}
+
+// TestMetricFromExtensions: the same metric, registered once in the
+// extensions (extensions.WithMetric) and no set passed anywhere, is known
+// to the spec format (a ratio and a lines plot name it), written by a run
+// and a sweep, merged, reported and merged into another value; a binary
+// without it refuses a spec naming it.
+func TestMetricFromExtensions(t *testing.T) {
+	ext := testext.Ext(extensions.WithMetric(avgPending))
+	if err := extensions.WithMetric(avgPending)(ext); err == nil {
+		t.Error("a metric registered twice")
+	}
+	dir := t.TempDir()
+
+	runDir := filepath.Join(dir, "run")
+	if _, err := runner.Run(context.Background(), runspec.DefaultSpec("fifo"), runner.Inputs{WorkloadRef: "paper:1"},
+		runner.Options{Ext: ext, Out: runDir, NoTiming: true}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(runDir, "summary.json"))
+	if !bytes.Contains(data, []byte(`"avg_pending_jobs"`)) {
+		t.Error("the run's summary.json lacks the metric of the extensions")
+	}
+
+	spec := []byte(`{"name": "door", "version": 1, "description": "a metric of one's own",
+	  "workloads": {"count": 2}, "cells": [{"name": "fifo", "policy": "fifo"}, {"name": "tiresias", "policy": "tiresias"}],
+	  "ratios": [{"name": "pending", "num": "tiresias", "den": "fifo", "metric": "avg_pending_jobs"}],
+	  "plots": [{"name": "pending", "kind": "lines", "metric": "avg_pending_jobs", "series": [{"label": "all", "points": [{"x": 1, "cell": "fifo"}, {"x": 2, "cell": "tiresias"}]}]}]}`)
+	if _, err := experiments.ParseExperiment(spec, "door", testext.Ext()); err == nil || !strings.Contains(err.Error(), "avg_pending_jobs") {
+		t.Errorf("a binary without the metric parsed a spec naming it: %v", err)
+	}
+	exp, err := experiments.ParseExperiment(spec, "door", ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := profiles.Default()
+	out := filepath.Join(dir, "sweep")
+	rep, err := sweep.Sweep(context.Background(), exp, sweep.SweepOptions{Profiles: set, ProfilesID: set.Digest, Out: out,
+		Parallel: 1, NoTiming: true, Version: "door", Spec: spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Summary.Cells {
+		if st, ok := c.Metrics["avg_pending_jobs"]; !ok || st.Aggregate != "max" || st.Value == nil {
+			t.Errorf("cell %s: %+v", c.Cell, st)
+		}
+	}
+	if _, err := outputs.ReadTableColumns(filepath.Join(out, sweep.ResultsFile), "avg_pending_jobs"); err != nil {
+		t.Error(err)
+	}
+	merged := filepath.Join(dir, "merged")
+	if _, err := sweep.Merge(ext, merged, []string{out}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := outputs.ReadTableColumns(filepath.Join(merged, sweep.ResultsFile), "avg_pending_jobs"); err != nil {
+		t.Errorf("merge: %v", err)
+	}
+	e, runs, missing, err := sweep.OpenSweep(out, ext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html bytes.Buffer
+	if err := report.Report(&html, e, runs, missing); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "average pending jobs") {
+		t.Error("the report has no table of the metric")
+	}
+
+	// A binary without the metric opens, summarises and reports that
+	// sweep, saying it skips the ratio and the plot naming it.
+	e, runs, missing, err = sweep.OpenSweep(out, testext.Ext())
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := strings.Join(e.Skipped(), "\n")
+	for _, want := range []string{`ratio "pending": metric "avg_pending_jobs"`, `plot "pending": metric "avg_pending_jobs"`} {
+		if !strings.Contains(skipped, want) {
+			t.Errorf("skipped %q, want %s", skipped, want)
+		}
+	}
+	// (figures.Plot draws with figures' own kinds.)
+	e, runs, missing, err = sweep.OpenSweep(out, testext.Base(figures.WithKind(figures.Builtin()...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prep, err := figures.Plot(e, runs, filepath.Join(dir, "plots"), figures.PlotOptions{Formats: []string{"svg"}})
+	if err != nil || len(prep.Skipped) != 1 || !strings.Contains(prep.Skipped[0], `metric "avg_pending_jobs" is not in this binary`) {
+		t.Errorf("plot by a binary without the metric: %v, skipped %q", err, prep.Skipped)
+	}
+	html.Reset()
+	if err := report.Report(&html, e, runs, missing); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(html.String(), "average pending jobs") {
+		t.Error("a binary without the metric reported it")
+	}
+	if sum := sweep.Summarize(e, runs, missing); len(sum.Cells) != 2 || sum.Cells[0].Metrics["avg_pending_jobs"].Value != nil {
+		t.Errorf("a binary without the metric summarised it: %+v", sum.Cells)
+	}
+
+	// Merged into another value, the metric comes along once.
+	other := extensions.Must()
+	if err := other.Merge(ext); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := other.MetricSet().Lookup("avg_pending_jobs"); !ok || len(other.MetricSet().All()) != len(ext.MetricSet().All()) {
+		t.Errorf("merged set: %d metrics, want %d", len(other.MetricSet().All()), len(ext.MetricSet().All()))
 	}
 }

@@ -90,6 +90,7 @@ func Rebuild(dir string, exp *experiments.Experiment) (*SweepSummary, error) {
 // RebuildWith is Rebuild with the metrics ms (results.parquet's metric
 // columns, summary.json's metrics), each computed from the stored runs.
 func RebuildWith(dir string, exp *experiments.Experiment, ms outputs.Metrics) (*SweepSummary, error) {
+	ms = metricsOr(ms, exp)
 	runs, missing, err := LoadRuns(dir, exp)
 	if err != nil {
 		return nil, err
@@ -131,6 +132,7 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 // WriteResultsWith is WriteResults with a column per column metric of ms,
 // computed from each stored run's results (results.RunResult.Data).
 func WriteResultsWith(path string, exp *experiments.Experiment, runs []*results.RunResult, ms outputs.Metrics) error {
+	ms = metricsOr(ms, exp)
 	r := runs
 	labels := map[string]string{}
 	for i := range exp.Cells {

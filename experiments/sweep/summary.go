@@ -57,6 +57,15 @@ type RatioSummary struct {
 	Reference map[string]float64 `json:"reference,omitempty"`
 }
 
+// metricsOr is ms, or exp's set (the metrics of the binary that parsed
+// it, experiments.Experiment.MetricSet) when ms is the zero set.
+func metricsOr(ms outputs.Metrics, exp *experiments.Experiment) outputs.Metrics {
+	if ms.IsZero() && exp != nil {
+		return exp.MetricSet()
+	}
+	return ms
+}
+
 // Summarize computes the summary of the runs of exp (missing lists the runs
 // absent) over the built-in metrics (SummarizeWith).
 func Summarize(exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
@@ -68,6 +77,7 @@ func Summarize(exp *experiments.Experiment, runs []*results.RunResult, missing [
 // it declares (Metric.Aggregate), with the per-application and per-type
 // ones.
 func SummarizeWith(ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
+	ms = metricsOr(ms, exp)
 	s := &SweepSummary{
 		Experiment: exp.Name, Version: exp.Version, Description: exp.Description, Paper: exp.Paper,
 		Sources: exp.Sources, Runs: len(runs), ExpectedRuns: len(exp.Runs()), Missing: missing,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"os"
 	"sort"
 	"strings"
@@ -61,13 +62,13 @@ refused either way.`,
 			}
 			sort.Strings(idList)
 			if update {
-				return updateBaseline(cmd, baseline, sum, idList)
+				return updateBaseline(cmd, ext.MetricSet(), baseline, sum, idList)
 			}
-			b, err := sweep.ReadBaseline(baseline)
+			b, err := sweep.ReadBaselineWith(ext.MetricSet(), baseline)
 			if err != nil {
 				return err
 			}
-			checks, err := sweep.Regress(b, sum, idList)
+			checks, err := sweep.RegressWith(ext.MetricSet(), b, sum, idList)
 			if err != nil {
 				return err
 			}
@@ -108,13 +109,13 @@ func writeChecks(cmd *cobra.Command, checks []sweep.Check) error {
 	return tw.Flush()
 }
 
-func updateBaseline(cmd *cobra.Command, path string, sum *sweep.SweepSummary, ids []string) error {
+func updateBaseline(cmd *cobra.Command, ms outputs.Metrics, path string, sum *sweep.SweepSummary, ids []string) error {
 	if len(ids) != 1 {
 		return fmt.Errorf("the results were made with %d different profile sets; a baseline needs one", len(ids))
 	}
 	var old *sweep.Baseline
 	if _, err := os.Stat(path); err == nil {
-		if old, err = sweep.ReadBaseline(path); err != nil {
+		if old, err = sweep.ReadBaselineWith(ms, path); err != nil {
 			return err
 		}
 	}

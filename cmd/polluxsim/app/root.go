@@ -15,6 +15,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/intree"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
@@ -60,8 +61,10 @@ func WithTraceFormat(fs ...traces.TraceFormat) Option {
 	return WithExtensions(extensions.WithTraceFormat(fs...))
 }
 
-// WithMetric adds metrics (a slot: see extensions.Metric).
-func WithMetric(ms ...extensions.Metric) Option { return WithExtensions(extensions.WithMetric(ms...)) }
+// WithMetric adds run-level metrics to the built-in ones: run's
+// summary.json, sweep's results.parquet and summary.json, merge, report,
+// regress, plot and the spec format's metric names then know them.
+func WithMetric(ms ...outputs.Metric) Option { return WithExtensions(extensions.WithMetric(ms...)) }
 
 // WithExtensions applies extensions options (extensions.WithPolicy, ...,
 // or extensions.WithExtensions to merge a whole value).
@@ -71,7 +74,8 @@ func WithExtensions(opts ...extensions.Option) Option {
 
 // WithoutBuiltins leaves the built-in policies, autoscalers, trace
 // formats, workload sources and figure kinds (intree.Extensions) out: the
-// binary knows only what the other options add. Its read-only commands
+// binary knows only what the other options add (the built-in metrics
+// stay: they are part of the output format). Its read-only commands
 // still open any sweep, skipping what they do not know.
 func WithoutBuiltins() Option { return func(c *config) { c.noBuiltins = true } }
 

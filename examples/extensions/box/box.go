@@ -49,7 +49,7 @@ func params(p *experiments.PlotSpec) (Params, error) {
 var Kind = figures.Kind{
 	Name: "box", Doc: "example: a metric's values over the workloads as one box per cell",
 	Check: func(p *experiments.PlotSpec, e *experiments.Experiment) error {
-		if !results.KnownMetric(p.Metric) {
+		if !results.KnownMetricIn(e.MetricSet(), p.Metric) {
 			return fmt.Errorf("unknown metric %q", p.Metric)
 		}
 		_, err := params(p)
@@ -68,7 +68,7 @@ func draw(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[strin
 	p.Y.Label.Text = ps.Metric
 	var names []string
 	for i, c := range exp.Cells {
-		_, vals := sweep.CellValues(byCell[c.Name], ps.Metric)
+		_, vals := sweep.CellValuesIn(exp.MetricSet(), byCell[c.Name], ps.Metric)
 		if len(vals) == 0 {
 			continue
 		}

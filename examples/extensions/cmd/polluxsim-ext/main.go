@@ -1,6 +1,6 @@
 // Command polluxsim-ext is polluxsim with a policy (themis), a workload
-// source (mini) and a figure kind (box) of one's own, beside the
-// built-ins.
+// source (mini), a figure kind (box) and a metric (avg_pending_jobs) of
+// one's own, beside the built-ins.
 package main
 
 import (
@@ -9,10 +9,12 @@ import (
 	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
 	"github.com/polluxsim/polluxsim/examples/extensions/box"
 	"github.com/polluxsim/polluxsim/examples/extensions/mini"
+	"github.com/polluxsim/polluxsim/examples/extensions/pending"
 	"github.com/polluxsim/polluxsim/examples/extensions/themis"
 )
 
 func main() {
 	os.Exit(app.Main(app.WithName("polluxsim-ext"),
-		app.WithPolicy(themis.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind)))
+		app.WithPolicy(themis.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind),
+		app.WithMetric(pending.Metric)))
 }
