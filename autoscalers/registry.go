@@ -2,8 +2,8 @@ package autoscalers
 
 import (
 	"fmt"
-	reg "github.com/polluxsim/polluxsim/internal/registry"
 
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/policies"
 )
 

@@ -11,7 +11,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
-	_ "github.com/polluxsim/polluxsim/policies/builtin"
 )
 
 // identityRun runs workload paper:w under spec with --no-timing into dir.

@@ -1,11 +1,10 @@
 package sim_test
 
 import (
-	"github.com/polluxsim/polluxsim/policies/builtin"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/policies"
-	_ "github.com/polluxsim/polluxsim/policies/builtin"
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"

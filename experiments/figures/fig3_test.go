@@ -1,12 +1,12 @@
 package figures
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 

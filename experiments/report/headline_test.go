@@ -1,10 +1,10 @@
 package report
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
 	"slices"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"

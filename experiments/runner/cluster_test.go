@@ -3,12 +3,12 @@ package runner_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"

@@ -3,10 +3,10 @@ package runner_test
 import (
 	"context"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 )

@@ -3,10 +3,10 @@ package runner
 import (
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"os"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/internal/fserr"

@@ -1,13 +1,13 @@
 package runspec_test
 
 import (
-	"github.com/polluxsim/polluxsim/policies/builtin"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"

@@ -2,11 +2,11 @@ package sweep
 
 import (
 	"context"
-	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/profiles"

@@ -3,12 +3,12 @@ package sweep
 import (
 	"bytes"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/profiles"

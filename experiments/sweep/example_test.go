@@ -3,10 +3,10 @@ package sweep_test
 import (
 	"context"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/profiles"
 )

@@ -2,13 +2,13 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"math"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/refdata"
 	"github.com/polluxsim/polluxsim/profiles"

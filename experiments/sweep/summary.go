@@ -3,11 +3,11 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"math"
 	"path/filepath"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"

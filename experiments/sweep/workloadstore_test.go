@@ -1,13 +1,13 @@
 package sweep
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"

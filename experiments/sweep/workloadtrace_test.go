@@ -2,13 +2,13 @@ package sweep_test
 
 import (
 	"context"
-	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/internal/testext"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/profiles"

@@ -3,10 +3,10 @@ package workloads
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"strings"
 
 	reg "github.com/polluxsim/polluxsim/internal/registry"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )

@@ -2,11 +2,11 @@ package conformance_test
 
 import (
 	"fmt"
-	"github.com/polluxsim/polluxsim/policies/builtin"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/builtin"
 	"github.com/polluxsim/polluxsim/policies/conformance"
 )
 

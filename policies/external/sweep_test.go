@@ -3,11 +3,11 @@ package external_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"path/filepath"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/profiles"

@@ -1,10 +1,10 @@
 package gavel_test
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"math"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/policies/gavel"
 	"github.com/polluxsim/polluxsim/profiles"

@@ -2,7 +2,6 @@ package app
 
 import (
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments/bench"

@@ -7,13 +7,13 @@ package app
 // documentation and the checks cannot drift apart.
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 

@@ -1,10 +1,10 @@
 package app
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 

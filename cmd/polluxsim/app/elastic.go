@@ -2,10 +2,10 @@ package app
 
 import (
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 

@@ -1,11 +1,11 @@
 package app
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 )
 

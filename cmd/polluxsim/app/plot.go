@@ -3,8 +3,8 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/figures"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"

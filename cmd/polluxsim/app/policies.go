@@ -2,11 +2,11 @@ package app
 
 import (
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/policies"

@@ -2,12 +2,12 @@ package app
 
 import (
 	"bytes"
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/internal/refdata"
 	"github.com/polluxsim/polluxsim/profiles"

@@ -3,13 +3,13 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
-	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"os"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/spf13/cobra"
 )

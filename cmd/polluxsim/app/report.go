@@ -3,9 +3,9 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments/report"

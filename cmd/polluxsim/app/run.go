@@ -3,11 +3,11 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"path/filepath"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"

@@ -2,10 +2,10 @@ package app
 
 import (
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"net"
 	"time"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/service"

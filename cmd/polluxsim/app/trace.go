@@ -1,9 +1,9 @@
 package app
 
 import (
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/traces"

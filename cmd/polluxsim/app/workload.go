@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"io"
 	"math"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
 	"github.com/polluxsim/polluxsim/experiments/runner"

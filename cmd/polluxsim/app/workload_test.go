@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"github.com/polluxsim/polluxsim/experiments/intree"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/internal/refdata"
 	"github.com/polluxsim/polluxsim/traces"
 )
