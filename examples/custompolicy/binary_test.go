@@ -5,24 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// build compiles the package at pkg (relative to this folder) into dir.
-func build(t *testing.T, dir, name, pkg string) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, name)
-	if out, err := exec.Command(goTool, "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
-}
+	"github.com/polluxsim/polluxsim/internal/buildtest"
+)
 
 func runBin(t *testing.T, bin string, args ...string) string {
 	t.Helper()
@@ -42,8 +29,8 @@ func runBin(t *testing.T, bin string, args ...string) string {
 // stored results.
 func TestCustomBinary(t *testing.T) {
 	dir := t.TempDir()
-	custom := build(t, dir, "polluxsim-custom", "./cmd/polluxsim-custom")
-	stock := build(t, dir, "polluxsim", "../../cmd/polluxsim")
+	custom := buildtest.Must(t, dir, "polluxsim-custom", "./cmd/polluxsim-custom")
+	stock := buildtest.Must(t, dir, "polluxsim", "../../cmd/polluxsim")
 
 	if out := runBin(t, custom, "policies"); !strings.Contains(out, "smallest-first") || !strings.Contains(out, "aging_hours") {
 		t.Errorf("policies does not list smallest-first with its option:\n%s", out)

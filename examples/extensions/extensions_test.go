@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
+	"github.com/polluxsim/polluxsim/internal/buildtest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/conformance"
 )
@@ -74,19 +74,6 @@ func TestSpecWithExtensions(t *testing.T) {
 	}
 }
 
-func build(t *testing.T, dir, name, pkg string) string {
-	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	bin := filepath.Join(dir, name)
-	if out, err := exec.Command(goTool, "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return bin
-}
-
 // run runs bin and returns its standard output and error.
 func run(t *testing.T, bin string, args ...string) (string, string) {
 	t.Helper()
@@ -101,9 +88,9 @@ func run(t *testing.T, bin string, args ...string) (string, string) {
 
 func TestBinaries(t *testing.T) {
 	dir := t.TempDir()
-	ext := build(t, dir, "polluxsim-ext", "./cmd/polluxsim-ext")
-	bare := build(t, dir, "polluxsim-bare", "./cmd/polluxsim-bare")
-	stock := build(t, dir, "polluxsim", "../../cmd/polluxsim")
+	ext := buildtest.Must(t, dir, "polluxsim-ext", "./cmd/polluxsim-ext")
+	bare := buildtest.Must(t, dir, "polluxsim-bare", "./cmd/polluxsim-bare")
+	stock := buildtest.Must(t, dir, "polluxsim", "../../cmd/polluxsim")
 
 	// The binary without the built-ins knows only its own.
 	if out, _ := run(t, bare, "policies"); !strings.Contains(out, "themis") || strings.Contains(out, "pollux") || strings.Contains(out, "fifo") {

@@ -15,13 +15,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/polluxsim/polluxsim/internal/buildtest"
 	"github.com/polluxsim/polluxsim/version"
 )
 
@@ -49,15 +49,7 @@ func polluxsimBinary(t *testing.T) string {
 		if binErr != nil {
 			return
 		}
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-		}
-		binPath = filepath.Join(binDir, "polluxsim")
-		out, err := exec.Command(goTool, "build", "-o", binPath, "..").CombinedOutput()
-		if err != nil {
-			binErr = errors.New("go build: " + err.Error() + "\n" + string(out))
-		}
+		binPath, binErr = buildtest.Build(binDir, "polluxsim", "..")
 	})
 	if binErr != nil {
 		t.Fatal(binErr)
