@@ -144,6 +144,18 @@ func TestBinaries(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(stockPlots, "jct-box.svg")); err == nil {
 		t.Error("the stock binary drew a kind it does not know")
 	}
+	// It merges that sweep too (a shard of it into a folder of its own),
+	// naming what it does not know.
+	merged := filepath.Join(dir, "stock-merged")
+	outText, errs := run(t, stock, "merge", "--out", merged, sw)
+	for _, want := range []string{`policy "themis"`, `figure kind "box"`, `workload source "mini"`} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stock merge's stderr does not name %s:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(outText, "merged 1 folders") {
+		t.Errorf("stock merge: %s", outText)
+	}
 }
 
 // readJSON decodes the JSON file path into v.

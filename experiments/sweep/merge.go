@@ -25,6 +25,9 @@ type MergeReport struct {
 	Runs    int      // runs in the merged folder
 	Missing []string // runs no input folder had
 	Summary *SweepSummary
+	// Experiment is the experiment merged, as the extensions read it (its
+	// Skipped lists what they lack).
+	Experiment *experiments.Experiment
 }
 
 // Merge joins the output folders of the shards of one sweep into out:
@@ -139,7 +142,7 @@ func MergeWith(ext *extensions.Extensions, out string, dirs []string, ms outputs
 	if err != nil {
 		return nil, err
 	}
-	return &MergeReport{Runs: sum.Runs, Missing: sum.Missing, Summary: sum}, nil
+	return &MergeReport{Runs: sum.Runs, Missing: sum.Missing, Summary: sum, Experiment: exp}, nil
 }
 
 // mergeInputs are what every run of a merged sweep must share beyond the

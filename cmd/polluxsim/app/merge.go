@@ -38,6 +38,7 @@ folder has are listed; rerun their shard (it resumes) and merge again.`,
 			if err != nil {
 				return err
 			}
+			printSkipped(cmd.ErrOrStderr(), cmd.Root().Name(), rep.Experiment)
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "merged %d folders: %d of %d runs\n", len(dirs), rep.Runs, rep.Summary.ExpectedRuns)
 			if len(rep.Missing) > 0 {
