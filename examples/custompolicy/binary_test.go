@@ -3,24 +3,12 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/internal/buildtest"
 )
-
-func runBin(t *testing.T, bin string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String()
-}
 
 // TestCustomBinary: the ten-line main of cmd/polluxsim-custom is a whole
 // polluxsim that knows the outside policy: it lists it, runs it, sweeps it
@@ -32,16 +20,16 @@ func TestCustomBinary(t *testing.T) {
 	custom := buildtest.Must(t, dir, "polluxsim-custom", "./cmd/polluxsim-custom")
 	stock := buildtest.Must(t, dir, "polluxsim", "../../cmd/polluxsim")
 
-	if out := runBin(t, custom, "policies"); !strings.Contains(out, "smallest-first") || !strings.Contains(out, "aging_hours") {
+	if out, _ := buildtest.Run(t, custom, "policies"); !strings.Contains(out, "smallest-first") || !strings.Contains(out, "aging_hours") {
 		t.Errorf("policies does not list smallest-first with its option:\n%s", out)
 	}
-	out := runBin(t, custom, "run", "--policy", "smallest-first", "--policy-opt", "aging_hours=2", "--jobs", "24", "--quiet", "--out", filepath.Join(dir, "run"))
+	out, _ := buildtest.Run(t, custom, "run", "--policy", "smallest-first", "--policy-opt", "aging_hours=2", "--jobs", "24", "--quiet", "--out", filepath.Join(dir, "run"))
 	if !strings.Contains(out, "policy smallest-first: 24 jobs") {
 		t.Errorf("run printed %q", out)
 	}
 	spec, _ := filepath.Abs(filepath.Join("testdata", "smallest-first.json"))
 	sw := filepath.Join(dir, "sweep")
-	runBin(t, custom, "sweep", "--experiment", spec, "--quiet", "--out", sw)
+	buildtest.Run(t, custom, "sweep", "--experiment", spec, "--quiet", "--out", sw)
 	for _, f := range []string{"results.parquet", "summary.json", "experiment.json"} {
 		if _, err := os.Stat(filepath.Join(sw, f)); err != nil {
 			t.Errorf("sweep: %v", err)
@@ -49,7 +37,7 @@ func TestCustomBinary(t *testing.T) {
 	}
 	for name, bin := range map[string]string{"custom": custom, "stock": stock} {
 		page := filepath.Join(dir, name+"-report.html")
-		runBin(t, bin, "report", "--in", sw, "--out", page)
+		buildtest.Run(t, bin, "report", "--in", sw, "--out", page)
 		html, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +48,7 @@ func TestCustomBinary(t *testing.T) {
 			}
 		}
 		plots := filepath.Join(dir, name+"-plots")
-		runBin(t, bin, "plot", "--in", sw, "--out", plots)
+		buildtest.Run(t, bin, "plot", "--in", sw, "--out", plots)
 		for _, f := range []string{"jct.png", "timeline.png"} {
 			if st, err := os.Stat(filepath.Join(plots, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%s plot %s: %v", name, f, err)

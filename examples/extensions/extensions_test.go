@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,18 +73,6 @@ func TestSpecWithExtensions(t *testing.T) {
 	}
 }
 
-// run runs bin and returns its standard output and error.
-func run(t *testing.T, bin string, args ...string) (string, string) {
-	t.Helper()
-	cmd := exec.Command(bin, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
-	}
-	return stdout.String(), stderr.String()
-}
-
 func TestBinaries(t *testing.T) {
 	dir := t.TempDir()
 	ext := buildtest.Must(t, dir, "polluxsim-ext", "./cmd/polluxsim-ext")
@@ -93,23 +80,23 @@ func TestBinaries(t *testing.T) {
 	stock := buildtest.Must(t, dir, "polluxsim", "../../cmd/polluxsim")
 
 	// The binary without the built-ins knows only its own.
-	if out, _ := run(t, bare, "policies"); !strings.Contains(out, "themis") || strings.Contains(out, "pollux") || strings.Contains(out, "fifo") {
+	if out, _ := buildtest.Run(t, bare, "policies"); !strings.Contains(out, "themis") || strings.Contains(out, "pollux") || strings.Contains(out, "fifo") {
 		t.Errorf("bare policies:\n%s", out)
 	}
-	if out, _ := run(t, bare, "workload", "sources"); !strings.Contains(out, "mini") || strings.Contains(out, "paper") {
+	if out, _ := buildtest.Run(t, bare, "workload", "sources"); !strings.Contains(out, "mini") || strings.Contains(out, "paper") {
 		t.Errorf("bare workload sources:\n%s", out)
 	}
-	out, _ := run(t, bare, "run", "--policy-opt", "age_weight=0.5", "--workload", "mini:testdata/mini-1.csv", "--quiet", "--out", filepath.Join(dir, "bare-run"))
+	out, _ := buildtest.Run(t, bare, "run", "--policy-opt", "age_weight=0.5", "--workload", "mini:testdata/mini-1.csv", "--quiet", "--out", filepath.Join(dir, "bare-run"))
 	if !strings.Contains(out, "policy themis: 10 jobs") {
 		t.Errorf("bare run printed %q", out)
 	}
 
 	// The binary with them sweeps a spec naming all three.
 	sw := filepath.Join(dir, "sweep")
-	run(t, ext, "sweep", "--experiment", filepath.Join("testdata", "ext.json"), "--quiet", "--out", sw)
+	buildtest.Run(t, ext, "sweep", "--experiment", filepath.Join("testdata", "ext.json"), "--quiet", "--out", sw)
 	checkPendingMetric(t, dir, ext, stock, sw)
 	plots := filepath.Join(dir, "ext-plots")
-	run(t, ext, "plot", "--in", sw, "--out", plots)
+	buildtest.Run(t, ext, "plot", "--in", sw, "--out", plots)
 	for _, f := range []string{"jct-box.svg", "jct.svg"} {
 		if st, err := os.Stat(filepath.Join(plots, f)); err != nil || st.Size() == 0 {
 			t.Errorf("ext plot %s: %v", f, err)
@@ -118,7 +105,7 @@ func TestBinaries(t *testing.T) {
 
 	// The stock binary reports and plots that sweep, naming what it skips.
 	page := filepath.Join(dir, "stock.html")
-	_, errs := run(t, stock, "report", "--in", sw, "--out", page)
+	_, errs := buildtest.Run(t, stock, "report", "--in", sw, "--out", page)
 	for _, want := range []string{`policy "themis"`, `figure kind "box"`, `workload source "mini"`} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stock report's stderr does not name %s:\n%s", want, errs)
@@ -134,7 +121,7 @@ func TestBinaries(t *testing.T) {
 		}
 	}
 	stockPlots := filepath.Join(dir, "stock-plots")
-	_, errs = run(t, stock, "plot", "--in", sw, "--out", stockPlots)
+	_, errs = buildtest.Run(t, stock, "plot", "--in", sw, "--out", stockPlots)
 	if !strings.Contains(errs, `"box"`) {
 		t.Errorf("stock plot's stderr does not name the box kind:\n%s", errs)
 	}
@@ -147,7 +134,7 @@ func TestBinaries(t *testing.T) {
 	// It merges that sweep too (a shard of it into a folder of its own),
 	// naming what it does not know.
 	merged := filepath.Join(dir, "stock-merged")
-	outText, errs := run(t, stock, "merge", "--out", merged, sw)
+	outText, errs := buildtest.Run(t, stock, "merge", "--out", merged, sw)
 	for _, want := range []string{`policy "themis"`, `figure kind "box"`, `workload source "mini"`} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stock merge's stderr does not name %s:\n%s", want, errs)
@@ -180,7 +167,7 @@ func checkPendingMetric(t *testing.T, dir, ext, stock, sw string) {
 	name := pending.Metric.Name
 	for bin, want := range map[string]bool{ext: true, stock: false} {
 		out := filepath.Join(dir, "pending-run-"+filepath.Base(bin))
-		run(t, bin, "run", "--policy", "fifo", "--workload", "paper:1", "--no-timing", "--quiet", "--out", out)
+		buildtest.Run(t, bin, "run", "--policy", "fifo", "--workload", "paper:1", "--no-timing", "--quiet", "--out", out)
 		var sum map[string]any
 		readJSON(t, filepath.Join(out, "summary.json"), &sum)
 		v, ok := sum[name].(float64)
@@ -221,7 +208,7 @@ func checkPendingMetric(t *testing.T, dir, ext, stock, sw string) {
 
 	for bin, want := range map[string]bool{ext: true, stock: false} {
 		page := filepath.Join(dir, "pending-"+filepath.Base(bin)+".html")
-		run(t, bin, "report", "--in", sw, "--out", page)
+		buildtest.Run(t, bin, "report", "--in", sw, "--out", page)
 		html, err := os.ReadFile(page)
 		if err != nil {
 			t.Fatal(err)

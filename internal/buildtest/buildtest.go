@@ -3,10 +3,12 @@
 package buildtest
 
 import (
+	"bytes"
 	"errors"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -33,4 +35,17 @@ func Must(t testing.TB, dir, name, pkg string) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// Run runs the program bin with args and returns its standard output and
+// error; a failure ends the test t, quoting the standard error.
+func Run(t testing.TB, bin string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(bin), strings.Join(args, " "), err, errs.String())
+	}
+	return out.String(), errs.String()
 }
