@@ -16,25 +16,18 @@ import (
 // leads with the result: the headline table (the headline metric per cell
 // with its 95 % confidence interval, its paired ratios, the reference
 // numbers and whether each lies inside the interval), then every figure
-// as inline SVG, every reported metric per cell, the other paired ratios,
-// and last a collapsed provenance (versions, inputs, each cell's
+// as inline SVG, every reported metric of ms (the zero Metrics: exp's)
+// per cell that asks for a table (Metric.Report), the other paired
+// ratios, and last a collapsed provenance (versions, inputs, each cell's
 // non-default settings). Labels and units come from the metrics'
-// declarations (outputs.Metrics). The page loads nothing (a
-// Content-Security-Policy forbids it) and runs one small script that
-// marks each figure as rendered and records where the headline table
-// ends.
-func Report(w io.Writer, exp *experiments.Experiment, runs []*results.RunResult, missing []string) error {
-	return ReportWith(w, outputs.Metrics{}, exp, runs, missing)
-}
-
-// ReportWith is Report over the metrics ms: a table for each of them
-// that asks for one (Metric.Report), labels and units from their
-// declarations.
-func ReportWith(w io.Writer, ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) error {
+// declarations. The page loads nothing (a Content-Security-Policy forbids
+// it) and runs one small script that marks each figure as rendered and
+// records where the headline table ends.
+func Report(w io.Writer, ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) error {
 	if ms.IsZero() {
 		ms = exp.MetricSet()
 	}
-	sum := sweep.SummarizeWith(ms, exp, runs, missing)
+	sum := sweep.Summarize(ms, exp, runs, missing)
 	d := reportData{Exp: exp, Sum: sum, Provenance: provenance(exp, runs, sum)}
 	head, hm, ok := headline(ms, sum)
 	if ok {

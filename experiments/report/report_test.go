@@ -15,6 +15,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 )
 
@@ -27,7 +28,7 @@ func writeReport(t *testing.T) (string, int) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Report(&buf, exp, runs, missing); err != nil {
+	if err := Report(&buf, outputs.Metrics{}, exp, runs, missing); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "report.html")

@@ -48,9 +48,6 @@ type Options struct {
 	// Priors caches the offline-fitted θ_sys between runs (nil: fitted
 	// for this run; see runspec.OfflineParams).
 	Priors *Priors
-	// Metrics are the run's metrics, summary.json's (the zero value:
-	// outputs.BuiltinMetrics).
-	Metrics outputs.Metrics
 }
 
 // Prepared is a run whose inputs are resolved and checked, whose policy
@@ -99,9 +96,6 @@ func Run(ctx context.Context, spec runspec.RunSpec, in Inputs, opt Options) (*Re
 // sweep's folder, a folder where an output should be) is refused here
 // too, before any simulation time is spent.
 func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err error) {
-	if opt.Metrics.IsZero() {
-		opt.Metrics = opt.Ext.MetricSet()
-	}
 	if spec, err = spec.WithOptions(opt.Ext); err != nil { // the options made canonical
 		return nil, err
 	}
@@ -213,7 +207,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 	cfg := p.cfg
 	cfg.Observer = p.opt.Observer
 	var folder *outputs.RunFolder
-	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming, Metrics: p.opt.Metrics}
+	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming, Metrics: p.opt.Ext.MetricSet()}
 	if p.opt.Out != "" {
 		var err error
 		if folder, err = outputs.OpenRunFolder(p.opt.Out); err != nil {

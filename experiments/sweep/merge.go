@@ -12,7 +12,6 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/extensions"
-	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/fserr"
@@ -32,19 +31,13 @@ type MergeReport struct {
 
 // Merge joins the output folders of the shards of one sweep into out:
 // every stored run is copied to out/cells, then out/results.parquet and
-// out/summary.json are rebuilt. The inputs must hold the same experiment
-// spec and runs made with the same profiles, polluxsim build and workload
-// sources; a run present in several inputs must have the same hash in
-// each. out may be one of the inputs; merge holds its lock while writing.
+// out/summary.json are rebuilt with ext's metrics (ext.MetricSet). The
+// inputs must hold the same experiment spec and runs made with the same
+// profiles, polluxsim build and workload sources; a run present in
+// several inputs must have the same hash in each. out may be one of the
+// inputs; merge holds its lock while writing.
 func Merge(ext *extensions.Extensions, out string, dirs []string) (*MergeReport, error) {
-	return MergeWith(ext, out, dirs, outputs.Metrics{})
-}
-
-// MergeWith is Merge with the metrics ms (see RebuildWith).
-func MergeWith(ext *extensions.Extensions, out string, dirs []string, ms outputs.Metrics) (*MergeReport, error) {
-	if ms.IsZero() {
-		ms = ext.MetricSet()
-	}
+	ms := ext.MetricSet()
 	if len(dirs) == 0 {
 		return nil, errors.New("merge: no folders to merge")
 	}
@@ -138,7 +131,7 @@ func MergeWith(ext *extensions.Extensions, out string, dirs []string, ms outputs
 			}
 		}
 	}
-	sum, err := RebuildWith(out, exp, ms)
+	sum, err := Rebuild(out, exp, ms)
 	if err != nil {
 		return nil, err
 	}

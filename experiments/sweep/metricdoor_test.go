@@ -44,13 +44,14 @@ var avgPending = outputs.Metric{
 // results.parquet, an aggregate of its summary.json (the largest, as
 // declared), a table of its report and a metric regress checks.
 func TestMetricDoorFromOutside(t *testing.T) {
-	ms := outputs.BuiltinMetrics().With(avgPending)
+	ext := testext.Ext(extensions.WithMetric(avgPending))
+	ms := ext.MetricSet()
 	dir := t.TempDir()
 
 	// A run.
 	runDir := filepath.Join(dir, "run")
 	res, err := runner.Run(context.Background(), runspec.DefaultSpec("fifo"), runner.Inputs{WorkloadRef: "paper:1"},
-		runner.Options{Ext: testext.Ext(), Out: runDir, NoTiming: true, Metrics: ms})
+		runner.Options{Ext: ext, Out: runDir, NoTiming: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +68,14 @@ func TestMetricDoorFromOutside(t *testing.T) {
 	// A sweep.
 	spec := []byte(`{"name": "door", "version": 1, "description": "a metric of one's own",
 	  "workloads": {"count": 2}, "cells": [{"name": "fifo", "policy": "fifo"}, {"name": "tiresias", "policy": "tiresias"}]}`)
-	exp, err := experiments.ParseExperiment(spec, "door", testext.Ext())
+	exp, err := experiments.ParseExperiment(spec, "door", ext)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set := profiles.Default()
 	out := filepath.Join(dir, "sweep")
 	rep, err := sweep.Sweep(context.Background(), exp, sweep.SweepOptions{Profiles: set, ProfilesID: set.Digest, Out: out,
-		Parallel: 1, NoTiming: true, Version: "door", Spec: spec, Metrics: ms})
+		Parallel: 1, NoTiming: true, Version: "door", Spec: spec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestMetricDoorFromOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	var html bytes.Buffer
-	if err := report.ReportWith(&html, ms, e, runs, missing); err != nil {
+	if err := report.Report(&html, ms, e, runs, missing); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), "average pending jobs") {
@@ -114,20 +115,20 @@ func TestMetricDoorFromOutside(t *testing.T) {
 		{Cell: "fifo", Metric: "avg_pending_jobs", Expected: largest["fifo"] * 0.9}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sweep.ReadBaseline(bp); err == nil {
+	if _, err := sweep.ReadBaseline(outputs.Metrics{}, bp); err == nil {
 		t.Error("a baseline of an unknown metric was read with the built-in set")
 	}
-	b, err := sweep.ReadBaselineWith(ms, bp)
+	b, err := sweep.ReadBaseline(ms, bp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checks, err := sweep.RegressWith(ms, b, rep.Summary, nil)
+	checks, err := sweep.Regress(ms, b, rep.Summary, nil)
 	if err != nil || len(checks) != 1 || checks[0].OK || !checks[0].Worse {
 		t.Errorf("regress: %+v %v; want a drift for the worse (more pending jobs)", checks, err)
 	}
 	// The stock set knows nothing of it, and results.parquet rebuilt with
 	// it has no such column.
-	if _, err := sweep.Rebuild(out, e); err != nil {
+	if _, err := sweep.Rebuild(out, e, outputs.BuiltinMetrics()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := outputs.ReadTableColumns(filepath.Join(out, sweep.ResultsFile), "avg_pending_jobs"); err == nil {
@@ -195,7 +196,7 @@ func TestMetricFromExtensions(t *testing.T) {
 		t.Fatal(err)
 	}
 	var html bytes.Buffer
-	if err := report.Report(&html, e, runs, missing); err != nil {
+	if err := report.Report(&html, outputs.Metrics{}, e, runs, missing); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), "average pending jobs") {
@@ -224,13 +225,13 @@ func TestMetricFromExtensions(t *testing.T) {
 		t.Errorf("plot by a binary without the metric: %v, skipped %q", err, prep.Skipped)
 	}
 	html.Reset()
-	if err := report.Report(&html, e, runs, missing); err != nil {
+	if err := report.Report(&html, outputs.Metrics{}, e, runs, missing); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(html.String(), "average pending jobs") {
 		t.Error("a binary without the metric reported it")
 	}
-	if sum := sweep.Summarize(e, runs, missing); len(sum.Cells) != 2 || sum.Cells[0].Metrics["avg_pending_jobs"].Value != nil {
+	if sum := sweep.Summarize(outputs.Metrics{}, e, runs, missing); len(sum.Cells) != 2 || sum.Cells[0].Metrics["avg_pending_jobs"].Value != nil {
 		t.Errorf("a binary without the metric summarised it: %+v", sum.Cells)
 	}
 

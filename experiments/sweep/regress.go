@@ -52,11 +52,8 @@ func (c BaselineCell) metric() string {
 }
 
 // ReadBaseline reads a baseline file (unknown keys are errors) whose
-// metrics are built-in ones (ReadBaselineWith).
-func ReadBaseline(path string) (*Baseline, error) { return ReadBaselineWith(outputs.Metrics{}, path) }
-
-// ReadBaselineWith reads a baseline file whose metrics are those of ms.
-func ReadBaselineWith(ms outputs.Metrics, path string) (*Baseline, error) {
+// metrics are those of ms (the zero Metrics: the built-in ones).
+func ReadBaseline(ms outputs.Metrics, path string) (*Baseline, error) {
 	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -107,18 +104,12 @@ type Check struct {
 	Worse bool
 }
 
-// Regress compares a sweep's summary with a baseline, cell by cell. It
-// returns every check and an error when the summary is of another
-// experiment or profiles. Directions are the built-in metrics' (see
-// RegressWith).
-func Regress(b *Baseline, sum *SweepSummary, profilesIDs []string) ([]Check, error) {
-	return RegressWith(outputs.Metrics{}, b, sum, profilesIDs)
-}
-
-// RegressWith is Regress with the declarations of ms: each check compares
+// Regress compares a sweep's summary with a baseline, cell by cell, with
+// the declarations of ms: each check compares
 // the metric's aggregate (Metric.Aggregate; the mean unless declared) and
-// says whether its drift is for the worse (Metric.HigherIsBetter).
-func RegressWith(ms outputs.Metrics, b *Baseline, sum *SweepSummary, profilesIDs []string) ([]Check, error) {
+// says whether its drift is for the worse (Metric.HigherIsBetter). It returns every check and an error when the
+// summary is of another experiment or profiles.
+func Regress(ms outputs.Metrics, b *Baseline, sum *SweepSummary, profilesIDs []string) ([]Check, error) {
 	if sum.Experiment != b.Experiment || sum.Version != b.Version {
 		return nil, fmt.Errorf("baseline is for experiment %s version %d, the results are of %s version %d",
 			b.Experiment, b.Version, sum.Experiment, sum.Version)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/internal/testext"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 )
 
@@ -28,7 +29,7 @@ func TestRegress(t *testing.T) {
 		{Cell: "zzz", Expected: 1},                           // no such cell
 		{Cell: "b", Metric: "avg_jct_s", Expected: 2000.001}, // ok
 	}}
-	checks, err := Regress(b, testSummary(), []string{"embedded"})
+	checks, err := Regress(outputs.Metrics{}, b, testSummary(), []string{"embedded"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,17 +53,17 @@ func TestRegress(t *testing.T) {
 	}
 	// Against an expected 0 the drift is absolute, not a percentage.
 	zero := &Baseline{Experiment: "x", Version: 2, Tolerance: 0.05, Cells: []BaselineCell{{Cell: "a", Expected: 0}}}
-	zc, err := Regress(zero, testSummary(), nil)
+	zc, err := Regress(outputs.Metrics{}, zero, testSummary(), nil)
 	if f := Failed(zc); err != nil || len(f) != 1 || !strings.Contains(f[0], "expected 0 (+1000 absolute, tolerance ±0.05)") {
 		t.Errorf("drift against 0: %q %v", f, err)
 	}
 	// Another experiment, version or profiles is an error, not a pass.
 	b.ProfilesID = "abc"
-	if _, err := Regress(b, testSummary(), []string{"embedded"}); err == nil || !strings.Contains(err.Error(), "profiles abc") {
+	if _, err := Regress(outputs.Metrics{}, b, testSummary(), []string{"embedded"}); err == nil || !strings.Contains(err.Error(), "profiles abc") {
 		t.Errorf("profiles mismatch: %v", err)
 	}
 	b.ProfilesID, b.Version = "", 1
-	if _, err := Regress(b, testSummary(), nil); err == nil || !strings.Contains(err.Error(), "version 1") {
+	if _, err := Regress(outputs.Metrics{}, b, testSummary(), nil); err == nil || !strings.Contains(err.Error(), "version 1") {
 		t.Errorf("version mismatch: %v", err)
 	}
 }
@@ -90,16 +91,16 @@ func TestBaselineFiles(t *testing.T) {
 	if !strings.Contains(string(data), `{"cell": "a", "expected": 1000},`) || !strings.Contains(string(data), "a & b") {
 		t.Errorf("baseline layout:\n%s", data)
 	}
-	back, err := ReadBaseline(p)
+	back, err := ReadBaseline(outputs.Metrics{}, p)
 	if err != nil || len(back.Cells) != 2 || back.Cells[1].Expected != 2000 {
 		t.Fatalf("read back: %+v, %v", back, err)
 	}
-	checks, err := Regress(back, s, []string{"embedded"})
+	checks, err := Regress(outputs.Metrics{}, back, s, []string{"embedded"})
 	if err != nil || len(Failed(checks)) != 0 {
 		t.Errorf("a fresh baseline fails its own results: %v %v", err, Failed(checks))
 	}
 	os.WriteFile(p, []byte(`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "expected": 1, "tolerence": 0.1}]}`), 0o644)
-	if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), `unknown field "tolerence"`) {
+	if _, err := ReadBaseline(outputs.Metrics{}, p); err == nil || !strings.Contains(err.Error(), `unknown field "tolerence"`) {
 		t.Errorf("typo in a baseline: %v", err)
 	}
 	for body, want := range map[string]string{
@@ -110,17 +111,17 @@ func TestBaselineFiles(t *testing.T) {
 		`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "expected": 1, "expected": 2}]}`:                       `duplicate field "expected"`,
 	} {
 		os.WriteFile(p, []byte(body), 0o644)
-		if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ReadBaseline(outputs.Metrics{}, p); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
 		}
 	}
 	os.WriteFile(p, []byte(`{"experiment": "x", "version": 1, "cells": [{"cell": "a", "metric": "speed", "expected": 1}]}`), 0o644)
-	if _, err := ReadBaseline(p); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
+	if _, err := ReadBaseline(outputs.Metrics{}, p); err == nil || !strings.Contains(err.Error(), `unknown metric "speed"`) {
 		t.Errorf("unknown metric: %v", err)
 	}
 	// The shipped baselines parse and name cells of their experiments.
 	for _, name := range []string{"ci", "ci-real"} {
-		b, err := ReadBaseline(filepath.Join("..", "baselines", name+".json"))
+		b, err := ReadBaseline(outputs.Metrics{}, filepath.Join("..", "baselines", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,21 +81,18 @@ func runMatches(rr *results.RunResult, exp *experiments.Experiment, r experiment
 
 // Rebuild writes the sweep-level tables (results.parquet, apps.parquet,
 // jobs.parquet, cluster.parquet, and rounds.parquet when the runs kept
-// their rounds, see SweepOptions.JobRounds) and summary.json from the stored runs of
-// exp and returns the summary, with the built-in metrics (RebuildWith).
-func Rebuild(dir string, exp *experiments.Experiment) (*SweepSummary, error) {
-	return RebuildWith(dir, exp, outputs.Metrics{})
-}
-
-// RebuildWith is Rebuild with the metrics ms (results.parquet's metric
-// columns, summary.json's metrics), each computed from the stored runs.
-func RebuildWith(dir string, exp *experiments.Experiment, ms outputs.Metrics) (*SweepSummary, error) {
+// their rounds, see SweepOptions.JobRounds) and summary.json from the
+// stored runs of exp and returns the summary, with the metrics ms
+// (results.parquet's metric columns, summary.json's metrics; the zero
+// Metrics means exp's, experiments.Experiment.MetricSet), each computed
+// from the stored runs.
+func Rebuild(dir string, exp *experiments.Experiment, ms outputs.Metrics) (*SweepSummary, error) {
 	ms = metricsOr(ms, exp)
 	runs, missing, err := LoadRuns(dir, exp)
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteResultsWith(filepath.Join(dir, ResultsFile), exp, runs, ms); err != nil {
+	if err := WriteResults(filepath.Join(dir, ResultsFile), exp, runs, ms); err != nil {
 		return nil, err
 	}
 	if err := writeSweepTables(dir, exp, runs); err != nil {
@@ -104,7 +101,7 @@ func RebuildWith(dir string, exp *experiments.Experiment, ms outputs.Metrics) (*
 	if err := writeSweepRounds(dir, exp, runs); err != nil {
 		return nil, err
 	}
-	sum := SummarizeWith(ms, exp, runs, missing)
+	sum := Summarize(ms, exp, runs, missing)
 	if err := outputs.WriteJSON(filepath.Join(dir, SummaryFile), sum); err != nil {
 		return nil, err
 	}
@@ -121,17 +118,12 @@ func sweepMeta(exp *experiments.Experiment) (map[string]string, []string) {
 }
 
 // WriteResults writes results.parquet: one row per run, with its identity,
-// every setting and every metric; its columns are the same whatever
+// every setting and a column per column metric of ms (the zero Metrics:
+// exp's), computed from each stored run's results
+// (results.RunResult.Data); its columns are the same whatever
 // applications ran (per-application metrics are in apps.parquet).
-// Wall-clock columns are null for runs made with no timing. Its metric
-// columns are the built-in metrics' (WriteResultsWith).
-func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunResult) error {
-	return WriteResultsWith(path, exp, runs, outputs.Metrics{})
-}
-
-// WriteResultsWith is WriteResults with a column per column metric of ms,
-// computed from each stored run's results (results.RunResult.Data).
-func WriteResultsWith(path string, exp *experiments.Experiment, runs []*results.RunResult, ms outputs.Metrics) error {
+// Wall-clock columns are null for runs made with no timing.
+func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunResult, ms outputs.Metrics) error {
 	ms = metricsOr(ms, exp)
 	r := runs
 	labels := map[string]string{}

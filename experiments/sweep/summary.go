@@ -66,17 +66,11 @@ func metricsOr(ms outputs.Metrics, exp *experiments.Experiment) outputs.Metrics 
 	return ms
 }
 
-// Summarize computes the summary of the runs of exp (missing lists the runs
-// absent) over the built-in metrics (SummarizeWith).
-func Summarize(exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
-	return SummarizeWith(outputs.Metrics{}, exp, runs, missing)
-}
-
-// SummarizeWith computes the summary of the runs of exp over the metrics
-// ms: each column metric of ms aggregated over each cell's workloads as
+// Summarize computes the summary of the runs of exp (missing lists the
+// runs absent) over the metrics ms (the zero Metrics: exp's): each column metric of ms aggregated over each cell's workloads as
 // it declares (Metric.Aggregate), with the per-application and per-type
 // ones.
-func SummarizeWith(ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
+func Summarize(ms outputs.Metrics, exp *experiments.Experiment, runs []*results.RunResult, missing []string) *SweepSummary {
 	ms = metricsOr(ms, exp)
 	s := &SweepSummary{
 		Experiment: exp.Name, Version: exp.Version, Description: exp.Description, Paper: exp.Paper,

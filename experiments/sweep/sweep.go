@@ -116,9 +116,6 @@ type SweepOptions struct {
 	// the sweep refuses an Out inside it, or inside Workloads
 	// (CheckOutsideInputs).
 	ProfilesPath string
-	// Metrics are the sweep's metrics: results.parquet's metric columns
-	// and summary.json's (the zero value: outputs.BuiltinMetrics).
-	Metrics outputs.Metrics
 }
 
 // SweepReport tells what a sweep did.
@@ -302,7 +299,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if err != nil {
 		return rep, err
 	}
-	sum, err := RebuildWith(opt.Out, exp, opt.Metrics)
+	sum, err := Rebuild(opt.Out, exp, exp.MetricSet())
 	if err != nil {
 		return rep, err
 	}

@@ -51,7 +51,7 @@ refused either way.`,
 				return fmt.Errorf("%s lacks %d of the %d runs of experiment %s (the first: %s): finish the sweep or merge its shards before regress",
 					in, len(missing), len(missing)+len(runs), exp.Name, missing[0])
 			}
-			sum := sweep.Summarize(exp, runs, missing)
+			sum := sweep.Summarize(ext.MetricSet(), exp, runs, missing)
 			ids := map[string]bool{}
 			for _, r := range runs {
 				ids[r.ProfilesID] = true
@@ -64,11 +64,11 @@ refused either way.`,
 			if update {
 				return updateBaseline(cmd, ext.MetricSet(), baseline, sum, idList)
 			}
-			b, err := sweep.ReadBaselineWith(ext.MetricSet(), baseline)
+			b, err := sweep.ReadBaseline(ext.MetricSet(), baseline)
 			if err != nil {
 				return err
 			}
-			checks, err := sweep.RegressWith(ext.MetricSet(), b, sum, idList)
+			checks, err := sweep.Regress(ext.MetricSet(), b, sum, idList)
 			if err != nil {
 				return err
 			}
@@ -115,7 +115,7 @@ func updateBaseline(cmd *cobra.Command, ms outputs.Metrics, path string, sum *sw
 	}
 	var old *sweep.Baseline
 	if _, err := os.Stat(path); err == nil {
-		if old, err = sweep.ReadBaselineWith(ms, path); err != nil {
+		if old, err = sweep.ReadBaseline(ms, path); err != nil {
 			return err
 		}
 	}

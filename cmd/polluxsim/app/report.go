@@ -49,7 +49,7 @@ inline SVG.`,
 				return fmt.Errorf("%s has no stored runs of experiment %s", in, exp.Name)
 			}
 			if err := atomicfile.Write(out, func(w io.Writer) error {
-				return report.Report(w, exp, runs, missing)
+				return report.Report(w, ext.MetricSet(), exp, runs, missing)
 			}); err != nil {
 				return fmt.Errorf("--out %s: %w", out, fserr.Cause(err))
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/polluxsim/polluxsim/experiments"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/internal/refdata"
@@ -223,7 +224,7 @@ func TestCIRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sweep.ReadBaseline(baselinePath("ci"))
+	b, err := sweep.ReadBaseline(outputs.Metrics{}, baselinePath("ci"))
 	if err != nil {
 		t.Fatal(err)
 	}
