@@ -177,8 +177,8 @@ type Cell struct {
 	jobs   int
 	// fixedJobs: the job count was given, not derived from a load.
 	fixedJobs bool
-	// unresolved: the cell's policy is not registered in this binary (a
-	// stored experiment, see ParseStoredExperiment).
+	// unresolved: the cell's policy or autoscaler is not registered in
+	// this binary (a stored experiment, see ParseStoredExperiment).
 	unresolved bool
 	uniform    runspec.Uniform
 	// set is the cell's workload set ("" for none) and count its number of
@@ -217,8 +217,9 @@ func (c *Cell) Config() string { return c.config }
 func (c *Cell) Jobs() int      { return c.jobs }
 
 // OptionsResolved reports whether the cell's options were resolved
-// against its policy's registration (false only for a stored experiment
-// whose policy this binary does not know).
+// against its policy's and autoscaler's registrations (false only for a
+// stored experiment whose policy or autoscaler this binary does not
+// know).
 func (c *Cell) OptionsResolved() bool { return !c.unresolved }
 
 // FixedJobs reports whether the job count was given rather than derived
@@ -299,7 +300,8 @@ func (e *Experiment) MetricSet() outputs.Metrics { return e.ext.MetricSet() }
 
 // Skipped lists, one line each, what a stored experiment names that this
 // binary does not know and the read-only commands therefore skip or show
-// from the stored results only: policies (their options unresolved),
+// from the stored results only: policies and autoscalers (their options
+// unresolved),
 // figure kinds and plots of metrics it lacks (not drawn) and ratios of
 // metrics it lacks (not computed). Empty for a spec parsed to be run.
 func (e *Experiment) Skipped() []string { return e.skipped }
@@ -330,13 +332,14 @@ func (e *Experiment) skip(msg string) {
 }
 
 // ParseStoredExperiment reads a sweep's stored experiment.json as
-// ParseExperiment does, except that a cell's policy need not be registered
-// in this binary: such a cell keeps its options as the spec gives them,
+// ParseExperiment does, except that a cell's policy and autoscaler need
+// not be registered in this binary: such a cell keeps its options as the
+// spec gives them,
 // merged but not resolved against defaults (Cell.OptionsResolved is
 // false), so that report, plot, merge and regress can read a sweep made by
 // a binary with a policy of its own. A plot of a figure kind the binary
 // does not know is kept unchecked (the figures skip it). Skipped lists
-// both.
+// each.
 func ParseStoredExperiment(data []byte, name string, ext *extensions.Extensions) (*Experiment, error) {
 	return parseExperiment(data, name, true, ext)
 }
@@ -548,6 +551,12 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	s.Policy = c.Policy
+	if s.Autoscaler != "" && e.stored {
+		if _, ok := e.ext.AutoscalerRegistry().Lookup(s.Autoscaler); !ok {
+			e.skip(fmt.Sprintf("autoscaler %q (cell %s): not in this binary; its runs are shown from their stored results, options as the spec gives them", s.Autoscaler, c.Name))
+			unresolved = true
+		}
+	}
 	if s.Cluster != "" {
 		// As with run --cluster: the pools give the nodes and node size.
 		if nodesGiven {
@@ -584,9 +593,11 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	c.unresolved = unresolved
-	s, err := s.WithAutoscalerOptions(e.ext)
-	if err != nil {
-		return err
+	if !unresolved {
+		var err error
+		if s, err = s.WithAutoscalerOptions(e.ext); err != nil {
+			return err
+		}
 	}
 	c.spec = s
 	c.load, c.config, c.jobs, c.set, c.count = e.Workloads.Load, e.Workloads.Config, 0, "", e.Workloads.Count

@@ -136,3 +136,33 @@ func TestCellSettingsLayering(t *testing.T) {
 		t.Errorf("run ids %v", ids)
 	}
 }
+
+// TestStoredUnknownAutoscaler: a stored sweep whose cell names an
+// autoscaler this binary lacks opens for the read-only commands, naming
+// what they skip; the same spec is refused for running.
+func TestStoredUnknownAutoscaler(t *testing.T) {
+	spec := []byte(`{"name": "as", "version": 1, "workloads": {"count": 1},
+	  "cells": [{"name": "fifo", "policy": "fifo"},
+	            {"name": "scaled", "policy": "pollux", "settings": {"autoscaler": "own-scaler", "max_nodes": 32},
+	             "options": {}}]}`)
+	if _, err := ParseExperiment(spec, "as", testExt()); err == nil || !strings.Contains(err.Error(), "own-scaler") {
+		t.Fatalf("ParseExperiment: %v, want an error naming the autoscaler", err)
+	}
+	e, err := ParseStoredExperiment(spec, "as", testExt())
+	if err != nil {
+		t.Fatalf("ParseStoredExperiment: %v", err)
+	}
+	sk := e.Skipped()
+	if len(sk) != 1 || !strings.Contains(sk[0], `autoscaler "own-scaler" (cell scaled)`) {
+		t.Errorf("Skipped = %q, want one line naming the autoscaler and its cell", sk)
+	}
+	for i := range e.Cells {
+		c := &e.Cells[i]
+		if got, want := c.OptionsResolved(), c.Name == "fifo"; got != want {
+			t.Errorf("cell %s: OptionsResolved = %v, want %v", c.Name, got, want)
+		}
+	}
+	if got := e.Cells[1].Spec().Autoscaler; got != "own-scaler" {
+		t.Errorf("the cell's autoscaler is %q, want it kept", got)
+	}
+}

@@ -86,6 +86,10 @@ func TestBinaries(t *testing.T) {
 	if out, _ := buildtest.Run(t, bare, "workload", "sources"); !strings.Contains(out, "mini") || strings.Contains(out, "paper") {
 		t.Errorf("bare workload sources:\n%s", out)
 	}
+	// It lists no built-in experiment, and says which it leaves out.
+	if out, errs := buildtest.Run(t, bare, "sweep", "--list"); strings.Contains(out, "fig7") || !strings.Contains(errs, `polluxsim-bare: skipped: experiment fig7: cell "pollux-p1": unknown policy "pollux"`) {
+		t.Errorf("bare sweep --list:\n%s\nstderr:\n%s", out, errs)
+	}
 	out, _ := buildtest.Run(t, bare, "run", "--policy-opt", "age_weight=0.5", "--workload", "mini:testdata/mini-1.csv", "--quiet", "--out", filepath.Join(dir, "bare-run"))
 	if !strings.Contains(out, "policy themis: 10 jobs") {
 		t.Errorf("bare run printed %q", out)

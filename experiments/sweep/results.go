@@ -70,9 +70,10 @@ func runMatches(rr *results.RunResult, exp *experiments.Experiment, r experiment
 	c := r.Cell
 	want, got := c.Spec(), rr.Settings
 	if !c.OptionsResolved() {
-		// A policy this binary does not know: its stored settings hold
-		// the options resolved by the binary that ran it.
+		// A policy or autoscaler this binary does not know: its stored
+		// settings hold the options resolved by the binary that ran it.
 		want.Options, got.Options = "", ""
+		want.AutoscalerOptions, got.AutoscalerOptions = "", ""
 	}
 	return rr.Experiment == exp.Name && rr.ExperimentVersion == exp.Version && rr.Run == r.ID() &&
 		rr.Cell == c.Name && rr.Workload == r.Workload && got == want &&

@@ -88,7 +88,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 				return err
 			}
 			if sf.list {
-				return listExperiments(cmd.OutOrStdout(), sf.output.json(), ext)
+				return listExperiments(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Root().Name(), sf.output.json(), ext)
 			}
 			if cmd.Flags().Changed(outputFlag) {
 				return errors.New("-o/--output formats --list; the sweep's output folder is --out")
@@ -122,14 +122,16 @@ type experimentEntry struct {
 }
 
 // listExperiments lists the named experiments: as a table with the first
-// sentence of each description, or as JSON with the whole description;
-// those that name what ext lacks (a binary without the built-ins) are
-// left out.
-func listExperiments(w io.Writer, asJSON bool, ext *extensions.Extensions) error {
+// sentence of each description, or as JSON with the whole description.
+// One that names what ext lacks (a binary without the built-ins) is not
+// listed; a `skipped:` line on errw says which and why, as the read-only
+// commands say what they skip.
+func listExperiments(w, errw io.Writer, prog string, asJSON bool, ext *extensions.Extensions) error {
 	var list []experimentEntry
 	for _, n := range experiments.ExperimentNames() {
 		e, _, err := experiments.LoadExperiment(n, ext)
 		if err != nil {
+			fmt.Fprintf(errw, "%s: skipped: %v\n", prog, err)
 			continue
 		}
 		list = append(list, experimentEntry{e.Name, e.Version, len(e.Cells), len(e.Runs()), e.Description})
