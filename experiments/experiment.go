@@ -315,7 +315,7 @@ func (e *Experiment) UnknownMetric(p *PlotSpec) string {
 		names = append(names, g.Metric)
 	}
 	for _, m := range names {
-		if m != "" && !results.KnownMetricIn(e.MetricSet(), m) {
+		if m != "" && !results.KnownMetric(e.MetricSet(), m) {
 			return m
 		}
 	}
@@ -484,12 +484,12 @@ func (e *Experiment) resolve() error {
 		if e.Cell(r.Num) == nil || e.Cell(r.Den) == nil {
 			return fmt.Errorf("ratio %q: cells %q and %q must both exist", r.Name, r.Num, r.Den)
 		}
-		if !results.KnownMetricIn(e.MetricSet(), r.Metric) {
+		if !results.KnownMetric(e.MetricSet(), r.Metric) {
 			if e.stored {
 				e.skip(fmt.Sprintf("ratio %q: metric %q is not in this binary; not computed", r.Name, r.Metric))
 				continue
 			}
-			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(results.MetricNamesIn(e.MetricSet()), ", "))
+			return fmt.Errorf("ratio %q: unknown metric %q (known: %s)", r.Name, r.Metric, strings.Join(e.MetricSet().Names(), ", "))
 		}
 		if n, d := e.Cell(r.Num), e.Cell(r.Den); n.set != d.set {
 			return fmt.Errorf("ratio %q: cells %q and %q run on different workload sets (%q, %q): their workloads do not pair", r.Name, r.Num, r.Den, n.set, d.set)

@@ -197,7 +197,7 @@ func checkWorkloadPlot(p *PlotSpec, e *Experiment) error {
 
 // checkLines checks a lines plot: a known metric, series of known cells.
 func checkLines(p *PlotSpec, e *Experiment) error {
-	if !results.KnownMetricIn(e.MetricSet(), p.Metric) {
+	if !results.KnownMetric(e.MetricSet(), p.Metric) {
 		return fmt.Errorf("unknown metric %q", p.Metric)
 	}
 	if p.Normalize != "" && e.Cell(p.Normalize) == nil {
@@ -262,7 +262,7 @@ func (p *PlotSpec) checkBars(e *Experiment) error {
 		if m == "" {
 			return fmt.Errorf("group %q: no metric (give the plot's or the group's)", g.Label)
 		}
-		if !results.KnownMetricIn(e.MetricSet(), m) {
+		if !results.KnownMetric(e.MetricSet(), m) {
 			return fmt.Errorf("group %q: unknown metric %q", g.Label, m)
 		}
 	}

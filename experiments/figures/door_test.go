@@ -28,7 +28,7 @@ import (
 var dots = figures.Kind{
 	Name: "dots", Doc: "a metric's mean per cell as dots (a test kind)",
 	Check: func(p *experiments.PlotSpec, e *experiments.Experiment) error {
-		if !results.KnownMetric(p.Metric) {
+		if !results.KnownMetric(outputs.Metrics{}, p.Metric) {
 			return errors.New("dots: unknown metric " + p.Metric)
 		}
 		return nil

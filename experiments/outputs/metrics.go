@@ -3,6 +3,8 @@ package outputs
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -146,10 +148,80 @@ func (m Metric) Of(d *RunData) (float64, bool) {
 	return v, ok
 }
 
-// Metrics is a set of metric declarations, in table order: a value that
-// whoever writes or reads outputs holds and passes down (there is no
-// global registration). The zero Metrics is the built-in set
-// (BuiltinMetrics); With and Merge return new sets.
+// Family declares a family of metrics, one member per key a run has:
+// the average JCT of each application (avg_jct_s_<application>), the
+// GPU-hours on each GPU type (gpu_hours_<type>). A member is named
+// Prefix+key and takes the declaration of the metric Of (unit, doc,
+// direction, aggregation), labelled "<Of's label> of <key>"; ratios,
+// plots, regress baselines and a sweep's summary name it as any metric.
+// Members are not results.parquet columns (a run's keys vary; apps.parquet
+// and types.parquet hold them) nor summary.json keys.
+type Family struct {
+	// Prefix starts every member's name ("avg_jct_s_").
+	Prefix string
+	// Placeholder stands for the key where the family is listed
+	// ("<application>").
+	Placeholder string
+	// Of names the metric of the set each member splits.
+	Of string
+	// Keys are the run's members' keys, sorted.
+	Keys func(d *RunData) []string
+	// Value is member key's value in the run; ok is false where the run
+	// has none (an application without jobs in it).
+	Value func(d *RunData, key string) (v float64, ok bool)
+}
+
+// builtinFamilies are polluxsim's metric families.
+var builtinFamilies = []Family{
+	{Prefix: "avg_jct_s_", Placeholder: "<application>", Of: "avg_jct_s", Keys: appKeys, Value: appAvgJCT},
+	{Prefix: "gpu_hours_", Placeholder: "<GPU type>", Of: "gpu_hours", Keys: typeKeys, Value: func(d *RunData, t string) (float64, bool) {
+		v, ok := d.Summary.GPUHoursByType[t]
+		return v, ok
+	}},
+}
+
+// appKeys are the applications of a run's jobs.
+func appKeys(d *RunData) []string {
+	seen := map[string]bool{}
+	var keys []string
+	for i := range d.Jobs {
+		if a := d.Jobs[i].App; !seen[a] {
+			seen[a] = true
+			keys = append(keys, a)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// appAvgJCT is the average JCT of application app's jobs in the run: the
+// sum of their JCTs, in job order, over their number.
+func appAvgJCT(d *RunData, app string) (float64, bool) {
+	sum, n := 0.0, 0
+	for i := range d.Jobs {
+		if j := &d.Jobs[i]; j.App == app {
+			sum += j.JCT
+			n++
+		}
+	}
+	return sum / float64(n), n > 0
+}
+
+// typeKeys are the GPU types a run on node pools used.
+func typeKeys(d *RunData) []string {
+	keys := make([]string, 0, len(d.Summary.GPUHoursByType))
+	for t := range d.Summary.GPUHoursByType {
+		keys = append(keys, t)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Metrics is a set of metric declarations, in table order, with the
+// metric families (Family) that split them: a value that whoever writes
+// or reads outputs holds and passes down (there is no global
+// registration). The zero Metrics is the built-in set (BuiltinMetrics);
+// With and Merge return new sets.
 type Metrics struct {
 	list []Metric
 }
@@ -209,14 +281,93 @@ func (s Metrics) All() []Metric {
 	return append([]Metric(nil), s.list...)
 }
 
-// Lookup returns the metric called name.
+// Lookup returns the metric called name: one of the set, or a member of
+// one of its families (see Family) whose metric is in the set.
 func (s Metrics) Lookup(name string) (Metric, bool) {
+	if m, ok := s.metric(name); ok {
+		return m, true
+	}
+	for _, f := range s.Families() {
+		key, ok := strings.CutPrefix(name, f.Prefix)
+		if !ok || key == "" {
+			continue
+		}
+		m, _ := s.metric(f.Of)
+		m.Name, m.Label, m.Optional = name, m.Label+" of "+key, true
+		m.Value = func(d *RunData) (float64, bool) { return f.Value(d, key) }
+		return m, true
+	}
+	return Metric{}, false
+}
+
+// metric returns the set's metric called name (no family member).
+func (s Metrics) metric(name string) (Metric, bool) {
 	for _, m := range s.All() {
 		if m.Name == name {
 			return m, true
 		}
 	}
 	return Metric{}, false
+}
+
+// Families are the set's metric families: the built-in ones whose metric
+// the set has.
+func (s Metrics) Families() []Family {
+	var out []Family
+	for _, f := range builtinFamilies {
+		if _, ok := s.metric(f.Of); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Family returns the set's family that splits the metric of.
+func (s Metrics) Family(of string) (Family, bool) {
+	for _, f := range s.Families() {
+		if f.Of == of {
+			return f, true
+		}
+	}
+	return Family{}, false
+}
+
+// Names lists the set's metrics, then each family as its prefix and
+// placeholder (avg_jct_s_<application>).
+func (s Metrics) Names() []string {
+	var names []string
+	for _, m := range s.All() {
+		names = append(names, m.Name)
+	}
+	for _, f := range s.Families() {
+		names = append(names, f.Prefix+f.Placeholder)
+	}
+	return names
+}
+
+// NamesIn lists the metrics runs have: the set's columns
+// (results.parquet's), then the members of each family that any run has,
+// family by family, sorted.
+func (s Metrics) NamesIn(runs []*RunData) []string {
+	var names []string
+	for _, m := range s.Columns() {
+		names = append(names, m.Name)
+	}
+	for _, f := range s.Families() {
+		seen := map[string]bool{}
+		var members []string
+		for _, d := range runs {
+			for _, k := range f.Keys(d) {
+				if !seen[k] {
+					seen[k] = true
+					members = append(members, f.Prefix+k)
+				}
+			}
+		}
+		sort.Strings(members)
+		names = append(names, members...)
+	}
+	return names
 }
 
 // Columns are the set's results.parquet columns: every metric but the
@@ -265,7 +416,7 @@ func maxOverJobs(get func(j *sim.JobResult) float64, has func(j *sim.JobResult) 
 
 // builtinMetrics are polluxsim's metrics, in table order; per-application
 // average JCTs (avg_jct_s_<application>) and GPU-hours per GPU type
-// (gpu_hours_<type>) follow them by name (see results.RunResult.Metric).
+// (gpu_hours_<type>) are their families (builtinFamilies).
 var builtinMetrics = []Metric{
 	{Name: "avg_jct_s", Unit: UnitSeconds, Doc: "mean JCT", Report: true, Label: "average JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.AvgJCT })},
 	{Name: "p50_jct_s", Unit: UnitSeconds, Doc: "median JCT", Label: "median JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.P50JCT })},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
@@ -164,5 +165,38 @@ func TestAggregation(t *testing.T) {
 		if got := a.Of(vs); got != want {
 			t.Errorf("%v = %v, want %v", a, got, want)
 		}
+	}
+}
+
+// TestFamilies: a family member is found by name, reads as the metric it
+// splits, and its value is the closed form over the run's jobs (the mean
+// JCT of the application's jobs) or the engine's per-type figure; a set
+// without the split metric has no family.
+func TestFamilies(t *testing.T) {
+	d := &RunData{Summary: &sim.Summary{GPUHoursByType: map[string]float64{"a100": 3, "t4": 5}}, Jobs: []sim.JobResult{
+		{App: "bert", JCT: 10}, {App: "cifar10", JCT: 4}, {App: "bert", JCT: 30}, {App: "bert", JCT: 2}}}
+	ms := BuiltinMetrics()
+	if got := ms.NamesIn([]*RunData{d}); strings.Join(got[len(got)-4:], " ") != "avg_jct_s_bert avg_jct_s_cifar10 gpu_hours_a100 gpu_hours_t4" {
+		t.Errorf("NamesIn ends %q", got[len(got)-4:])
+	}
+	for name, want := range map[string]float64{"avg_jct_s_bert": 14, "avg_jct_s_cifar10": 4, "gpu_hours_t4": 5} {
+		m, ok := ms.Lookup(name)
+		if v, has := m.Value(d); !ok || !has || v != want || !m.Optional {
+			t.Errorf("%s: %v %v %v (optional %v), want %v", name, ok, v, has, m.Optional, want)
+		}
+	}
+	if m, _ := ms.Lookup("avg_jct_s_resnet"); m.Label != "average JCT of resnet" {
+		t.Errorf("label %q", m.Label)
+	} else if _, has := m.Value(d); has {
+		t.Error("an application without jobs has a value")
+	}
+	for _, name := range []string{"avg_jct_s_", "gpu_hours_"} {
+		if _, ok := ms.Lookup(name); ok {
+			t.Errorf("%q (no key) found", name)
+		}
+	}
+	own, _ := NewMetrics(Metric{Name: "x", Value: func(*RunData) (float64, bool) { return 1, true }})
+	if _, ok := own.Lookup("avg_jct_s_bert"); ok || len(own.Families()) != 0 {
+		t.Error("a set without avg_jct_s has its family")
 	}
 }

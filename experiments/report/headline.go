@@ -42,7 +42,7 @@ var ratioScale = outputs.Scale{Div: 1, Digits: 3}
 // metric of the report's tables.
 func headlineMetric(ms outputs.Metrics, sum *sweep.SweepSummary) (outputs.Metric, bool) {
 	if len(sum.Ratios) > 0 {
-		if m, ok := results.DeclarationIn(ms, sum.Ratios[0].Metric); ok {
+		if m, ok := results.Declaration(ms, sum.Ratios[0].Metric); ok {
 			return m, true
 		}
 	}
@@ -166,7 +166,7 @@ func headline(ms outputs.Metrics, sum *sweep.SweepSummary) (t statTable, m outpu
 // sameMetric says whether a ratio's metric name is m (or an earlier name
 // of it).
 func sameMetric(ms outputs.Metrics, name string, m outputs.Metric) bool {
-	d, ok := results.DeclarationIn(ms, name)
+	d, ok := results.Declaration(ms, name)
 	return ok && d.Name == m.Name
 }
 

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
-	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
@@ -44,7 +42,10 @@ type RunResult struct {
 	// RunStats are the engine's summary and the largest ρs as stored;
 	// metrics are computed from Data.
 	RunStats
-	// AppAvgJCT is the average JCT of each application's jobs.
+	// AppAvgJCT is the average JCT of each application's jobs, stored as
+	// it always was (apps.parquet reads it); the metrics
+	// avg_jct_s_<application> are computed from JobResults by the same
+	// declaration (outputs.Family).
 	AppAvgJCT map[string]float64 `json:"app_avg_jct_s"`
 
 	// JobResults are the run's rows of jobs.parquet and Cluster its rows
@@ -109,13 +110,9 @@ func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
 	// Stored as before; the metric max_fairness_rho reads the jobs.
 	r.MaxRho, _ = maxRho.Of(d)
 	r.MaxRhoEqualShare, _ = maxRhoEqualShare.Of(d)
-	count := map[string]int{}
-	for _, j := range res.Jobs {
-		r.AppAvgJCT[j.App] += j.JCT
-		count[j.App]++
-	}
-	for app, n := range count {
-		r.AppAvgJCT[app] /= float64(n)
+	apps, _ := outputs.BuiltinMetrics().Family("avg_jct_s")
+	for _, app := range apps.Keys(d) {
+		r.AppAvgJCT[app], _ = apps.Value(d, app)
 	}
 	r.JobResults = d.Jobs
 	r.Cluster = d.Rounds
@@ -130,27 +127,6 @@ var (
 	maxRhoEqualShare, _ = outputs.LookupMetric("max_fairness_rho_equal_share")
 )
 
-// appMetricPrefix starts the name of a per-application average JCT.
-const appMetricPrefix = "avg_jct_s_"
-
-// typeMetricPrefix starts the name of the GPU-hours on one GPU type
-// (runs on node pools, see sim.Summary.GPUHoursByType).
-const typeMetricPrefix = "gpu_hours_"
-
-// MetricNames lists the built-in metrics of a run (per-application ones
-// are avg_jct_s_<application>).
-func MetricNames() []string { return MetricNamesIn(outputs.BuiltinMetrics()) }
-
-// MetricNamesIn lists the metrics of ms, then the per-application and
-// per-type families.
-func MetricNamesIn(ms outputs.Metrics) []string {
-	var names []string
-	for _, m := range ms.All() {
-		names = append(names, m.Name)
-	}
-	return append(names, appMetricPrefix+"<application>", typeMetricPrefix+"<GPU type>")
-}
-
 // metricAliases are earlier names of metrics, accepted in specs.
 var metricAliases = map[string]string{
 	"avg_rho": "avg_fairness_rho",
@@ -158,106 +134,45 @@ var metricAliases = map[string]string{
 	"max_rho": "max_fairness_rho",
 }
 
-// KnownMetric reports whether name (or an earlier name of it) is a
-// built-in metric, a per-application or a per-type one.
-func KnownMetric(name string) bool { return KnownMetricIn(outputs.BuiltinMetrics(), name) }
-
-// KnownMetricIn reports whether name (or an earlier name of it) is a
-// metric of ms, a per-application or a per-type one.
-func KnownMetricIn(ms outputs.Metrics, name string) bool {
-	_, ok := DeclarationIn(ms, name)
-	return ok
-}
-
-// Declaration returns how a built-in metric name reads for people (see
-// DeclarationIn).
-func Declaration(name string) (outputs.Metric, bool) {
-	return DeclarationIn(outputs.BuiltinMetrics(), name)
-}
-
-// DeclarationIn returns how a metric name reads for people: the metric
-// of ms (or the one an earlier name stands for), or for a per-application
-// or per-GPU-type metric the declaration of the metric it splits
-// (avg_jct_s, gpu_hours), labelled with its application or type.
-func DeclarationIn(ms outputs.Metrics, name string) (outputs.Metric, bool) {
+// Declaration returns how a metric name of a spec reads for people: the
+// metric of ms (the zero Metrics: the built-ins) or a member of one of
+// its families (outputs.Metrics.Lookup), under its name or an earlier one
+// (avg_rho for avg_fairness_rho); ok says whether ms knows it.
+func Declaration(ms outputs.Metrics, name string) (outputs.Metric, bool) {
 	if a, ok := metricAliases[name]; ok {
 		name = a
 	}
-	if m, ok := ms.Lookup(name); ok {
-		return m, true
-	}
-	for _, p := range []string{appMetricPrefix, typeMetricPrefix} {
-		if part, ok := strings.CutPrefix(name, p); ok && part != "" {
-			m, ok := outputs.LookupMetric(strings.TrimSuffix(p, "_"))
-			m.Name, m.Label = name, m.Label+" of "+part
-			return m, ok
-		}
-	}
-	return outputs.Metric{}, false
+	return ms.Lookup(name)
 }
 
-// Metric returns the named built-in metric of the run (see MetricIn).
-func (r *RunResult) Metric(name string) (v float64, ok bool) {
-	return r.MetricIn(outputs.BuiltinMetrics(), name)
+// KnownMetric reports whether ms knows the metric name (see Declaration).
+func KnownMetric(ms outputs.Metrics, name string) bool {
+	_, ok := Declaration(ms, name)
+	return ok
 }
 
-// MetricIn returns the named metric of ms of the run, computed from its
-// stored results; ok is false for an unknown metric, a run without a
-// value (no job has a ρ) or an application without jobs in this run. A
-// timing metric of a run made with no timing is 0 here (as a sweep's
-// summary.json has always shown it), null in results.parquet.
-func (r *RunResult) MetricIn(ms outputs.Metrics, name string) (v float64, ok bool) {
-	if a, isAlias := metricAliases[name]; isAlias {
-		name = a
+// Metric returns the named metric of ms (see Declaration) of the run,
+// computed from its stored results; ok is false for an unknown metric, a
+// run without a value (no job has a ρ) or an application without jobs in
+// this run. A timing metric of a run made with no timing is 0 here (as a
+// sweep's summary.json has always shown it), null in results.parquet.
+func (r *RunResult) Metric(ms outputs.Metrics, name string) (v float64, ok bool) {
+	m, ok := Declaration(ms, name)
+	if !ok {
+		return 0, false
 	}
-	if app, isApp := strings.CutPrefix(name, appMetricPrefix); isApp {
-		v, ok = r.AppAvgJCT[app]
-		return v, ok
-	}
-	if m, ok := ms.Lookup(name); ok {
-		return m.Value(r.Data())
-	}
-	if t, isType := strings.CutPrefix(name, typeMetricPrefix); isType {
-		v, ok = r.Summary.GPUHoursByType[t]
-		return v, ok
-	}
-	return 0, false
+	return m.Value(r.Data())
 }
 
-// MetricNamesOf lists the built-in metrics present in runs (see
-// MetricNamesOfIn).
-func MetricNamesOf(runs []*RunResult) []string {
-	return MetricNamesOfIn(outputs.BuiltinMetrics(), runs)
-}
-
-// MetricNamesOfIn lists the metrics present in runs: the column metrics
-// of ms (results.parquet's), then one per application seen, then one per
-// GPU type of node pools, sorted.
-func MetricNamesOfIn(ms outputs.Metrics, runs []*RunResult) []string {
-	apps, types := map[string]bool{}, map[string]bool{}
-	for _, r := range runs {
-		for a := range r.AppAvgJCT {
-			apps[a] = true
-		}
-		for t := range r.Summary.GPUHoursByType {
-			types[t] = true
-		}
+// MetricNamesOf lists the metrics of ms that runs have
+// (outputs.Metrics.NamesIn): results.parquet's metric columns, then one
+// per application seen, then one per GPU type of node pools, sorted.
+func MetricNamesOf(ms outputs.Metrics, runs []*RunResult) []string {
+	data := make([]*outputs.RunData, len(runs))
+	for i, r := range runs {
+		data[i] = r.Data()
 	}
-	var names []string
-	for _, m := range ms.Columns() {
-		names = append(names, m.Name)
-	}
-	var as []string
-	for a := range apps {
-		as = append(as, appMetricPrefix+a)
-	}
-	sort.Strings(as)
-	var ts []string
-	for t := range types {
-		ts = append(ts, typeMetricPrefix+t)
-	}
-	sort.Strings(ts)
-	return append(append(names, as...), ts...)
+	return ms.NamesIn(data)
 }
 
 // writeRunResult stores a run atomically as indented JSON with its number

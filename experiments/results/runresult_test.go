@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -15,14 +16,14 @@ import (
 func TestNoRhoMetrics(t *testing.T) {
 	r := &RunResult{RunStats: RunStats{Summary: sim.Summary{AvgJCT: 10, NoFairness: true}}}
 	for _, m := range []string{"avg_fairness_rho", "p99_fairness_rho", "max_fairness_rho", "frac_rho_above_1"} {
-		if v, ok := r.Metric(m); ok {
+		if v, ok := r.Metric(outputs.Metrics{}, m); ok {
 			t.Errorf("%s = %v, want none", m, v)
 		}
 	}
-	if _, ok := r.Metric("avg_fairness_rho_equal_share"); !ok {
+	if _, ok := r.Metric(outputs.Metrics{}, "avg_fairness_rho_equal_share"); !ok {
 		t.Error("the equal-share ρ was dropped with the other")
 	}
-	if v, ok := r.Metric("avg_jct_s"); !ok || v != 10 {
+	if v, ok := r.Metric(outputs.Metrics{}, "avg_jct_s"); !ok || v != 10 {
 		t.Errorf("avg_jct_s = %v, %v", v, ok)
 	}
 }
@@ -66,15 +67,15 @@ func TestDeclaration(t *testing.T) {
 		"avg_jct_s_imagenet": "average JCT of imagenet",
 		"gpu_hours_a100":     "GPU time of a100",
 	} {
-		m, ok := Declaration(name)
+		m, ok := Declaration(outputs.Metrics{}, name)
 		if !ok || m.Label != label {
 			t.Errorf("Declaration(%q) = %q, %v; want %q", name, m.Label, ok, label)
 		}
 	}
-	if _, ok := Declaration("avg_jct_s_"); ok {
+	if _, ok := Declaration(outputs.Metrics{}, "avg_jct_s_"); ok {
 		t.Error("avg_jct_s_ (no application) declared")
 	}
-	if _, ok := Declaration("nope"); ok {
+	if _, ok := Declaration(outputs.Metrics{}, "nope"); ok {
 		t.Error("nope declared")
 	}
 }

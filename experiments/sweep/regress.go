@@ -68,7 +68,7 @@ func ReadBaseline(ms outputs.Metrics, path string) (*Baseline, error) {
 		return nil, fmt.Errorf("baseline %s: needs an experiment and cells", path)
 	}
 	for _, c := range b.Cells {
-		if !results.KnownMetricIn(ms, c.metric()) {
+		if !results.KnownMetric(ms, c.metric()) {
 			return nil, fmt.Errorf("baseline %s: cell %s: unknown metric %q", path, c.Cell, c.Metric)
 		}
 		if !(c.Tolerance >= 0) || !(b.Tolerance >= 0) {
@@ -140,7 +140,7 @@ func Regress(ms outputs.Metrics, b *Baseline, sum *SweepSummary, profilesIDs []s
 			c.Drift = c.Got
 		}
 		c.OK = math.Abs(c.Drift) <= c.Tolerance
-		if m, ok := results.DeclarationIn(ms, c.Metric); ok {
+		if m, ok := results.Declaration(ms, c.Metric); ok {
 			c.Worse = (c.Drift < 0) == m.HigherIsBetter && c.Drift != 0
 		}
 		out = append(out, c)

@@ -80,7 +80,7 @@ func Summarize(ms outputs.Metrics, exp *experiments.Experiment, runs []*results.
 	for _, r := range runs {
 		byCell[r.Cell] = append(byCell[r.Cell], r)
 	}
-	names := results.MetricNamesOfIn(ms, runs)
+	names := results.MetricNamesOf(ms, runs)
 	for i := range exp.Cells {
 		c := &exp.Cells[i]
 		cs := CellSummary{Cell: c.Name, Label: c.Title(), Policy: c.Spec().Policy, Load: c.Load(), Config: c.Config(),
@@ -115,7 +115,7 @@ func CellValues(runs []*results.RunResult, metric string) (workloads []int, valu
 // CellValuesIn returns a metric of ms of a cell's runs, per workload.
 func CellValuesIn(ms outputs.Metrics, runs []*results.RunResult, metric string) (workloads []int, values []float64) {
 	for _, r := range runs {
-		if v, ok := r.MetricIn(ms, metric); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if v, ok := r.Metric(ms, metric); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			workloads = append(workloads, r.Workload)
 			values = append(values, v)
 		}

@@ -49,7 +49,7 @@ func params(p *experiments.PlotSpec) (Params, error) {
 var Kind = figures.Kind{
 	Name: "box", Doc: "example: a metric's values over the workloads as one box per cell",
 	Check: func(p *experiments.PlotSpec, e *experiments.Experiment) error {
-		if !results.KnownMetricIn(e.MetricSet(), p.Metric) {
+		if !results.KnownMetric(e.MetricSet(), p.Metric) {
 			return fmt.Errorf("unknown metric %q", p.Metric)
 		}
 		_, err := params(p)
