@@ -36,8 +36,8 @@ func (m Memory) Total() float64 { return m.States + m.Activations + m.Logits }
 //     (ZeRO-1), also the gradients (ZeRO-2) or everything (ZeRO-3) divided
 //     by d;
 //   - activations per layer and micro-batch, without recomputation,
-//     s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes (Korthikanti et al. 2022, Eq. 2,
-//     34 + 5·a·s/h at t = 1), without the 5·a·s/(h·t) scores under flash
+//     s·b·h·(10 + 24/t + 5·a·s/(h·t)) bytes (Korthikanti et al. 2022, with
+//     tensor parallelism; 34 + 5·a·s/h at t = 1), without the 5·a·s/(h·t) scores under flash
 //     attention; with full recomputation only each layer's input (2·s·b·h
 //     bytes) is kept, plus one layer's activations while it is recomputed;
 //   - ⌈L/p⌉ layers per stage and min(p, m) micro-batches in flight on the

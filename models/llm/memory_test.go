@@ -61,7 +61,7 @@ func TestMemoryClosedForms(t *testing.T) {
 		}
 	}
 	s, b, h, a := 2048.0, 2.0, 4096.0, 32.0
-	// Korthikanti et al. Eq. 2 per layer with t = 2, × 8 layers per stage
+	// Korthikanti et al.'s per-layer form with t = 2, × 8 layers per stage
 	// × min(p, m) = 3 micro-batches in flight.
 	want := 3 * 8 * s * b * h * (10 + 24/2.0 + 5*a*s/(h*2))
 	if got := MemoryOf(m, c).Activations; math.Abs(got-want) > 1e-9*want {
