@@ -24,7 +24,13 @@
 // attention is not Megatron-LM of 2021); h₀, x₀, α and ω are shared.
 // MemoryOf and CheckMemory decide which configurations fit on a GPU.
 //
-// The package is self-contained: it imports nothing else from this module.
+// For statistical efficiency it gives Pollux's gradient noise scale φ
+// from published laws (noise.go): Kaplan et al.'s critical batch size
+// B_crit(L) as the loss falls, which McCandlish et al. identify with the
+// noise scale, and DeepSeek LLM's optimal batch against compute; the
+// efficiency itself is models.GradStats.Efficiency.
+//
+// Of this module it imports models only.
 // docs/llm.md holds the formulas with their sources and every measurement
 // against its prediction.
 package llm
