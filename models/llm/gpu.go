@@ -2,6 +2,7 @@ package llm
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -70,4 +71,20 @@ func GPUTypes() []string {
 	}
 	sort.Strings(ns)
 	return ns
+}
+
+// Validate reports the first figure that cannot describe a GPU type.
+func (g GPU) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"peak FLOP/s", g.PeakFLOPS}, {"HBM", g.HBM}, {"NVLink bandwidth", g.NVLink}, {"network bandwidth", g.Network}} {
+		if !(f.v > 0) || math.IsInf(f.v, 0) {
+			return fmt.Errorf("GPU type %q: %s %g must be positive and finite", g.Name, f.name, f.v)
+		}
+	}
+	if g.PerNode < 1 {
+		return fmt.Errorf("GPU type %q: %d GPUs per node, want ≥ 1", g.Name, g.PerNode)
+	}
+	return nil
 }

@@ -30,7 +30,8 @@ type Memory struct {
 func (m Memory) Total() float64 { return m.States + m.Activations + m.Logits }
 
 // MemoryOf is the per-GPU memory of training model m with configuration c
-// (the first pipeline stage, which holds the most micro-batches):
+// (the first pipeline stage, which holds the most micro-batches), for
+// inputs that pass their Validate (CheckMemory checks them):
 //
 //   - states: N/(t·p) parameters × (2 + 2 + 12) bytes, with the optimiser
 //     (ZeRO-1), also the gradients (ZeRO-2) or everything (ZeRO-3) divided
@@ -75,12 +76,27 @@ func MemoryOf(m Transformer, c Parallelism) Memory {
 }
 
 // CheckMemory returns the memory of m under c and nil when it fits in
-// the GPU's HBM less Reserve, or an error saying by how much it does not.
+// the GPU's HBM less Reserve, or an error saying by how much it does not
+// (or which input is malformed).
 func CheckMemory(m Transformer, c Parallelism, g GPU) (Memory, error) {
+	if err := validate(m, c, g); err != nil {
+		return Memory{}, err
+	}
 	mem := MemoryOf(m, c)
 	if tot, budget := mem.Total(), g.HBM-Reserve; tot > budget {
 		return mem, fmt.Errorf("%s with t=%d p=%d d=%d b=%d (%s): %.1f GiB per GPU exceeds the %.1f GiB usable on %s",
 			m.Name, c.TP, c.PP, c.DP, c.MicroBatch, c.Sharding, tot/giB, budget/giB, g.Name)
 	}
 	return mem, nil
+}
+
+// validate checks a model, a configuration and a GPU type together.
+func validate(m Transformer, c Parallelism, g GPU) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if err := c.Validate(m); err != nil {
+		return err
+	}
+	return g.Validate()
 }

@@ -55,10 +55,10 @@ func (c Parallelism) GlobalBatch() int { return c.DP * c.MicroBatches * c.MicroB
 // Validate reports the first degree or size that cannot run model m.
 func (c Parallelism) Validate(m Transformer) error {
 	switch {
-	case c.TP < 1 || c.PP < 1 || c.DP < 1:
-		return fmt.Errorf("parallelism t=%d p=%d d=%d: each degree must be ≥ 1", c.TP, c.PP, c.DP)
-	case c.MicroBatch < 1 || c.MicroBatches < 1:
-		return fmt.Errorf("micro-batch %d × %d micro-batches: both must be ≥ 1", c.MicroBatch, c.MicroBatches)
+	case c.TP < 1 || c.PP < 1 || c.DP < 1 || c.TP > 1<<20 || c.PP > 1<<20 || c.DP > 1<<24:
+		return fmt.Errorf("parallelism t=%d p=%d d=%d: each degree must be ≥ 1 and of a plausible size", c.TP, c.PP, c.DP)
+	case c.MicroBatch < 1 || c.MicroBatches < 1 || c.MicroBatch > 1<<24 || c.MicroBatches > 1<<24:
+		return fmt.Errorf("micro-batch %d × %d micro-batches: both must be ≥ 1 and of a plausible size", c.MicroBatch, c.MicroBatches)
 	case c.PP > m.Layers:
 		return fmt.Errorf("pipeline degree %d exceeds the %d layers of %q", c.PP, m.Layers, m.Name)
 	case m.Heads%c.TP != 0:

@@ -83,19 +83,31 @@ func (cal Calibration) Efficiency(emax float64, hidden, tokens float64) float64 
 	return emax / (1 + cal.HiddenHalf/hidden + cal.TokensHalf/tokens)
 }
 
+// validate reports the first shared constant out of its range.
+func (cal Calibration) validate() error {
+	switch {
+	case !(cal.HiddenHalf >= 0) || !(cal.TokensHalf >= 0) || !(cal.Latency >= 0) ||
+		math.IsInf(cal.HiddenHalf+cal.TokensHalf+cal.Latency, 0):
+		return fmt.Errorf("calibration: h₀ %g, x₀ %g and α %g must be finite and ≥ 0", cal.HiddenHalf, cal.TokensHalf, cal.Latency)
+	case !(cal.Overlap >= 0 && cal.Overlap <= 1):
+		return fmt.Errorf("calibration: overlap %g not in [0, 1]", cal.Overlap)
+	}
+	return nil
+}
+
 // Step predicts one iteration of job (see the package comment for the
 // formulas). It fails when the job is malformed or its stack has no
 // calibration on its GPU type; it does not check memory (CheckMemory does).
 func (cal Calibration) Step(job Job) (Step, error) {
 	m, c, g := job.Model, job.Par, job.GPU
-	if err := m.Validate(); err != nil {
+	if err := validate(m, c, g); err != nil {
 		return Step{}, err
 	}
-	if err := c.Validate(m); err != nil {
+	if err := cal.validate(); err != nil {
 		return Step{}, err
 	}
 	st, ok := cal.Stacks[StackKey(job.Stack, g.Name)]
-	if !ok || !(st.PeakFraction > 0) || !(st.Attention > 0) {
+	if !ok || !(st.PeakFraction > 0 && st.PeakFraction <= 1) || !(st.Attention > 0) || math.IsInf(st.Attention, 0) {
 		return Step{}, fmt.Errorf("no calibration for stack %q on %s", job.Stack, g.Name)
 	}
 	t, p, b := float64(c.TP), float64(c.PP), float64(c.MicroBatch)

@@ -49,8 +49,10 @@ func (m Transformer) Validate() error {
 	switch {
 	case !(m.Params > 0) || m.Params > 1e15:
 		return fmt.Errorf("transformer %q: parameters %g not in (0, 1e15]", m.Name, m.Params)
-	case m.Layers < 1, m.Hidden < 1, m.Heads < 1, m.Vocab < 1, m.SeqLen < 1:
-		return fmt.Errorf("transformer %q: layers, hidden, heads, vocab and sequence length must be ≥ 1", m.Name)
+	case m.Layers < 1, m.Hidden < 1, m.Heads < 1, m.Vocab < 1, m.SeqLen < 1,
+		m.Layers > 1e5, m.Hidden > 1e7, m.Vocab > 1e8, m.SeqLen > 1e8:
+		return fmt.Errorf("transformer %q: layers %d, hidden %d, heads %d, vocab %d, sequence %d: each must be ≥ 1 and of a plausible size",
+			m.Name, m.Layers, m.Hidden, m.Heads, m.Vocab, m.SeqLen)
 	case m.Hidden%m.Heads != 0:
 		return fmt.Errorf("transformer %q: hidden %d not a multiple of heads %d", m.Name, m.Hidden, m.Heads)
 	}
