@@ -119,6 +119,35 @@ func docMarkdown(rows []row) string {
 			r.m.Row, r.m.Source, r.m.Job.Model.Name, r.m.Job.Model.SeqLen, r.m.Job.GPU.Name, c.TP, c.PP, c.DP,
 			c.MicroBatch, c.MicroBatches, c.Sharding, rc, r.m.Measured, r.pred, 100*r.err, set)
 	}
+	b.WriteString("\nThe configuration search (`Calibration.Configurations`, Megatron-LM's stack, no sharding, b ≤ 8) at the GPUs and batch of each Table 1 row: " +
+		"how many configurations fit, the fastest by the model, and the rank of the published one (t, p, b = 1, recomputation).\n\n" +
+		"| model | GPUs | batch | fit | fastest t, p, b, recompute | its step | published t, p | its rank | its step |\n|---|---:|---:|---:|---|---:|---|---:|---:|\n")
+	for _, r := range rows {
+		if r.m.Source != StackMegatron {
+			continue
+		}
+		c := r.m.Job.Par
+		cs, err := Fitted().Configurations(r.m.Job.Model, r.m.Job.GPU, c.GPUs(), c.GlobalBatch(),
+			Space{Stack: StackMegatron, Shardings: []Sharding{Replicated}, MaxMicroBatch: 8})
+		if err != nil || len(cs) == 0 {
+			fmt.Fprintf(&b, "| %s | no configuration: %v |\n", r.m.Job.Model.Name, err)
+			continue
+		}
+		rank := 0
+		for i, x := range cs {
+			if x.Par == c {
+				rank = i + 1
+				break
+			}
+		}
+		best := cs[0].Par
+		pub := "not listed"
+		if rank > 0 {
+			pub = fmt.Sprintf("%d | %.1f s", rank, cs[rank-1].Step.Time)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d, %d, %d, %v | %.1f s | %d, %d | %s |\n", r.m.Job.Model.Name, c.GPUs(), c.GlobalBatch(),
+			len(cs), best.TP, best.PP, best.MicroBatch, best.Recompute, cs[0].Step.Time, c.TP, c.PP, pub)
+	}
 	h := sha256.New()
 	for _, r := range rows {
 		fmt.Fprintf(h, "%s %.6g %.6g %s\n", r.m.Label(), r.measFLOPS, r.predFLOPS, r.set)
