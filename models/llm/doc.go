@@ -11,7 +11,7 @@
 //	pipeline                 T = (m + p − 1) · (C + X)                          bubble (p−1)/(m+p−1)
 //	data parallel            D = R + (L/p)·2·(d−1)·α once per step (DDP, ZeRO-1),
 //	                           m·(R + 2·(L/p)·2·(d−1)·α) (ZeRO-2), m·(1.5·R + 3·(L/p)·2·(d−1)·α) (ZeRO-3)
-//	                         R = ring(d, 2·N/(t·p) bytes, NVLink in a node, else q·NIC, q = 8/(t·p) ≥ 1)
+//	                         R = ring(d, 2·N/(t·p) bytes, NVLink in a node, else q·NIC, q = PerNode/(t·p) ≥ 1)
 //	exposed                  D − min(ω·D, the compute it can hide behind)
 //	ring(n, B, bw)           = 2·(n−1)/n · B / bw
 //	iteration                T + exposed
@@ -30,7 +30,6 @@
 // noise scale, and DeepSeek LLM's optimal batch against compute; the
 // efficiency itself is models.GradStats.Efficiency.
 //
-// Of this module it imports models only.
-// docs/llm.md holds the formulas with their sources and every measurement
+// Of this module it imports models only. docs/llm.md holds the formulas with their sources and every measurement
 // against its prediction.
 package llm
