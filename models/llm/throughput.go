@@ -77,9 +77,9 @@ type Step struct {
 // TokensPerGPUSecond is the step's tokens per second per GPU.
 func (s Step) TokensPerGPUSecond(gpus int) float64 { return s.Tokens / s.Time / float64(gpus) }
 
-// Efficiency is e(h, x) = e_max/(1 + h₀/h + x₀/x) for hidden size h and x
+// GEMMEfficiency is e(h, x) = e_max/(1 + h₀/h + x₀/x) for hidden size h and x
 // tokens per micro-batch.
-func (cal Calibration) Efficiency(emax float64, hidden, tokens float64) float64 {
+func (cal Calibration) GEMMEfficiency(emax float64, hidden, tokens float64) float64 {
 	return emax / (1 + cal.HiddenHalf/hidden + cal.TokensHalf/tokens)
 }
 
@@ -116,7 +116,7 @@ func (cal Calibration) Step(job Job) (Step, error) {
 	if c.Recompute {
 		recompute, allReduces = 4.0/3, 6
 	}
-	eff := cal.Efficiency(st.PeakFraction, h, b*s)
+	eff := cal.GEMMEfficiency(st.PeakFraction, h, b*s)
 	flops := recompute * b * (m.DenseFLOPsPerSeq() + st.Attention*m.AttentionFLOPsPerSeq()) / (t * p)
 	compute := flops / (g.PeakFLOPS * eff)
 	tensor := float64(m.Layers) / p * allReduces * RingAllReduce(c.TP, 2*b*s*h, g.link(c.TP))
