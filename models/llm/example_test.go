@@ -34,3 +34,34 @@ func Example() {
 	// step: 6.22 s for 512 sequences, 10540 tokens/s per GPU
 	// exposed data-parallel traffic: 7 % of the step
 }
+
+// Which configurations of a 70B model fit on 64 H100s, and the fastest.
+func ExampleCalibration_Configurations() {
+	gpu, _ := llm.GPUType("h100")
+	model := llm.Transformer{Name: "70b", Params: 70e9, Layers: 80, Hidden: 8192, Heads: 64, Vocab: 32000, SeqLen: 4096}
+	cs, err := llm.Fitted().Configurations(model, gpu, 64, 512, llm.Space{Stack: llm.StackLLMFoundry, Flash: true, MaxMicroBatch: 4})
+	if err != nil {
+		panic(err)
+	}
+	best := cs[0]
+	fmt.Printf("%d configurations fit; fastest t=%d p=%d d=%d b=%d %s recompute=%v: %.0f tokens/s per GPU\n",
+		len(cs), best.Par.TP, best.Par.PP, best.Par.DP, best.Par.MicroBatch, best.Par.Sharding, best.Par.Recompute,
+		best.Step.TokensPerGPUSecond(64))
+	// Output:
+	// 178 configurations fit; fastest t=2 p=16 d=2 b=1 zero1 recompute=false: 969 tokens/s per GPU
+}
+
+// The critical batch grows as the loss falls (Kaplan et al. 2020), and
+// with it the batch at which Pollux's efficiency stays high.
+func ExampleCriticalBatchTokens() {
+	for _, loss := range []float64{3.5, 3, 2.5, 2} {
+		b := llm.CriticalBatchTokens(loss)
+		eff := llm.GradStatsAt(loss, 2048, 256).Efficiency(256, 2048)
+		fmt.Printf("loss %.1f: B_crit %4.1fM tokens; efficiency of 2,048 sequences against 256: %.2f\n", loss, b/1e6, eff)
+	}
+	// Output:
+	// loss 3.5: B_crit  0.5M tokens; efficiency of 2,048 sequences against 256: 0.22
+	// loss 3.0: B_crit  1.1M tokens; efficiency of 2,048 sequences against 256: 0.30
+	// loss 2.5: B_crit  2.5M tokens; efficiency of 2,048 sequences against 256: 0.46
+	// loss 2.0: B_crit  7.4M tokens; efficiency of 2,048 sequences against 256: 0.68
+}
