@@ -6,15 +6,15 @@ package llm
 func Fitted() Calibration {
 	return Calibration{
 		Stacks: map[string]StackCalibration{
-			StackKey(StackLLMFoundry, "a100-40gb"): {PeakFraction: 0.7691, Attention: 0.9023},
-			StackKey(StackLLMFoundry, "a100-80gb"): {PeakFraction: 0.8257, Attention: 1.021},
-			StackKey(StackLLMFoundry, "h100"):      {PeakFraction: 0.6656, Attention: 1.738},
-			StackKey(StackMegatron, "a100-80gb"):   {PeakFraction: 0.8947, Attention: 2.294},
+			StackKey(StackLLMFoundry, "a100-40gb"): {PeakFraction: 0.7683, Attention: 0.9214},
+			StackKey(StackLLMFoundry, "a100-80gb"): {PeakFraction: 0.8115, Attention: 1.018},
+			StackKey(StackLLMFoundry, "h100"):      {PeakFraction: 0.6547, Attention: 1.718},
+			StackKey(StackMegatron, "a100-80gb"):   {PeakFraction: 0.9471, Attention: 2.462},
 		},
-		HiddenHalf: 632.8,    // h₀
-		TokensHalf: 969.2,    // x₀
-		Latency:    3.485e-6, // α, seconds
-		Overlap:    0.4641,   // ω
+		HiddenHalf: 595.8,    // h₀
+		TokensHalf: 1134,     // x₀
+		Latency:    4.666e-4, // α, seconds
+		Overlap:    0.8445,   // ω
 	}
 }
 

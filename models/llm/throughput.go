@@ -26,9 +26,10 @@ type Calibration struct {
 	HiddenHalf float64
 	// TokensHalf is x₀: and as x₀/(b·s) for micro-batches of few tokens.
 	TokensHalf float64
-	// Latency is α, the seconds per step of a ring across nodes (the
-	// α of the α-β cost model): a ring collective over d ranks pays
-	// 2·(d−1)·α on top of its bytes over bandwidth.
+	// Latency is α, the seconds a collective across nodes pays per
+	// doubling of its group, up and down a tree (the α of the α-β cost
+	// model, in the log-depth form of NCCL's algorithms for large groups):
+	// 2·⌈log₂ d⌉·α on top of its bytes over bandwidth.
 	Latency float64
 	// Overlap is ω, the fraction of data-parallel traffic that can run
 	// behind compute.
@@ -125,9 +126,9 @@ func (cal Calibration) Step(job Job) (Step, error) {
 
 	stateBytes := weightBytes * m.Params / (t * p)
 	ring := RingAllReduce(c.DP, stateBytes, g.dataLink(c))
-	var hops float64 // latency of one ring collective over the replicas
+	var hops float64 // latency of one collective over the replicas
 	if c.GPUs() > g.PerNode {
-		hops = 2 * float64(c.DP-1) * cal.Latency
+		hops = 2 * math.Ceil(math.Log2(float64(c.DP))) * cal.Latency
 	}
 	mb, layers := float64(c.MicroBatches), float64(m.Layers)/p
 	// One collective per layer and pass: a DDP bucket per layer per step;

@@ -89,7 +89,7 @@ func TestStepDataParallel(t *testing.T) {
 		}
 		// One data-parallel group, 8 members per node: 8 NICs per ring hop.
 		ring := 2 * 31.0 / 32 * (2 * gpt13.Params) / (8 * 50e9)
-		want := tc.volume*ring + tc.collectives*40*2*31*cal.Latency
+		want := tc.volume*ring + tc.collectives*40*2*5*cal.Latency // ⌈log₂ 32⌉ = 5
 		hide := got.Compute
 		if tc.perMicro {
 			want *= 3
