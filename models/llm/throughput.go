@@ -69,8 +69,8 @@ type Step struct {
 	// DataComm is the step's data-parallel traffic time, and DataExposed
 	// the part of it not hidden behind compute.
 	DataComm, DataExposed float64
-	// Efficiency is e(h, b·s), the fraction of peak of the GEMMs.
-	Efficiency float64
+	// GEMMEfficiency is e(h, b·s), the fraction of peak of the GEMMs.
+	GEMMEfficiency float64
 	// Tokens is the tokens the step trains (d·m·b·s).
 	Tokens float64
 }
@@ -124,8 +124,10 @@ func (cal Calibration) Step(job Job) (Step, error) {
 	micro := compute + tensor
 	pipeline := float64(c.MicroBatches+c.PP-1) * micro
 
-	stateBytes := weightBytes * m.Params / (t * p)
-	ring := RingAllReduce(c.DP, stateBytes, g.dataLink(c))
+	// 16-bit weights are gathered and 16-bit gradients reduced: 2 bytes
+	// a parameter of the replica's shard of the model.
+	shardBytes := gradBytes * m.Params / (t * p)
+	ring := RingAllReduce(c.DP, shardBytes, g.dataLink(c))
 	var hops float64 // latency of one collective over the replicas
 	if c.GPUs() > g.PerNode {
 		hops = 2 * math.Ceil(math.Log2(float64(c.DP))) * cal.Latency
@@ -145,14 +147,14 @@ func (cal Calibration) Step(job Job) (Step, error) {
 	}
 	exposed := data - math.Min(cal.Overlap*data, hide)
 	return Step{
-		Time:        pipeline + exposed,
-		Compute:     compute,
-		TensorComm:  tensor,
-		Bubble:      PipelineBubble(c.PP, c.MicroBatches),
-		DataComm:    data,
-		DataExposed: exposed,
-		Efficiency:  eff,
-		Tokens:      float64(c.GlobalBatch()) * s,
+		Time:           pipeline + exposed,
+		Compute:        compute,
+		TensorComm:     tensor,
+		Bubble:         PipelineBubble(c.PP, c.MicroBatches),
+		DataComm:       data,
+		DataExposed:    exposed,
+		GEMMEfficiency: eff,
+		Tokens:         float64(c.GlobalBatch()) * s,
 	}, nil
 }
 
