@@ -271,3 +271,43 @@ func TestPipInstallOffline(t *testing.T) {
 		}
 	}
 }
+
+// TestRunningRecipe runs docs/running.md's Python block as written on a
+// Pollux run in out/pollux: the jobs per application add up to the run's
+// jobs, and the mean GPUs allocated lies in (0, 64].
+func TestRunningRecipe(t *testing.T) {
+	py, pandas := python(t)
+	if !pandas {
+		t.Skip("python3 without pandas (.ci/run installs python3-pandas)")
+	}
+	b, err := os.ReadFile(filepath.Join(repo(t), "docs", "running.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(b), "```python\nimport polluxsim\n")
+	if !ok {
+		t.Fatal("docs/running.md has no Python block starting with import polluxsim")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	dir := t.TempDir()
+	buildtest.Run(t, binary(t), "run", "--quiet", "--out", filepath.Join(dir, "out", "pollux"))
+	if err := os.WriteFile(filepath.Join(dir, "recipe.py"), []byte("import polluxsim\n"+block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runPython(t, py, dir, "recipe.py")
+	m := regexp.MustCompile(`(?m)^([0-9.]+) GPUs allocated on average$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no mean GPUs printed:\n%s", out)
+	}
+	if v, _ := strconv.ParseFloat(m[1], 64); v <= 0 || v > 64 {
+		t.Errorf("mean GPUs allocated %v, want in (0, 64]", v)
+	}
+	n := 0
+	for _, l := range regexp.MustCompile(`(?m)^[a-z0-9]+\s+([0-9.]+)\s`).FindAllStringSubmatch(out, -1) {
+		c, _ := strconv.ParseFloat(l[1], 64)
+		n += int(c)
+	}
+	if n != 160 {
+		t.Errorf("jobs per application add up to %d, want the run's 160:\n%s", n, out)
+	}
+}
