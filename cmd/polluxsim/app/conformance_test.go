@@ -119,8 +119,9 @@ func TestConformanceCommand(t *testing.T) {
 	}
 }
 
-// TestConformanceCommandFlags: a missing or unknown policy and a bad
-// option are one line naming the flag, before any check runs.
+// TestConformanceCommandFlags: a missing or unknown policy, a bad option
+// and a policy that does not start are one line naming the flag, before
+// any check runs.
 func TestConformanceCommandFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -130,6 +131,7 @@ func TestConformanceCommandFlags(t *testing.T) {
 		{[]string{"--policy", "tiresias-x"}, `--policy: unknown policy "tiresias-x"`},
 		{[]string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours=-1"}, "demote_gpu_hours"},
 		{[]string{"--policy", "tiresias", "-o", "yaml"}, "-o/--output"},
+		{[]string{"--policy", "external", "--policy-opt", "command=/nonexistent/policy"}, "--policy: "},
 	} {
 		out, _, err := execute(t, append([]string{"conformance"}, tc.args...)...)
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), tc.want) || out != "" {
