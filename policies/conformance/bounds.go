@@ -9,6 +9,7 @@ package conformance
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -173,8 +174,8 @@ func NumericType(typ string) (numeric, integer bool) {
 // naming the option.
 func CheckOptionBounds(t testing.TB, what string, docs []policies.OptionDoc, resolve func(layer any) error) {
 	t.Helper()
-	for _, d := range docs {
-		checkOption(t, what, d.Key, d.Type, d.Doc, d.Default, resolve)
+	for _, p := range OptionBoundsProblems(what, docs, resolve) {
+		t.Error(p)
 	}
 }
 
@@ -182,40 +183,62 @@ func CheckOptionBounds(t testing.TB, what string, docs []policies.OptionDoc, res
 // RunRegistered runs it.
 func OptionBounds(t testing.TB, reg *policies.Registry, name string) {
 	t.Helper()
-	docs, err := reg.Describe(name)
+	problems, err := RegisteredOptionBounds(reg, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	CheckOptionBounds(t, "policy "+name, docs, func(layer any) error {
-		_, err := reg.Resolve(name, "", layer)
-		return err
-	})
+	for _, p := range problems {
+		t.Error(p)
+	}
 }
 
-func checkOption(t testing.TB, what, key, typ, doc, def string, resolve func(layer any) error) {
-	t.Helper()
+// RegisteredOptionBounds is OptionBoundsProblems for the policy name of
+// registry reg; the error is for a name reg does not know.
+func RegisteredOptionBounds(reg *policies.Registry, name string) ([]string, error) {
+	docs, err := reg.Describe(name)
+	if err != nil {
+		return nil, err
+	}
+	return OptionBoundsProblems("policy "+name, docs, func(layer any) error {
+		_, err := reg.Resolve(name, "", layer)
+		return err
+	}), nil
+}
+
+// OptionBoundsProblems is CheckOptionBounds's check, returning what it
+// finds, one line each, instead of reporting to a test.
+func OptionBoundsProblems(what string, docs []policies.OptionDoc, resolve func(layer any) error) []string {
+	var out []string
+	for _, d := range docs {
+		out = append(out, optionProblems(what, d.Key, d.Type, d.Doc, d.Default, resolve)...)
+	}
+	return out
+}
+
+func optionProblems(what, key, typ, doc, def string, resolve func(layer any) error) []string {
 	numeric, integer := NumericType(typ)
 	if !numeric {
-		return
+		return nil
 	}
 	b, ok := ParseBounds(doc, integer)
 	if !ok {
-		t.Errorf("%s option %s (%s) documents no bounds: %q", what, key, typ, doc)
-		return
+		return []string{fmt.Sprintf("%s option %s (%s) documents no bounds: %q", what, key, typ, doc)}
 	}
+	var out []string
 	for _, v := range b.Outside() {
 		err := resolve([]string{key + "=" + v})
 		if err == nil || !NamesOption(err.Error(), key) {
-			t.Errorf("%s option %s=%s (bounds %q): %v; want one line naming %s", what, key, v, doc, err, key)
+			out = append(out, fmt.Sprintf("%s option %s=%s (bounds %q): %v; want one line naming %s", what, key, v, doc, err, key))
 		}
 		if x, perr := strconv.ParseFloat(v, 64); perr == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
 			raw, _ := json.Marshal(map[string]float64{key: x})
 			if err := resolve(json.RawMessage(raw)); err == nil || !NamesOption(err.Error(), key) {
-				t.Errorf("%s option %s: %s (bounds %q): %v; want one line naming %s", what, key, raw, doc, err, key)
+				out = append(out, fmt.Sprintf("%s option %s: %s (bounds %q): %v; want one line naming %s", what, key, raw, doc, err, key))
 			}
 		}
 	}
 	if d, err := strconv.ParseFloat(def, 64); err == nil && !b.Holds(d) {
-		t.Errorf("%s option %s: the default %s is outside its documented bounds %q", what, key, def, doc)
+		out = append(out, fmt.Sprintf("%s option %s: the default %s is outside its documented bounds %q", what, key, def, doc))
 	}
+	return out
 }

@@ -22,7 +22,7 @@ func Run(t *testing.T, reg *policies.Registry, name string, opts ...string) {
 // registry).
 func RunRegistered(t *testing.T, reg *policies.Registry, name string, opts ...string) {
 	t.Helper()
-	newPolicy, err := registered(reg, name, opts)
+	newPolicy, err := Registered(reg, name, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func RunFactory(t *testing.T, newPolicy Factory) {
 // opts, against every scenario and returns the violations found; the
 // error is for a policy that cannot be built at all.
 func CheckRegistered(reg *policies.Registry, name string, opts ...string) ([]*Violation, error) {
-	newPolicy, err := registered(reg, name, opts)
+	newPolicy, err := Registered(reg, name, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +58,11 @@ func CheckRegistered(reg *policies.Registry, name string, opts ...string) ([]*Vi
 	return out, nil
 }
 
-// registered returns a factory for a policy of reg with options, after
-// checking that it builds and names itself as registered.
-func registered(reg *policies.Registry, name string, opts []string) (Factory, error) {
+// Registered returns a factory for the policy name of registry reg with
+// options opts, after checking that it builds and names itself as
+// registered; Check plays each scenario against it (the conformance
+// command reports scenario by scenario this way).
+func Registered(reg *policies.Registry, name string, opts ...string) (Factory, error) {
 	set, err := reg.Resolve(name, "", opts)
 	if err != nil {
 		return nil, err

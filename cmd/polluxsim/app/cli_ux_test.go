@@ -103,6 +103,9 @@ func TestFlagCompletion(t *testing.T) {
 		{[]string{"profiles", "plot", ""}, profiles.Embedded().Names()},
 		{[]string{"profiles", "show", "ima"}, []string{"imagenet"}},
 		{[]string{"policies", "ti"}, []string{"tiresias"}},
+		{[]string{"conformance", "--policy", "ti"}, []string{"tiresias"}},
+		{[]string{"conformance", "-o", "j"}, []string{"json"}},
+		{[]string{"conf"}, []string{"conformance"}},
 		{[]string{"workload", "generate", "--config", "r"}, []string{"realistic"}},
 		{[]string{"sweep", "-o", "j"}, []string{"json"}},
 	} {

@@ -196,6 +196,7 @@ Policies (polluxsim policies lists their options):
 		newVersionCmd(),
 		newRunCmd(ext, defaultPolicy),
 		newPoliciesCmd(ext),
+		newConformanceCmd(ext),
 		newAutoscalersCmd(ext),
 		newBenchCmd(ext),
 		newProfilesCmd(ext),

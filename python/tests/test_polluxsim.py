@@ -1,0 +1,218 @@
+"""Tests of the polluxsim package against the binary ($POLLUXSIM, or where
+find_binary looks; the tests skip without one). Run from the repository:
+
+    POLLUXSIM=bin/polluxsim python3 python/tests/test_polluxsim.py
+
+Go's examples/python test runs them (with pandas and without)."""
+
+import json
+import linecache
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples"))
+
+import polluxsim  # noqa: E402
+import polluxsim_policy as pp  # noqa: E402
+from fifo import FIFO  # noqa: E402
+
+try:
+    BINARY = polluxsim.find_binary()
+except polluxsim.PolluxsimError:
+    BINARY = None
+
+# A small generated workload, for the policy runs.
+SMALL = ["--jobs", "12"]
+
+
+class MyFIFO(FIFO):
+    """The Python FIFO port under another class name, defined here: served
+    from this file."""
+
+
+def have(module):
+    try:
+        __import__(module)
+        return True
+    except ImportError:
+        return False
+
+
+def sidecar(res, table):
+    """The export's sidecar of table: the dtypes the binary declares."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, table + ".csv")
+        subprocess.run([BINARY, "export", "--in", res.path, "--format", "csv", "--table", table, "--out", out],
+                       check=True, capture_output=True)
+        with open(out + ".dtypes.json") as f:
+            return json.load(f)["columns"]
+
+
+@unittest.skipIf(BINARY is None, "no polluxsim binary: set $POLLUXSIM (Go's examples/python test does)")
+class TestRun(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.res = polluxsim.run(policy="tiresias", workload="paper:1", out=os.path.join(cls.tmp.name, "t"),
+                                no_timing=True, quiet=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_summary_is_summary_json(self):
+        want = self.res.summary_json()
+        rows = polluxsim.Result(self.res.path, frames=False).summary()
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["avg_jct_s"], want["avg_jct_s"])
+        self.assertEqual(rows[0]["policy"], "tiresias")
+        self.assertEqual(json.loads(rows[0]["settings"]), want["settings"])
+
+    def test_jobs_without_pandas(self):
+        jobs = polluxsim.Result(self.res.path, frames=False).jobs()
+        self.assertEqual(len(jobs), self.res.summary_json()["jobs"])  # one row per job
+        cols = sidecar(self.res, "jobs")
+        self.assertEqual(list(jobs[0]), [c["name"] for c in cols])
+        plain = {"string": str, "Int64": int, "float64": float, "boolean": bool}
+        for c in cols:
+            for j in jobs:
+                v = j[c["name"]]
+                self.assertTrue(v is None and c["nullable"] or type(v) is plain[c["pandas"]], (c, v))
+        mean = sum(j["jct_s"] for j in jobs) / len(jobs)
+        self.assertAlmostEqual(mean, self.res.summary_json()["avg_jct_s"], delta=1e-9 * mean)
+
+    @unittest.skipUnless(have("pandas"), "no pandas")
+    def test_jobs_with_pandas(self):
+        for reader in ("auto", "export"):
+            if reader == "auto" and not have("pyarrow"):
+                continue
+            res = polluxsim.Result(self.res.path, reader=reader)
+            for table in ("jobs", "rounds", "cluster"):
+                df = res.table(table)
+                cols = sidecar(self.res, table)
+                self.assertEqual([(c, str(t)) for c, t in df.dtypes.items()], [(c["name"], c["pandas"]) for c in cols])
+            jobs = res.jobs()
+            self.assertEqual(len(jobs), self.res.summary_json()["jobs"])
+            self.assertEqual(jobs.name.nunique(), len(jobs))
+            self.assertAlmostEqual(jobs.jct_s.mean(), self.res.summary_json()["avg_jct_s"], delta=1e-9 * jobs.jct_s.mean())
+            self.assertEqual(res.summary().avg_jct_s[0], self.res.summary_json()["avg_jct_s"])
+
+    def test_no_table(self):
+        with self.assertRaisesRegex(polluxsim.PolluxsimError, "no table results"):
+            self.res.results()
+
+    def test_not_a_folder(self):
+        with self.assertRaisesRegex(polluxsim.PolluxsimError, "no summary.json"):
+            polluxsim.Result(self.tmp.name)
+
+
+@unittest.skipIf(BINARY is None, "no polluxsim binary")
+class TestPolicyClass(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def jcts(self, res):
+        return {j["name"]: j["jct_s"] for j in polluxsim.Result(res.path, frames=False).jobs()}
+
+    def test_class_from_a_file_decides_as_go(self):
+        cmd = polluxsim.policy_command(MyFIFO)
+        self.assertTrue(cmd.endswith(" %s MyFIFO" % shlex.quote(os.path.abspath(__file__))), cmd)
+        py = polluxsim.run(policy=MyFIFO, out=os.path.join(self.tmp.name, "py"), quiet=True, no_timing=True, args=SMALL)
+        go = polluxsim.run(policy="fifo", out=os.path.join(self.tmp.name, "go"), quiet=True, no_timing=True, args=SMALL)
+        self.assertEqual(py.summary_json()["policy"], "external")
+        self.assertIn("MyFIFO", py.summary_json()["settings"]["options"]["command"])
+        self.assertEqual(self.jcts(py), self.jcts(go))
+
+    def test_class_from_a_notebook_cell(self):
+        # A cell: code whose file is no file on disk, its lines in
+        # linecache, as IPython keeps them.
+        src = ("import polluxsim_policy as pp\n\n\nclass CellFIFO(pp.Policy):\n    name = 'cell'\n    user_gpus = True\n\n"
+               "    def schedule(self, now, cluster, jobs):\n"
+               "        alloc = [j.alloc if j.gpus() > 0 else None for j in jobs]\n"
+               "        free = pp.free_gpus(cluster, alloc)\n"
+               "        for i, j in enumerate(jobs):\n"
+               "            if alloc[i] is None:\n"
+               "                alloc[i] = pp.place_job(cluster, free, j.request.gpus, j)\n"
+               "                if alloc[i] is None:\n"
+               "                    break\n"
+               "        return alloc\n")
+        cell = "<cell-%d>" % os.getpid()
+        linecache.cache[cell] = (len(src), None, src.splitlines(True), cell)
+        ns = {"__name__": "__main__"}
+        exec(compile(src, cell, "exec"), ns)
+        cells = os.path.join(self.tmp.name, "cells")
+        cmd = polluxsim._policy.command(ns["CellFIFO"], cells=cells)
+        written = os.listdir(cells)
+        self.assertEqual(len(written), 1)
+        self.assertRegex(written[0], r"^CellFIFO-[0-9a-f]{16}\.py$")
+        with open(os.path.join(cells, written[0])) as f:
+            self.assertEqual(f.read(), src)
+        self.assertEqual(polluxsim._policy.command(ns["CellFIFO"], cells=cells), cmd)  # same cell, same command
+        py = polluxsim.run(policy="external", options={"command": cmd}, out=os.path.join(self.tmp.name, "py"),
+                           quiet=True, no_timing=True, args=SMALL)
+        go = polluxsim.run(policy="fifo", out=os.path.join(self.tmp.name, "go"), quiet=True, no_timing=True, args=SMALL)
+        self.assertEqual(self.jcts(py), self.jcts(go))
+
+    def test_unguarded_script_fails(self):
+        script = os.path.join(self.tmp.name, "unguarded.py")
+        with open(script, "w") as f:
+            f.write("import polluxsim\nimport polluxsim_policy as pp\n\n\nclass P(pp.Policy):\n"
+                    "    def schedule(self, now, cluster, jobs):\n        return [None] * len(jobs)\n\n\n"
+                    "polluxsim.run(policy=P, out=%r, quiet=True, args=%r)\n" % (os.path.join(self.tmp.name, "out"), SMALL))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE), os.environ.get("PYTHONPATH", "")]),
+                   POLLUXSIM=BINARY)
+        p = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env, timeout=600)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('if __name__ == "__main__"', p.stderr)
+
+    def test_not_a_policy(self):
+        with self.assertRaisesRegex(polluxsim.PolluxsimError, "policy: want"):
+            polluxsim.run(policy=42)
+        with self.assertRaisesRegex(polluxsim.PolluxsimError, "command is the policy class's own"):
+            polluxsim.run(policy=MyFIFO, options={"command": "python3 x.py"})
+
+
+@unittest.skipIf(BINARY is None, "no polluxsim binary")
+class TestSweep(unittest.TestCase):
+    def test_spec_with_a_class(self):
+        with tempfile.TemporaryDirectory() as d:
+            spec = {"name": "t", "version": 1, "workloads": {"count": 2, "jobs": 12},
+                    "cells": [{"name": "py", "policy": MyFIFO}, {"name": "go", "policy": "fifo"}]}
+            res = polluxsim.sweep(spec, out=os.path.join(d, "s"), quiet=True, no_timing=True, args=["--workloads", "generated"])
+            self.assertTrue(res.is_sweep)
+            results = polluxsim.Result(res.path, frames=False).results()
+            self.assertEqual(sorted((r["cell"], r["workload"]) for r in results), [("go", 1), ("go", 2), ("py", 1), ("py", 2)])
+            by = {(r["cell"], r["workload"]): r["avg_jct_s"] for r in results}
+            self.assertEqual(by[("py", 1)], by[("go", 1)])
+            self.assertEqual(by[("py", 2)], by[("go", 2)])
+            summary = polluxsim.Result(res.path, frames=False).summary()
+            self.assertEqual([r["cell"] for r in summary], ["py", "go"])
+            self.assertEqual(summary[0]["runs"], 2)
+            self.assertAlmostEqual(summary[0]["avg_jct_s"], (by[("py", 1)] + by[("py", 2)]) / 2)
+
+
+class TestFindBinary(unittest.TestCase):
+    def test_named_and_missing(self):
+        with self.assertRaisesRegex(polluxsim.PolluxsimError, "not an executable file"):
+            polluxsim.find_binary("/nonexistent/polluxsim")
+        old = os.environ.get("POLLUXSIM")
+        os.environ["POLLUXSIM"] = "/nonexistent/polluxsim"
+        try:
+            with self.assertRaisesRegex(polluxsim.PolluxsimError, r"\$POLLUXSIM"):
+                polluxsim.find_binary()
+        finally:
+            if old is None:
+                del os.environ["POLLUXSIM"]
+            else:
+                os.environ["POLLUXSIM"] = old
+
+
+if __name__ == "__main__":
+    unittest.main()
