@@ -9,10 +9,12 @@ package extensions_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,6 +101,7 @@ func TestBinaries(t *testing.T) {
 	sw := filepath.Join(dir, "sweep")
 	buildtest.Run(t, ext, "sweep", "--experiment", filepath.Join("testdata", "ext.json"), "--quiet", "--out", sw)
 	checkPendingMetric(t, dir, ext, stock, sw)
+	checkHoldTable(t, dir, ext, stock, sw)
 	plots := filepath.Join(dir, "ext-plots")
 	buildtest.Run(t, ext, "plot", "--in", sw, "--out", plots)
 	for _, f := range []string{"jct-box.svg", "jct.svg"} {
@@ -221,4 +224,64 @@ func checkPendingMetric(t *testing.T, dir, ext, stock, sw string) {
 			t.Errorf("%s report has a table of %s: %v, want %v", filepath.Base(bin), name, got, want)
 		}
 	}
+}
+
+// checkHoldTable: the table of one's own is written by a run and by a
+// sweep (over all its runs, each row led by the run columns), and export
+// converts it: per run its jobs add up to jobs.parquet's and its shares
+// to 1. The stock binary's export leaves it out and converts the rest.
+func checkHoldTable(t *testing.T, dir, ext, stock, sw string) {
+	t.Helper()
+	run := filepath.Join(dir, "holds-run")
+	buildtest.Run(t, ext, "run", "--policy", "fifo", "--workload", "paper:1", "--quiet", "--out", run)
+	for _, folder := range []string{run, sw} {
+		csvDir := filepath.Join(folder + "-csv")
+		buildtest.Run(t, ext, "export", "--in", folder, "--format", "csv", "--out", csvDir)
+		holds, jobs := readCSV(t, filepath.Join(csvDir, "holds.csv")), readCSV(t, filepath.Join(csvDir, "jobs.csv"))
+		if len(holds) < 2 || strings.Join(holds[0][len(holds[0])-4:], ",") != "application,jobs,gpu_hours,share" || holds[0][0] != "run_id" {
+			t.Fatalf("%s holds.csv header %q", folder, holds[0])
+		}
+		want := map[string]int{}
+		for _, r := range jobs[1:] {
+			want[r[0]]++
+		}
+		got, share := map[string]int{}, map[string]float64{}
+		n := len(holds[0])
+		for _, r := range holds[1:] {
+			k, _ := strconv.Atoi(r[n-3])
+			s, _ := strconv.ParseFloat(r[n-1], 64)
+			got[r[0]] += k
+			share[r[0]] += s
+		}
+		if len(want) == 0 || len(got) != len(want) {
+			t.Errorf("%s: holds.csv has %d runs, jobs.csv %d", folder, len(got), len(want))
+		}
+		for id, k := range want {
+			if got[id] != k || math.Abs(share[id]-1) > 1e-9 {
+				t.Errorf("%s run %s: %d jobs with shares summing to %v, want %d and 1", folder, id, got[id], share[id], k)
+			}
+		}
+	}
+	stockCSV := filepath.Join(dir, "stock-csv")
+	buildtest.Run(t, stock, "export", "--in", sw, "--format", "csv", "--out", stockCSV)
+	if _, err := os.Stat(filepath.Join(stockCSV, "holds.csv")); err == nil {
+		t.Error("the stock binary exported a table it does not know")
+	}
+	if _, err := os.Stat(filepath.Join(stockCSV, "jobs.csv")); err != nil {
+		t.Errorf("the stock binary's export: %v", err)
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return rows
 }

@@ -1,7 +1,7 @@
 // Package extensions is the one value that says what a polluxsim binary
 // or library user knows: its policies, autoscalers, trace formats,
-// workload sources, figure kinds and run-level metrics (and a slot for
-// tables, not yet read). It is built by the binary (app.New(app.WithPolicy(...), ...))
+// workload sources, figure kinds, run-level metrics and output tables of
+// its own. It is built by the binary (app.New(app.WithPolicy(...), ...))
 // or by a library user (New(WithPolicy(...), ...)) and passed down: to
 // the run pipeline (runner.Options.Ext), sweeps (sweep.SweepOptions.Ext),
 // spec parsing (experiments.ParseExperiment) and the figures and report.
@@ -33,12 +33,6 @@ type FigureKind interface {
 	KindName() string
 }
 
-// Table is a placeholder for an output table declaration of one's own
-// (an outputs.Table[R]). WithTable stores it in Extensions.Tables and
-// Merge carries it over, but nothing else reads it: no run, sweep,
-// export or report writes or reads a table of one's own yet.
-type Table any
-
 // Extensions is what a binary knows. Its registries are never nil in a
 // value made by New; the zero value knows nothing.
 type Extensions struct {
@@ -53,8 +47,10 @@ type Extensions struct {
 	// the report, regress, the figures and the spec format's metric names
 	// read it (MetricSet) where no set is given explicitly.
 	Metrics outputs.Metrics
-	// Tables is a slot only (see Table).
-	Tables []Table
+	// Tables are the binary's output tables of its own
+	// (outputs.NewRunTable): every run and sweep writes them beside the
+	// built-in tables and export converts them.
+	Tables []outputs.RunTable
 }
 
 // Kinds is a registry of figure kinds by name.
@@ -212,9 +208,33 @@ func WithMetric(ms ...outputs.Metric) Option {
 	}
 }
 
-// WithTable adds tables (see Table: a slot for now).
-func WithTable(ts ...Table) Option {
-	return func(e *Extensions) error { e.Tables = append(e.Tables, ts...); return nil }
+// WithTable adds output tables of one's own; a file name polluxsim or
+// another table writes is an error (outputs.CheckFile).
+func WithTable(ts ...outputs.RunTable) Option {
+	return func(e *Extensions) error {
+		for _, t := range ts {
+			f := t.Schema().File
+			if err := outputs.CheckFile(f); err != nil {
+				return err
+			}
+			for _, o := range e.Tables {
+				if o.Schema().File == f {
+					return fmt.Errorf("table %q added twice", f)
+				}
+			}
+			e.Tables = append(e.Tables, t)
+		}
+		return nil
+	}
+}
+
+// TableDocs documents the binary's tables of its own.
+func (e *Extensions) TableDocs() []outputs.TableDoc {
+	docs := make([]outputs.TableDoc, len(e.Tables))
+	for i, t := range e.Tables {
+		docs[i] = t.Schema()
+	}
+	return docs
 }
 
 // WithExtensions merges another value in (the built-ins, say).

@@ -59,11 +59,12 @@ var pandasType = map[string]string{TypeString: "string", TypeInt: "Int64", TypeF
 // format (FormatCSV or FormatJSONL), each with its sidecar of types: with
 // table ("jobs" or "jobs.parquet") that table alone to the file out (into
 // out when it is a folder), otherwise every documented table in the folder
-// to the folder out as TABLE.csv or TABLE.jsonl. The files replace earlier
+// (Tables, and own: the binary's tables of its own, see RunTable) to the
+// folder out as TABLE.csv or TABLE.jsonl. The files replace earlier
 // ones together at the end; on an error none is written. It returns the
 // files written (ExportFiles lists them beforehand).
-func ExportFolder(in, format, table, out string) ([]string, error) {
-	jobs, err := planExport(in, format, table, out)
+func ExportFolder(in, format, table, out string, own ...TableDoc) ([]string, error) {
+	jobs, err := planExport(in, format, table, out, own)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +101,8 @@ func ExportFolder(in, format, table, out string) ([]string, error) {
 // ExportFiles lists the files ExportFolder would write (each followed by
 // its sidecar), without writing anything, or its error about its
 // arguments.
-func ExportFiles(in, format, table, out string) ([]string, error) {
-	jobs, err := planExport(in, format, table, out)
+func ExportFiles(in, format, table, out string, own ...TableDoc) ([]string, error) {
+	jobs, err := planExport(in, format, table, out, own)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +118,7 @@ type exportJob struct{ src, dst string }
 
 // planExport checks ExportFolder's arguments and lists its tables, without
 // writing anything.
-func planExport(in, format, table, out string) ([]exportJob, error) {
+func planExport(in, format, table, out string, own []TableDoc) ([]exportJob, error) {
 	if format != FormatCSV && format != FormatJSONL {
 		return nil, fmt.Errorf("--format %q: want %s or %s", format, FormatCSV, FormatJSONL)
 	}
@@ -125,7 +126,7 @@ func planExport(in, format, table, out string) ([]exportJob, error) {
 		return nil, fmt.Errorf("--in %s: not a folder (want a run's or a sweep's output folder)", in)
 	}
 	var present []string
-	for _, t := range Tables() {
+	for _, t := range append(Tables(), own...) {
 		if st, err := os.Stat(filepath.Join(in, t.File)); err == nil && st.Mode().IsRegular() {
 			present = append(present, t.File)
 		}

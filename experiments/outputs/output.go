@@ -181,6 +181,9 @@ type OutputOptions struct {
 	Rounds *RoundsStream
 	// Metrics are the run's metrics (the zero value: BuiltinMetrics).
 	Metrics Metrics
+	// Tables are the run's tables of one's own (RunTable), written
+	// beside the built-in ones.
+	Tables []RunTable
 }
 
 // NewRunData is the data a finished run's metrics are computed from;
@@ -296,7 +299,11 @@ func (f *RunFolder) Write(res *sim.Result, spec runspec.RunSpec, meta RunMeta, o
 		return err
 	}
 	var stale []string
-	for _, out := range RunOutputs() {
+	outs := RunOutputs()
+	for _, t := range opt.Tables {
+		outs = append(outs, t.Schema().File)
+	}
+	for _, out := range outs {
 		if p := filepath.Join(f.dir, out); !f.batch.Staged(p) {
 			stale = append(stale, p)
 		}
@@ -346,6 +353,17 @@ func (f *RunFolder) stage(res *sim.Result, spec runspec.RunSpec, meta RunMeta, o
 	if len(res.NodeStats) > 0 {
 		if err := writeNodes(b, nodesFile(f.dir), &key, res, kv, order); err != nil {
 			return err
+		}
+	}
+	if len(opt.Tables) > 0 {
+		run := KeyedRun{&key, NewRunData(res, opt.NoTiming)}
+		for _, t := range opt.Tables {
+			if err := f.hook(t.Schema().File); err != nil {
+				return err
+			}
+			if err := t.stage(f, run, kv, order); err != nil {
+				return err
+			}
 		}
 	}
 	if err := f.hook("summary.json"); err != nil {

@@ -207,7 +207,7 @@ func (p *Prepared) Execute(ctx context.Context) (*Result, error) {
 	cfg := p.cfg
 	cfg.Observer = p.opt.Observer
 	var folder *outputs.RunFolder
-	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming, Metrics: p.opt.Ext.MetricSet()}
+	opt := outputs.OutputOptions{NoTiming: p.opt.NoTiming, Metrics: p.opt.Ext.MetricSet(), Tables: p.opt.Ext.Tables}
 	if p.opt.Out != "" {
 		var err error
 		if folder, err = outputs.OpenRunFolder(p.opt.Out); err != nil {

@@ -149,8 +149,9 @@ func WriteResults(path string, exp *experiments.Experiment, runs []*results.RunR
 	return nil
 }
 
-// writeSweepTables writes apps.parquet, jobs.parquet, types.parquet and cluster.parquet
-// over all runs of a sweep.
+// writeSweepTables writes apps.parquet, jobs.parquet, types.parquet,
+// cluster.parquet and the tables of the experiment's extensions' own
+// (extensions.Extensions.Tables) over all runs of a sweep.
 func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.RunResult) error {
 	kv, order := sweepMeta(exp)
 	keys := make([]outputs.RunKey, len(runs))
@@ -190,6 +191,18 @@ func writeSweepTables(dir string, exp *experiments.Experiment, runs []*results.R
 	}
 	if err := outputs.WriteTable(filepath.Join(dir, TypesFile), outputs.TypesTable, func(i int) outputs.TypeRow { return types[i] }, len(types), kv, order); err != nil {
 		return err
+	}
+	if ext := exp.Extensions(); ext != nil && len(ext.Tables) > 0 {
+		own := ext.Tables
+		keyed := make([]outputs.KeyedRun, len(runs))
+		for i, r := range runs {
+			keyed[i] = outputs.KeyedRun{Key: &keys[i], Data: r.Data()}
+		}
+		for _, t := range own {
+			if err := t.Write(filepath.Join(dir, t.Schema().File), keyed, kv, order); err != nil {
+				return err
+			}
+		}
 	}
 	return outputs.WriteTable(filepath.Join(dir, ClusterFile), outputs.ClusterTable, func(i int) outputs.ClusterTableRow { return cluster[i] }, len(cluster), kv, order)
 }

@@ -37,7 +37,7 @@ The columns are documented in docs/outputs.md.`,
 			if in == "" || out == "" {
 				return errors.New("--in and --out are required")
 			}
-			if err := checkExportOut(in, format, table, out); err != nil {
+			if err := checkExportOut(in, format, table, out, ext.TableDocs()); err != nil {
 				return err
 			}
 			if folderKind(in) == folderSweep {
@@ -47,7 +47,7 @@ The columns are documented in docs/outputs.md.`,
 					return err
 				}
 			}
-			files, err := outputs.ExportFolder(in, format, table, out)
+			files, err := outputs.ExportFolder(in, format, table, out, ext.TableDocs()...)
 			if err != nil {
 				return err
 			}
@@ -69,9 +69,10 @@ var exportKinds = []string{"." + outputs.FormatCSV, "." + outputs.FormatJSONL, o
 // anything is written: a file it writes that is (or links to) one of the
 // folder's files, or any file inside the folder but an export's (CSV, JSON
 // Lines and their sidecars), so that export --in RUN --table jobs --out
-// RUN/jobs.parquet no longer replaces the table it reads.
-func checkExportOut(in, format, table, out string) error {
-	written, err := outputs.ExportFiles(in, format, table, out)
+// RUN/jobs.parquet no longer replaces the table it reads. own are the
+// binary's tables of its own.
+func checkExportOut(in, format, table, out string, own []outputs.TableDoc) error {
+	written, err := outputs.ExportFiles(in, format, table, out, own...)
 	if err != nil {
 		return err
 	}

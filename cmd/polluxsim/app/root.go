@@ -66,6 +66,11 @@ func WithTraceFormat(fs ...traces.TraceFormat) Option {
 // regress, plot and the spec format's metric names then know them.
 func WithMetric(ms ...outputs.Metric) Option { return WithExtensions(extensions.WithMetric(ms...)) }
 
+// WithTable adds output tables of one's own (outputs.NewRunTable): every
+// run and sweep writes them beside the built-in tables, and export
+// converts them.
+func WithTable(ts ...outputs.RunTable) Option { return WithExtensions(extensions.WithTable(ts...)) }
+
 // WithExtensions applies extensions options (extensions.WithPolicy, ...,
 // or extensions.WithExtensions to merge a whole value).
 func WithExtensions(opts ...extensions.Option) Option {

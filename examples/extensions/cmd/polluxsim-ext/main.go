@@ -1,6 +1,6 @@
 // Command polluxsim-ext is polluxsim with a policy (themis), a workload
-// source (mini), a figure kind (box) and a metric (avg_pending_jobs) of
-// one's own, beside the built-ins.
+// source (mini), a figure kind (box), a metric (avg_pending_jobs) and an
+// output table (holds.parquet) of one's own, beside the built-ins.
 package main
 
 import (
@@ -8,6 +8,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
 	"github.com/polluxsim/polluxsim/examples/extensions/box"
+	"github.com/polluxsim/polluxsim/examples/extensions/holdtable"
 	"github.com/polluxsim/polluxsim/examples/extensions/mini"
 	"github.com/polluxsim/polluxsim/examples/extensions/pending"
 	"github.com/polluxsim/polluxsim/examples/extensions/themis"
@@ -16,5 +17,5 @@ import (
 func main() {
 	os.Exit(app.Main(app.WithName("polluxsim-ext"),
 		app.WithPolicy(themis.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind),
-		app.WithMetric(pending.Metric)))
+		app.WithMetric(pending.Metric), app.WithTable(holdtable.Table)))
 }
