@@ -31,6 +31,10 @@ type RunMeta struct {
 	Workload       string `json:"workload_source"`
 	WorkloadDigest string `json:"workload_digest"`
 	Profiles       string `json:"profiles"`
+	// PolicyCode is the digest of the policy's code outside the binary
+	// (an external policy's script; Identity.PolicyCode), part of the
+	// run's identity; absent for a built-in policy.
+	PolicyCode string `json:"policy_code,omitempty"`
 }
 
 // RunSummary is the content of summary.json: the run's identity, the

@@ -34,7 +34,7 @@ type RunKey struct {
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	n, isPaper := PaperNumber(meta.Workload)
 	return RunKey{
-		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec})),
+		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec, PolicyCode: meta.PolicyCode})),
 		Workload: n, HasWorkload: isPaper, WorkloadSource: meta.Workload, WorkloadDigest: meta.WorkloadDigest,
 		Policy: spec.Policy, Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
@@ -60,7 +60,7 @@ func OptionsJSON(spec runspec.RunSpec) string {
 
 // runFields start every table: which run a row belongs to.
 var runFields = []Field[*RunKey]{
-	Str("run_id", "", "the run's identity: 16 hex digits of a SHA-256 over its inputs (workload as simulated, profiles, polluxsim version) and every setting (policy, its effective options, seed, cluster, interval, ...; in a sweep also the experiment, its version and the run's name)", func(k *RunKey) string { return k.ID }),
+	Str("run_id", "", "the run's identity: 16 hex digits of a SHA-256 over its inputs (workload as simulated, profiles, polluxsim version) and every setting (policy, its effective options, seed, cluster, interval, ...; in a sweep also the experiment, its version and the run's name); for an external policy also the content of the script files its command names", func(k *RunKey) string { return k.ID }),
 	StrNull("experiment", "", "the sweep's experiment; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Experiment) }),
 	StrNull("cell", "", "the sweep's cell; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Cell) }),
 	I64Null("workload", "", "the workload's number: the sweep's, or N of a run's paper:N / paper-realistic:N; null for other runs", func(k *RunKey) (int64, bool) { return int64(k.Workload), k.HasWorkload }),

@@ -128,6 +128,10 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	if err := CheckWorkload(spec, set, w); err != nil {
 		return nil, err
 	}
+	code, err := opt.Ext.PolicyRegistry().CodeDigest(spec.Policy, spec.Options) // before the policy starts the code
+	if err != nil {
+		return nil, err
+	}
 	pol, err := opt.Ext.PolicyRegistry().Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
 	if err != nil {
 		return nil, err
@@ -161,6 +165,7 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	if err != nil {
 		return nil, err
 	}
+	meta.PolicyCode = code
 	return &Prepared{Spec: spec, Profiles: set, Workload: w, Warnings: warnings, BatchWarnings: batchWarnings, Meta: meta,
 		ID: outputs.PlainRunKey(spec, meta).ID, policy: pol, cfg: cfg, opt: opt}, nil
 }

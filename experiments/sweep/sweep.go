@@ -18,10 +18,12 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runner"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -223,6 +225,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	}
 	store := newWorkloadStore(exp.Extensions(), exp.Workloads.Sets, opt.Workloads, opt.Profiles)
 	var plan []planned
+	codes := policyCodes{reg: exp.Extensions().PolicyRegistry()}
 	for i, r := range exp.Runs() {
 		if !opt.Shard.owns(i) {
 			continue
@@ -234,7 +237,11 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 		if err := runner.CheckWorkload(r.Cell.Spec(), opt.Profiles, wl.w); err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
-		plan = append(plan, planned{run: r, pos: i, wl: wl, hash: runHash(exp, r, wl, opt)})
+		code, err := codes.get(r.Cell.Spec())
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
+		}
+		plan = append(plan, planned{run: r, pos: i, wl: wl, hash: runHash(exp, r, wl, code, opt)})
 	}
 	if opt.Note != nil {
 		for _, n := range store.noteLog {
@@ -320,13 +327,38 @@ func runCost(exp *experiments.Experiment, r experiments.Run) float64 {
 	return c
 }
 
-// runHash is the stored run's identity (outputs.SweepRunIdentity).
-func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, opt SweepOptions) string {
+// runHash is the stored run's identity (outputs.SweepRunIdentity); code
+// is the digest of its policy's code outside the binary (policyCodes).
+func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, code string, opt SweepOptions) string {
 	return outputs.RunHash(outputs.SweepRunIdentity, outputs.Identity{
 		Experiment: exp.Name, ExperimentVersion: exp.Version, Run: r.ID(), Settings: r.Cell.Spec(),
 		Config: r.Cell.Config(), Load: r.Cell.Load(), Jobs: r.Cell.Jobs(), Workload: wl.csv,
-		ProfilesID: opt.ProfilesID, Code: opt.Version,
+		ProfilesID: opt.ProfilesID, Code: opt.Version, PolicyCode: code,
 	})
+}
+
+// policyCodes computes the digest of a policy's code outside the binary
+// (policies.Registry.CodeDigest: an external policy's script) once per
+// policy and options, when a sweep is planned.
+type policyCodes struct {
+	reg  *policies.Registry
+	memo map[string]string
+}
+
+func (c *policyCodes) get(spec runspec.RunSpec) (string, error) {
+	key := spec.Policy + "\x00" + string(spec.Options)
+	if d, ok := c.memo[key]; ok {
+		return d, nil
+	}
+	d, err := c.reg.CodeDigest(spec.Policy, spec.Options)
+	if err != nil {
+		return "", err
+	}
+	if c.memo == nil {
+		c.memo = map[string]string{}
+	}
+	c.memo[key] = d
+	return d, nil
 }
 
 // RunPath is where a sweep in dir stores run id.
