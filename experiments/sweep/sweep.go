@@ -85,6 +85,11 @@ type SweepOptions struct {
 	// depend on it.
 	PolicyWorkers int
 	Shard         Shard
+	// WorkloadsOnly, when set, runs only the runs of these workload
+	// numbers (ParseWorkloadNumbers; with Shard, the shard's runs among
+	// them); the sweep's tables and summary cover every run stored, and
+	// name the missing ones.
+	WorkloadsOnly []int
 	// NoTiming stores zeros for wall-clock fields, so that the same sweep
 	// gives identical files.
 	NoTiming bool
@@ -184,7 +189,7 @@ type planned struct {
 	hash string
 }
 
-// Sweep runs the experiment's runs of opt.Shard that are not already done
+// Sweep runs the experiment's runs of opt.Shard (and opt.WorkloadsOnly) that are not already done
 // in opt.Out, opt.Parallel at a time. Each finished run is written at once,
 // atomically, to DIR/cells/<run>.json, so an interrupted sweep (Ctrl-C,
 // SIGKILL, a lost node) loses no finished run; run again, it skips every
@@ -211,6 +216,9 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if opt.PolicyWorkers <= 0 {
 		opt.PolicyWorkers = max(1, runtime.GOMAXPROCS(0)/opt.Parallel)
 	}
+	if err := checkWorkloadNumbers(exp, opt.WorkloadsOnly); err != nil {
+		return nil, err
+	}
 	if err := CheckSweepOut(opt.Out, exp); err != nil {
 		return nil, err
 	}
@@ -227,7 +235,7 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	var plan []planned
 	codes := policyCodes{reg: exp.Extensions().PolicyRegistry()}
 	for i, r := range exp.Runs() {
-		if !opt.Shard.owns(i) {
+		if !opt.selected(i, r) {
 			continue
 		}
 		wl, err := store.get(r.Cell, r.Workload)
