@@ -170,6 +170,7 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 		return nil, err
 	}
 	meta.PolicyCode = code
+	meta.PolicyName = policies.ReportedName(pol, spec.Policy)
 	id := outputs.PlainRunKey(spec, meta).ID
 	if opt.Out == "" && opt.OutParent != "" {
 		opt.Out = filepath.Join(opt.OutParent, id)

@@ -462,6 +462,9 @@ func (rn *pool) runOne(p planned) error {
 	rr.Load, rr.Config, rr.Jobs = p.run.Cell.Load(), p.run.Cell.Config(), len(p.wl.w.Jobs)
 	rr.WorkloadSource, rr.WorkloadDigest = p.wl.desc, run.Meta.WorkloadDigest
 	rr.Profiles, rr.ProfilesID = rn.opt.Profiles.Source, rn.opt.ProfilesID
+	if run.Meta.PolicyName != spec.Policy {
+		rr.PolicyName = run.Meta.PolicyName
+	}
 	if rn.opt.JobRounds {
 		key := results.SweepRunKey(rr)
 		kv, order := sweepMeta(rn.exp)

@@ -133,6 +133,9 @@ if __name__ == "__main__":
 	if rep.Ran != 1 {
 		t.Fatalf("first sweep ran %d runs, want 1", rep.Ran)
 	}
+	if first.PolicyName != "order" {
+		t.Errorf("the stored run's policy_name is %q, want the script's handshake name \"order\"", first.PolicyName)
+	}
 	if rep, _ = run(); rep.Ran != 0 || rep.Skipped != 1 {
 		t.Errorf("unchanged script: the sweep ran %d and skipped %d runs, want 0 and 1", rep.Ran, rep.Skipped)
 	}

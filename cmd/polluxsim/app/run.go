@@ -240,13 +240,17 @@ func rhoText(s sim.Summary) string {
 
 func printSummary(w io.Writer, run *runner.Result) error {
 	s, files := run.Sim.Summary, run.Files
+	policy := s.Policy
+	if n := run.Meta.PolicyName; n != "" && n != policy {
+		policy += " (policy_name " + n + ")" // the name an external policy reported
+	}
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %s
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
   avg finish-time fairness rho %s   agent fits %d
   wall %.2f s (policy %.2f s over %d rounds)
 wrote %s
-`, s.Policy, s.Jobs, run.Spec.ClusterText(),
+`, policy, s.Jobs, run.Spec.ClusterText(),
 		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
 		rhoText(s), s.AgentFits,
