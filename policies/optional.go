@@ -6,7 +6,7 @@ import "io"
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
 // extension points in the Kubernetes scheduler framework. There are
-// five: StatsReporter, AppChecker and Fallible (below), Incremental
+// six: StatsReporter, AppChecker, Fallible and Named (below), Incremental
 // (incremental.go), and io.Closer:
 //
 // A policy holding more than memory (a child process, as policies/external
@@ -65,4 +65,25 @@ type AppChecker interface {
 type Fallible interface {
 	// Err is the fault that ended the policy's rounds, or nil.
 	Err() error
+}
+
+// Named is implemented by policies that carry a name of their own beside
+// the one they are registered under: an external policy's child reports
+// its name at the handshake. Outputs record it as policy_name
+// (ReportedName).
+type Named interface {
+	// ReportedName is the policy's own name, "" when it reported none.
+	ReportedName() string
+}
+
+// ReportedName is the name p reports of itself (Named) or, for a policy
+// that reports none, registered, the name it was built under: a run's
+// policy_name.
+func ReportedName(p Policy, registered string) string {
+	if n, ok := p.(Named); ok {
+		if name := n.ReportedName(); name != "" {
+			return name
+		}
+	}
+	return registered
 }

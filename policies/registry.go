@@ -46,6 +46,13 @@ type Registration struct {
 	// A service that takes options from its callers (polluxsim serve)
 	// offers a policy with effects only when its operator enables it.
 	Effects Effects
+	// Code, for a policy whose code lives outside the binary (an external
+	// policy's script), returns a digest of that code's content, from
+	// decoded and validated options (a pointer of Defaults' type); it is
+	// part of the run's identity (outputs.Identity.PolicyCode), so that
+	// editing the code changes the run_id. nil, or "", for a policy whose
+	// code is the binary's.
+	Code func(opts any) (string, error)
 }
 
 // Effects are the actions outside its own computation that a policy may
@@ -209,6 +216,25 @@ func (g *Registry) Build(name string, opts OptionSet, env Env) (Policy, error) {
 		return nil, fmt.Errorf("policy %s: %w", name, err)
 	}
 	return p, nil
+}
+
+// CodeDigest is the digest of the code outside the binary that a policy
+// with these options runs (Registration.Code), "" when its code is the
+// binary's. An error names the policy.
+func (g *Registry) CodeDigest(name string, opts OptionSet) (string, error) {
+	r, err := g.get(name)
+	if err != nil || r.Code == nil {
+		return "", err
+	}
+	v, err := decode(r, opts)
+	if err != nil {
+		return "", err
+	}
+	d, err := r.Code(v)
+	if err != nil {
+		return "", fmt.Errorf("policy %s: %w", name, err)
+	}
+	return d, nil
 }
 
 // Resolve returns the effective option set of a policy: base (empty for

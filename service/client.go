@@ -107,13 +107,16 @@ type Remote struct {
 	token   string
 	http    *http.Client
 	session string
-	traits  policies.Traits
-	err     error
+	// policy is the service's policy, as its session names it.
+	policy string
+	traits policies.Traits
+	err    error
 }
 
 var (
 	_ policies.Policy   = (*Remote)(nil)
 	_ policies.Fallible = (*Remote)(nil)
+	_ policies.Named    = (*Remote)(nil)
 	_ io.Closer         = (*Remote)(nil)
 )
 
@@ -135,13 +138,17 @@ func NewRemote(o RemoteOptions, env policies.Env) (*Remote, error) {
 	if err := p.call("POST", "/v1/sessions", req, &resp); err != nil {
 		return nil, err
 	}
-	p.session = resp.Session
+	p.session, p.policy = resp.Session, resp.Policy
 	p.traits = resp.Traits.Policies()
 	return p, nil
 }
 
 // Name implements policies.Policy.
 func (p *Remote) Name() string { return "remote" }
+
+// ReportedName implements policies.Named: the service's policy, as the
+// session names it (a run's policy_name; its policy is "remote").
+func (p *Remote) ReportedName() string { return p.policy }
 
 // Traits implements policies.Policy: the service's policy's.
 func (p *Remote) Traits() policies.Traits { return p.traits }

@@ -33,7 +33,8 @@ const (
 	// run's identity.
 	InputsIdentity IdentityPurpose = iota
 	// PlainRunIdentity identifies a `polluxsim run` (runner.Run): the
-	// inputs' hash and every setting (the RunSpec's JSON). The same run
+	// inputs' hash, every setting (the RunSpec's JSON) and the policy's
+	// code outside the binary (PolicyCode) if any. The same run
 	// made by another build of the same release has the same run_id.
 	PlainRunIdentity
 	// SweepRunIdentity identifies a sweep's stored run (RunResult.Hash;
@@ -41,9 +42,10 @@ const (
 	// version, the run's name, its settings, the cell's configuration,
 	// load and jobs, the workload as simulated, the profiles' identity and
 	// the code that made it, the binary's digest included
-	// (version.Code): a sweep redoes a stored run whose hash differs, so
-	// a rebuilt binary redoes every run rather than mixing two builds'
-	// results.
+	// (version.Code), and the policy's code outside the binary
+	// (PolicyCode: an external policy's script) if any: a sweep redoes a
+	// stored run whose hash differs, so a rebuilt binary, or an edited
+	// script, redoes its runs rather than mixing two codes' results.
 	SweepRunIdentity
 )
 
@@ -72,6 +74,12 @@ type Identity struct {
 	Jobs              int
 	ProfilesID        string
 	Code              string
+	// PolicyCode is the digest of the policy's code outside the binary
+	// (policies.Registry.CodeDigest: an external policy's script), ""
+	// for a policy whose code is the binary's. Plain run, sweep run: a
+	// part of the hash only when it is set, so the identity of every run
+	// of a built-in policy is what it always was.
+	PolicyCode string
 }
 
 // RunHash is the identity hash (64 hex digits) of purpose p over id's
@@ -82,14 +90,22 @@ func RunHash(p IdentityPurpose, id Identity) string {
 		return digest.Parts(id.Workload, []byte(id.ProfilesDigest), []byte(version.Release))
 	case PlainRunIdentity:
 		settings, _ := json.Marshal(id.Settings)
-		return digest.Parts([]byte(id.InputsHash), settings)
+		return digest.Parts(withPolicyCode(id, []byte(id.InputsHash), settings)...)
 	case SweepRunIdentity:
 		settings, _ := json.Marshal(id.Settings)
-		return digest.Parts([]byte(id.Experiment), []byte(strconv.Itoa(id.ExperimentVersion)), []byte(id.Run), settings,
+		return digest.Parts(withPolicyCode(id, []byte(id.Experiment), []byte(strconv.Itoa(id.ExperimentVersion)), []byte(id.Run), settings,
 			[]byte(fmt.Sprintf("%s|%g|%d", id.Config, id.Load, id.Jobs)), id.Workload,
-			[]byte(id.ProfilesID), []byte(id.Code))
+			[]byte(id.ProfilesID), []byte(id.Code))...)
 	}
 	panic(fmt.Sprintf("outputs: unknown identity purpose %d", p))
+}
+
+// withPolicyCode appends id.PolicyCode to parts when it is set.
+func withPolicyCode(id Identity, parts ...[]byte) [][]byte {
+	if id.PolicyCode == "" {
+		return parts
+	}
+	return append(parts, []byte("policy_code"), []byte(id.PolicyCode))
 }
 
 // RunID is the run_id of a run whose identity hash is hash: its first

@@ -43,3 +43,26 @@ func TestRunHashRecipes(t *testing.T) {
 		t.Errorf("the plain run identity of a fixed input moved: %s", got)
 	}
 }
+
+// TestRunHashPolicyCode: a policy's code outside the binary
+// (Identity.PolicyCode) is part of the plain and the sweep run's identity
+// when it is set, and of neither identity when it is not (the recipes
+// above), so editing an external policy's script changes its run_id.
+func TestRunHashPolicyCode(t *testing.T) {
+	spec := runspec.DefaultSpec("external")
+	id := Identity{InputsHash: "abc", Settings: spec, Experiment: "ci", Run: "x.w1", Workload: []byte("w"), Code: "c"}
+	for _, p := range []IdentityPurpose{PlainRunIdentity, SweepRunIdentity} {
+		plain := RunHash(p, id)
+		a, b := id, id
+		a.PolicyCode, b.PolicyCode = "digest-a", "digest-b"
+		if ha, hb := RunHash(p, a), RunHash(p, b); ha == plain || hb == plain || ha == hb {
+			t.Errorf("purpose %d: hashes without code, with code a, with code b: %s %s %s, want three", p, plain, ha, hb)
+		}
+	}
+	meta := RunMeta{InputsHash: "abc"}
+	before := PlainRunKey(spec, meta).ID
+	meta.PolicyCode = "digest-a"
+	if PlainRunKey(spec, meta).ID == before {
+		t.Error("PlainRunKey ignores RunMeta.PolicyCode")
+	}
+}

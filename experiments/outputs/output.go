@@ -31,6 +31,15 @@ type RunMeta struct {
 	Workload       string `json:"workload_source"`
 	WorkloadDigest string `json:"workload_digest"`
 	Profiles       string `json:"profiles"`
+	// PolicyCode is the digest of the policy's code outside the binary
+	// (an external policy's script; Identity.PolicyCode), part of the
+	// run's identity; absent for a built-in policy.
+	PolicyCode string `json:"policy_code,omitempty"`
+	// PolicyName is the name the policy reports of itself
+	// (policies.ReportedName: an external policy's child's), the policy's
+	// registered name for the others; summary.json's policy_name, after
+	// policy ("" is taken as the registered name).
+	PolicyName string `json:"-"`
 }
 
 // RunSummary is the content of summary.json: the run's identity, the
@@ -39,6 +48,9 @@ type RunMeta struct {
 type RunSummary struct {
 	// RunID is the run's run_id, the same as in its tables' run_id column.
 	RunID string `json:"run_id"`
+	// PolicyName is its policy_name column (RunKey.PolicyName), written
+	// after policy.
+	PolicyName string `json:"-"`
 	sim.Summary
 	PeakRSSMB float64 `json:"peak_rss_mb"`
 	RunMeta
@@ -54,7 +66,7 @@ type RunSummary struct {
 	data    *RunData
 }
 
-// MarshalJSON writes summary.json: run_id, policy and jobs; then one key
+// MarshalJSON writes summary.json: run_id, policy, policy_name and jobs; then one key
 // per metric of the set, in its order (null where the run has none; an
 // Optional metric only when the run has a non-zero value; a timing one 0
 // when not measured); then the per-GPU-type maps and the policy's
@@ -65,6 +77,7 @@ func (s RunSummary) MarshalJSON() ([]byte, error) {
 	var o jsonObject
 	o.add("run_id", s.RunID)
 	o.add("policy", s.Policy)
+	o.add("policy_name", s.PolicyName)
 	o.add("jobs", s.Jobs)
 	data := s.data
 	if data == nil {
@@ -201,7 +214,8 @@ func NewRunData(res *sim.Result, noTiming bool) *RunData {
 // NewRunSummary assembles summary.json's content for a finished run.
 func NewRunSummary(res *sim.Result, spec runspec.RunSpec, meta RunMeta, opt OutputOptions) RunSummary {
 	data := NewRunData(res, opt.NoTiming)
-	s := RunSummary{RunID: PlainRunKey(spec, meta).ID, Summary: *data.Summary, RunMeta: meta, Settings: SummarySettings(spec), PeakRSSMB: PeakRSSMB(),
+	key := PlainRunKey(spec, meta)
+	s := RunSummary{RunID: key.ID, PolicyName: key.PolicyName, Summary: *data.Summary, RunMeta: meta, Settings: SummarySettings(spec), PeakRSSMB: PeakRSSMB(),
 		Cluster: spec.ClusterSpec(), ClusterGPUs: data.ClusterGPUs, metrics: opt.Metrics, data: data}
 	if opt.NoTiming {
 		s.PeakRSSMB = 0

@@ -11,7 +11,7 @@ import (
 func ExampleTables() {
 	t := outputs.Schema("cluster.parquet")
 	fmt.Println(t.File, "-", t.Doc)
-	for _, c := range t.Columns[9:] { // after the run columns
+	for _, c := range t.Columns[outputs.RunColumns():] { // after the run columns
 		null := ""
 		if c.Nullable {
 			null = " (nullable)"

@@ -23,8 +23,11 @@ type RunKey struct {
 	WorkloadSource string
 	WorkloadDigest string
 	Policy         string
-	Options        string
-	Seed           uint64
+	// PolicyName is the name the policy reports of itself (an external
+	// policy's child's), Policy for the others.
+	PolicyName string
+	Options    string
+	Seed       uint64
 }
 
 // PlainRunKey is the identity of a `polluxsim run`: its ID is the run_id
@@ -34,10 +37,19 @@ type RunKey struct {
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	n, isPaper := PaperNumber(meta.Workload)
 	return RunKey{
-		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec})),
+		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec, PolicyCode: meta.PolicyCode})),
 		Workload: n, HasWorkload: isPaper, WorkloadSource: meta.Workload, WorkloadDigest: meta.WorkloadDigest,
-		Policy: spec.Policy, Options: OptionsJSON(spec), Seed: spec.Seed,
+		Policy: spec.Policy, PolicyName: PolicyName(spec.Policy, meta.PolicyName), Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
+}
+
+// PolicyName is the policy_name of a run of policy whose policy reported
+// the name reported ("" for none): reported, or the policy.
+func PolicyName(policy, reported string) string {
+	if reported == "" {
+		return policy
+	}
+	return reported
 }
 
 // PaperNumber is N of a reference workload's canonical source (paper:N,
@@ -60,16 +72,20 @@ func OptionsJSON(spec runspec.RunSpec) string {
 
 // runFields start every table: which run a row belongs to.
 var runFields = []Field[*RunKey]{
-	Str("run_id", "", "the run's identity: 16 hex digits of a SHA-256 over its inputs (workload as simulated, profiles, polluxsim version) and every setting (policy, its effective options, seed, cluster, interval, ...; in a sweep also the experiment, its version and the run's name)", func(k *RunKey) string { return k.ID }),
+	Str("run_id", "", "the run's identity: 16 hex digits of a SHA-256 over its inputs (workload as simulated, profiles, polluxsim version) and every setting (policy, its effective options, seed, cluster, interval, ...; in a sweep also the experiment, its version and the run's name); for an external policy also the content of the script files its command names", func(k *RunKey) string { return k.ID }),
 	StrNull("experiment", "", "the sweep's experiment; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Experiment) }),
 	StrNull("cell", "", "the sweep's cell; null for `polluxsim run`", func(k *RunKey) (string, bool) { return nonEmpty(k.Cell) }),
 	I64Null("workload", "", "the workload's number: the sweep's, or N of a run's paper:N / paper-realistic:N; null for other runs", func(k *RunKey) (int64, bool) { return int64(k.Workload), k.HasWorkload }),
 	Str("workload_source", "", "where the workload came from, the same in runs and sweeps: paper:N / paper-realistic:N for the embedded reference workloads, a file (as given to run; in a sweep relative to --workloads), a generator and its seed", func(k *RunKey) string { return k.WorkloadSource }),
 	Str("workload_digest", "", "the workload's content: 16 hex digits of the SHA-256 of the workload as simulated, in the workload CSV format; equal for the same jobs whatever the source", func(k *RunKey) string { return k.WorkloadDigest }),
 	Str("policy", "", "the scheduling policy", func(k *RunKey) string { return k.Policy }),
+	Str("policy_name", "", "the name the policy reports of itself: an external policy's, from its handshake (the policy column says external), a remote policy's, the service's policy (the policy column says remote); the policy column's for the others", func(k *RunKey) string { return k.PolicyName }),
 	Str("policy_options", "", "the policy's effective options as one JSON object (every option of that policy, none of another's)", func(k *RunKey) string { return k.Options }),
 	I64("seed", "", "seed of the policy's search", func(k *RunKey) int64 { return int64(k.Seed) }),
 }
+
+// RunColumns is the number of run columns every table starts with.
+func RunColumns() int { return len(runFields) }
 
 func nonEmpty(s string) (string, bool) { return s, s != "" }
 

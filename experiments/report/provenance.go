@@ -11,6 +11,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/figures"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
@@ -45,7 +46,8 @@ func provenance(exp *experiments.Experiment, runs []*results.RunResult, sum *swe
 		p = append(p, [2]string{"missing runs", strings.Join(sum.Missing, ", ")})
 	}
 	for _, c := range sum.Cells {
-		kv := append([]string{"policy=" + c.Policy}, nonDefault(exp.Extensions(), c.Settings)...)
+		kv := append([]string{"policy=" + c.Policy}, reportedNames(runs, c.Cell, c.Policy)...)
+		kv = append(kv, nonDefault(exp.Extensions(), c.Settings)...)
 		kv = append(kv, fmt.Sprintf("load=%g", c.Load), "config="+c.Config)
 		p = append(p, [2]string{"cell " + c.Cell, strings.Join(kv, " ")})
 	}
@@ -53,6 +55,23 @@ func provenance(exp *experiments.Experiment, runs []*results.RunResult, sum *swe
 		p = append(p, [2]string{"reference " + name, exp.Sources[name]})
 	}
 	return p
+}
+
+// reportedNames lists, as policy_name=NAME, the names that the runs of
+// cell report of their policy when they differ from policy (an external
+// policy's child's name; see outputs.PolicyName).
+func reportedNames(runs []*results.RunResult, cell, policy string) []string {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if n := outputs.PolicyName(r.Settings.Policy, r.PolicyName); r.Cell == cell && n != policy {
+			seen[n] = true
+		}
+	}
+	var out []string
+	for _, n := range slices.Sorted(maps.Keys(seen)) {
+		out = append(out, "policy_name="+n)
+	}
+	return out
 }
 
 // nonDefault lists, as key=value, the settings and policy options of s

@@ -13,7 +13,8 @@ import (
 )
 
 // Report writes a sweep's report as one self-contained HTML page that
-// leads with the result: the headline table (the headline metric per cell
+// leads with the result, after an "incomplete: N of M runs" banner when
+// runs are missing (a shard, a selection of workloads): the headline table (the headline metric per cell
 // with its 95 % confidence interval, its paired ratios, the reference
 // numbers and whether each lies inside the interval), then every figure
 // as inline SVG, every reported metric of ms (the zero Metrics: exp's)
@@ -105,13 +106,15 @@ figure { margin: 1rem 0 2rem; }
 figure svg { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { font-size: 0.85rem; color: #555; }
 .note { color: #555; font-size: 0.9rem; margin: 0.3rem 0; }
+.incomplete { background: #fff3cd; border: 1px solid #d9a400; padding: 0.4rem 0.6rem; font-weight: bold; }
 details { margin: 1.5rem 0; }
 summary { font-size: 1.2rem; font-weight: bold; cursor: pointer; }
 </style>
 </head>
 <body>
 <h1>{{.Exp.Name}}</h1>
-{{define "refs"}}{{range .}}<td class="num">{{if .Value}}{{.Value}}{{if .Verdict}} <span class="{{.Verdict}}">{{.Verdict}}</span>{{end}}{{end}}</td>{{end}}{{end}}
+{{if lt .Sum.Runs .Sum.ExpectedRuns}}<p id="incomplete" class="incomplete">incomplete: {{.Sum.Runs}} of {{.Sum.ExpectedRuns}} runs. The means, intervals and ratios below are over the runs present only (the missing runs, of another shard, left out by <code>--workloads-only</code> or not yet run, are listed under Provenance); sweep again without a selector, or merge the other shards, to complete it.</p>
+{{end}}{{define "refs"}}{{range .}}<td class="num">{{if .Value}}{{.Value}}{{if .Verdict}} <span class="{{.Verdict}}">{{.Verdict}}</span>{{end}}{{end}}</td>{{end}}{{end}}
 {{define "table"}}<tr><th>{{.Heading}}</th><th>n</th><th>mean</th><th>95 % CI</th>{{range .Refs}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{.Mean}}</td><td class="num">{{.CI}}</td>{{template "refs" .Refs}}</tr>
 {{end}}{{end}}

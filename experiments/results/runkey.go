@@ -8,6 +8,6 @@ import "github.com/polluxsim/polluxsim/experiments/outputs"
 func SweepRunKey(r *RunResult) outputs.RunKey {
 	return outputs.RunKey{
 		ID: outputs.RunID(r.Hash), Experiment: r.Experiment, Cell: r.Cell, Workload: r.Workload, HasWorkload: true,
-		WorkloadSource: r.WorkloadSource, WorkloadDigest: r.WorkloadDigest, Policy: r.Settings.Policy, Options: outputs.OptionsJSON(r.Settings), Seed: r.Settings.Seed,
+		WorkloadSource: r.WorkloadSource, WorkloadDigest: r.WorkloadDigest, Policy: r.Settings.Policy, PolicyName: outputs.PolicyName(r.Settings.Policy, r.PolicyName), Options: outputs.OptionsJSON(r.Settings), Seed: r.Settings.Seed,
 	}
 }

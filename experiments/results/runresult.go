@@ -38,6 +38,11 @@ type RunResult struct {
 	WorkloadDigest   string          `json:"workload_digest"`
 	Profiles         string          `json:"profiles"`
 	ProfilesID       string          `json:"profiles_id"`
+	// PolicyName is the name the policy reported of itself when it
+	// differs from Settings.Policy (an external policy's child's); ""
+	// otherwise, so a built-in policy's stored run is as it was (see
+	// outputs.PolicyName).
+	PolicyName string `json:"policy_name,omitempty"`
 
 	// RunStats are the engine's summary and the largest ρs as stored;
 	// metrics are computed from Data.

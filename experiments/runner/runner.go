@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
@@ -30,6 +31,11 @@ type Options struct {
 	// outputs.RunFolder); "" writes nothing (a sweep stores the result
 	// itself).
 	Out string
+	// OutParent, when Out is empty, is the folder under which the run's
+	// outputs go to a folder named by its run_id (OutParent/<run_id>,
+	// see Prepared.Out): runs of different identities never share a
+	// folder, and the same run made again replaces its own.
+	OutParent string
 	// NoTiming records no wall-clock times (zeros in summary.json, nulls
 	// in the tables), so that outputs of the same inputs are
 	// byte-identical.
@@ -64,6 +70,9 @@ type Prepared struct {
 	// Meta is the run's identity; ID its run_id.
 	Meta outputs.RunMeta
 	ID   string
+	// Out is the folder the run's outputs are written to (Options.Out, or
+	// Options.OutParent/<run_id>); "" writes none.
+	Out string
 
 	policy policies.Policy
 	cfg    sim.Config
@@ -122,6 +131,10 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	if err := CheckWorkload(spec, set, w); err != nil {
 		return nil, err
 	}
+	code, err := opt.Ext.PolicyRegistry().CodeDigest(spec.Policy, spec.Options) // before the policy starts the code
+	if err != nil {
+		return nil, err
+	}
 	pol, err := opt.Ext.PolicyRegistry().Build(spec.Policy, spec.Options, spec.Env(opt.PolicyWorkers))
 	if err != nil {
 		return nil, err
@@ -146,17 +159,23 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	if err := sim.CheckFeasible(cfg, set, w, pol); err != nil {
 		return nil, err
 	}
+	meta, err := identity(spec, set, w, opt)
+	if err != nil {
+		return nil, err
+	}
+	meta.PolicyCode = code
+	meta.PolicyName = policies.ReportedName(pol, spec.Policy)
+	id := outputs.PlainRunKey(spec, meta).ID
+	if opt.Out == "" && opt.OutParent != "" {
+		opt.Out = filepath.Join(opt.OutParent, id)
+	}
 	if opt.Out != "" {
 		if err := outputs.CheckRunFolder(opt.Out); err != nil {
 			return nil, fmt.Errorf("--out %s: %w", opt.Out, err)
 		}
 	}
-	meta, err := identity(spec, set, w, opt)
-	if err != nil {
-		return nil, err
-	}
 	return &Prepared{Spec: spec, Profiles: set, Workload: w, Warnings: warnings, BatchWarnings: batchWarnings, Meta: meta,
-		ID: outputs.PlainRunKey(spec, meta).ID, policy: pol, cfg: cfg, opt: opt}, nil
+		ID: id, Out: opt.Out, policy: pol, cfg: cfg, opt: opt}, nil
 }
 
 // CheckWorkload checks a workload for a run of spec on the profiles set:

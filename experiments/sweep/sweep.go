@@ -18,10 +18,12 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runner"
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/dirlock"
 	"github.com/polluxsim/polluxsim/internal/fserr"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 )
 
@@ -83,6 +85,11 @@ type SweepOptions struct {
 	// depend on it.
 	PolicyWorkers int
 	Shard         Shard
+	// WorkloadsOnly, when set, runs only the runs of these workload
+	// numbers (ParseWorkloadNumbers; with Shard, the shard's runs among
+	// them); the sweep's tables and summary cover every run stored, and
+	// name the missing ones.
+	WorkloadsOnly []int
 	// NoTiming stores zeros for wall-clock fields, so that the same sweep
 	// gives identical files.
 	NoTiming bool
@@ -179,7 +186,7 @@ type planned struct {
 	hash string
 }
 
-// Sweep runs the experiment's runs of opt.Shard that are not already done
+// Sweep runs the experiment's runs of opt.Shard (and opt.WorkloadsOnly) that are not already done
 // in opt.Out, opt.Parallel at a time. Each finished run is written at once,
 // atomically, to DIR/cells/<run>.json, so an interrupted sweep (Ctrl-C,
 // SIGKILL, a lost node) loses no finished run; run again, it skips every
@@ -206,6 +213,9 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if opt.PolicyWorkers <= 0 {
 		opt.PolicyWorkers = max(1, runtime.GOMAXPROCS(0)/opt.Parallel)
 	}
+	if err := checkWorkloadNumbers(exp, opt.WorkloadsOnly); err != nil {
+		return nil, err
+	}
 	if err := CheckSweepOut(opt.Out, exp); err != nil {
 		return nil, err
 	}
@@ -220,8 +230,9 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	}
 	store := newWorkloadStore(exp.Extensions(), exp.Workloads.Sets, opt.Workloads, opt.Profiles)
 	var plan []planned
+	codes := policyCodes{reg: exp.Extensions().PolicyRegistry()}
 	for i, r := range exp.Runs() {
-		if !opt.Shard.owns(i) {
+		if !opt.selected(i, r) {
 			continue
 		}
 		wl, err := store.get(r.Cell, r.Workload)
@@ -231,7 +242,11 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 		if err := runner.CheckWorkload(r.Cell.Spec(), opt.Profiles, wl.w); err != nil {
 			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
 		}
-		plan = append(plan, planned{run: r, pos: i, wl: wl, hash: runHash(exp, r, wl, opt)})
+		code, err := codes.get(r.Cell.Spec())
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", r.ID(), err)
+		}
+		plan = append(plan, planned{run: r, pos: i, wl: wl, hash: runHash(exp, r, wl, code, opt)})
 	}
 	if opt.Note != nil {
 		for _, n := range store.noteLog {
@@ -317,13 +332,38 @@ func runCost(exp *experiments.Experiment, r experiments.Run) float64 {
 	return c
 }
 
-// runHash is the stored run's identity (outputs.SweepRunIdentity).
-func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, opt SweepOptions) string {
+// runHash is the stored run's identity (outputs.SweepRunIdentity); code
+// is the digest of its policy's code outside the binary (policyCodes).
+func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, code string, opt SweepOptions) string {
 	return outputs.RunHash(outputs.SweepRunIdentity, outputs.Identity{
 		Experiment: exp.Name, ExperimentVersion: exp.Version, Run: r.ID(), Settings: r.Cell.Spec(),
 		Config: r.Cell.Config(), Load: r.Cell.Load(), Jobs: r.Cell.Jobs(), Workload: wl.csv,
-		ProfilesID: opt.ProfilesID, Code: opt.Version,
+		ProfilesID: opt.ProfilesID, Code: opt.Version, PolicyCode: code,
 	})
+}
+
+// policyCodes computes the digest of a policy's code outside the binary
+// (policies.Registry.CodeDigest: an external policy's script) once per
+// policy and options, when a sweep is planned.
+type policyCodes struct {
+	reg  *policies.Registry
+	memo map[string]string
+}
+
+func (c *policyCodes) get(spec runspec.RunSpec) (string, error) {
+	key := spec.Policy + "\x00" + string(spec.Options)
+	if d, ok := c.memo[key]; ok {
+		return d, nil
+	}
+	d, err := c.reg.CodeDigest(spec.Policy, spec.Options)
+	if err != nil {
+		return "", err
+	}
+	if c.memo == nil {
+		c.memo = map[string]string{}
+	}
+	c.memo[key] = d
+	return d, nil
 }
 
 // RunPath is where a sweep in dir stores run id.
@@ -419,6 +459,9 @@ func (rn *pool) runOne(p planned) error {
 	rr.Load, rr.Config, rr.Jobs = p.run.Cell.Load(), p.run.Cell.Config(), len(p.wl.w.Jobs)
 	rr.WorkloadSource, rr.WorkloadDigest = p.wl.desc, run.Meta.WorkloadDigest
 	rr.Profiles, rr.ProfilesID = rn.opt.Profiles.Source, rn.opt.ProfilesID
+	if run.Meta.PolicyName != spec.Policy {
+		rr.PolicyName = run.Meta.PolicyName
+	}
 	if rn.opt.JobRounds {
 		key := results.SweepRunKey(rr)
 		kv, order := sweepMeta(rn.exp)

@@ -44,7 +44,7 @@ func (o *Options) Validate() error {
 // Registration is the external policy's registration, registered in the
 // default registry at init.
 func Registration() policies.Registration {
-	return policies.Typed(policies.Registration{
+	r := policies.Typed(policies.Registration{
 		Name: Name,
 		Doc:  "a policy in another process (option command), spoken to through the policy protocol on its standard input and output",
 		// the command may do anything its user may
@@ -60,4 +60,14 @@ func Registration() policies.Registration {
 			return Start(Config{Argv: argv, Timeout: time.Duration(o.RoundTimeout * float64(time.Second)),
 				MaxMessage: o.MaxMessageMiB << 20, Env: env})
 		})
+	// The run's identity covers the script's content, not only the
+	// command line (see CodeDigest).
+	r.Code = func(v any) (string, error) {
+		argv, err := Split(v.(*Options).Command)
+		if err != nil {
+			return "", err
+		}
+		return CodeDigest(argv)
+	}
+	return r
 }

@@ -48,6 +48,7 @@ type Incremental struct {
 var (
 	_ policies.Policy      = (*Policy)(nil)
 	_ policies.Fallible    = (*Policy)(nil)
+	_ policies.Named       = (*Policy)(nil)
 	_ io.Closer            = (*Policy)(nil)
 	_ policies.Incremental = (*Incremental)(nil)
 )
@@ -144,6 +145,10 @@ func (*Policy) Name() string { return Name }
 
 // ChildName is the name the child gave in its handshake.
 func (p *Policy) ChildName() string { return p.ready.Name }
+
+// ReportedName implements policies.Named: the name the child reported in
+// its handshake (ChildName), recorded as the run's policy_name.
+func (p *Policy) ReportedName() string { return p.ready.Name }
 
 // Options are the options the child reported in its handshake.
 func (p *Policy) Options() map[string]any { return p.ready.Options }

@@ -51,7 +51,10 @@ func newRunCmdFor(rf *runFlags) *cobra.Command {
 		Long: `run replays a workload on the simulated cluster under one policy, prints a short
 summary and writes DIR/summary.json, DIR/jobs.parquet, DIR/rounds.parquet and
 DIR/cluster.parquet, and on an elastic cluster DIR/nodes.parquet (the tables
-are documented in docs/outputs.md).
+are documented in docs/outputs.md). DIR is --out, replaced by this run's
+outputs; without --out it is out/runs/RUN_ID, a folder per run named by its
+run_id: runs of other settings never replace each other, and the same run
+made again replaces its own folder.
 
 Without --workload it generates the default workload: 160 jobs sampled from the
 embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
@@ -92,7 +95,7 @@ shorthands for Pollux's options.`,
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.StringVar(&rf.spec.Calibration, "calibration", "", "calibrate the simulated cluster to a physical one: "+calibrationNames()+" (default none)")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
-	f.StringVar(&rf.out, "out", "out/run", "output folder")
+	f.StringVar(&rf.out, "out", "", "output folder, replaced by the run's outputs (default "+runsDir+"/RUN_ID: a folder per run, named by its run_id, so that runs of different settings never replace each other)")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
 	f.BoolVar(&rf.quiet, "quiet", false, "print no progress")
 	rf.output.register(f)
@@ -133,13 +136,27 @@ func (rf *runFlags) check(cmd *cobra.Command) error {
 			return err
 		}
 	}
+	if !cmd.Flags().Changed("out") {
+		return nil // a folder of its run_id's, checked once it is known (runOnce)
+	}
 	if strings.TrimSpace(rf.out) == "" {
 		return errors.New("--out must name a folder")
 	}
-	// A file of the run's that is (or links to) an input, or lies inside
-	// an input folder, would replace it.
+	return rf.checkOut(rf.out)
+}
+
+// runsDir is the folder under which `run` without --out writes each run
+// to a folder named by its run_id (docs/running.md): a loop of runs of
+// different settings keeps every one, the same run made again replaces
+// its own folder.
+const runsDir = "out/runs"
+
+// checkOut refuses an output folder where a file of the run's is (or
+// links to) an input, or lies inside an input folder: it would replace
+// it.
+func (rf *runFlags) checkOut(dir string) error {
 	for _, name := range outputs.RunOutputs() {
-		if err := checkNotInput(rf.out, filepath.Join(rf.out, name), nil,
+		if err := checkNotInput(dir, filepath.Join(dir, name), nil,
 			refInput(rf.ext.Traces(), "--workload", rf.workload), inputFile{"--cluster", rf.cluster}, inputFile{"--profiles", rf.profiles}); err != nil {
 			return err
 		}
@@ -157,12 +174,22 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 		return err
 	}
 	var prog *progress
+	opt := runner.Options{Ext: rf.ext, Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }}
+	if !cmd.Flags().Changed("out") {
+		opt.OutParent = runsDir
+	}
 	p, err := runner.Prepare(rf.spec, runner.Inputs{
 		ProfilesRef: rf.profiles, WorkloadRef: rf.workload,
 		Generate: rf.generate(),
-	}, runner.Options{Ext: rf.ext, Out: rf.out, NoTiming: rf.noTiming, Observer: func(_ float64, finished, _ int) { prog.set(finished) }})
+	}, opt)
 	if err != nil {
 		return err
+	}
+	if opt.Out == "" {
+		if err := rf.checkOut(p.Out); err != nil {
+			p.Close()
+			return err
+		}
 	}
 	printWarnings(cmd.ErrOrStderr(), p.Warnings)
 	printWarnings(cmd.ErrOrStderr(), p.BatchWarnings)
@@ -174,7 +201,7 @@ func runOnce(cmd *cobra.Command, rf *runFlags) error {
 			if !rf.quiet {
 				fmt.Fprintln(cmd.ErrOrStderr()) // end the progress line
 			}
-			return fmt.Errorf("interrupted (%v): the run was not written to %s", s, rf.out)
+			return fmt.Errorf("interrupted (%v): the run was not written to %s", s, p.Out)
 		}
 		return err
 	}
@@ -213,13 +240,17 @@ func rhoText(s sim.Summary) string {
 
 func printSummary(w io.Writer, run *runner.Result) error {
 	s, files := run.Sim.Summary, run.Files
+	policy := s.Policy
+	if n := run.Meta.PolicyName; n != "" && n != policy {
+		policy += " (policy_name " + n + ")" // the name an external policy reported
+	}
 	_, err := fmt.Fprintf(w, `policy %s: %d jobs on %s
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
   avg finish-time fairness rho %s   agent fits %d
   wall %.2f s (policy %.2f s over %d rounds)
 wrote %s
-`, s.Policy, s.Jobs, run.Spec.ClusterText(),
+`, policy, s.Jobs, run.Spec.ClusterText(),
 		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
 		rhoText(s), s.AgentFits,

@@ -31,6 +31,7 @@ type sweepFlags struct {
 	profiles   string
 	workloads  string
 	shard      string
+	only       string
 	out        string
 	parallel   int
 	noTiming   bool
@@ -74,12 +75,17 @@ refuses to start when one of their files is missing.
 
 --shard i/n runs every n-th run starting at i, so that independent processes can
 share a sweep (see experiments/k8s/); join their folders with "polluxsim merge".
+--workloads-only 1,3 runs only those workloads of every cell (a quick look before
+the whole sweep; run again without it to complete the folder). A folder missing
+runs has tables and a summary of the runs present; its report leads with
+"incomplete: N of M runs".
 
 Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --list), or a spec file.`,
 		Example: `  polluxsim sweep --experiment fig8a --out out/fig8a
   polluxsim sweep --experiment table2 --out out/table2
   polluxsim sweep --experiment table2 --profiles ref/ --workloads ref/ --out out/table2-ref
   polluxsim sweep --experiment fig8a --shard 1/3 --out out/fig8a-1
+  polluxsim sweep --experiment table2 --workloads-only 1,3 --out out/table2
   polluxsim sweep --experiment sia --profiles SIA --workloads SIA/workloads --out out/sia
   polluxsim sweep --list`,
 		Args: cobra.NoArgs,
@@ -101,6 +107,7 @@ Experiments: ` + strings.Join(experiments.ExperimentNames(), ", ") + ` (see --li
 	f.StringVar(&sf.profiles, "profiles", "", runner.ProfilesHelp)
 	f.StringVar(&sf.workloads, "workloads", "", `folder of workload files (reference layout), or "generated"; default: the embedded reference workloads at 1.0x load, generated otherwise`)
 	f.StringVar(&sf.shard, "shard", "", "run only shard i of n (i/n, 0-based), e.g. 0/3")
+	f.StringVar(&sf.only, "workloads-only", "", "run only these of the experiment's workloads, numbers and ranges: 1,3 or 2-5 (the report then says which runs are missing)")
 	f.StringVar(&sf.out, "out", "", "output folder (required)")
 	f.Var(flagvalue.NewInt(&sf.parallel, runtime.GOMAXPROCS(0)), "parallel", "runs simulated at once, at least 1")
 	f.BoolVar(&sf.noTiming, "no-timing", false, "record no wall-clock times (zeros in summary.json, nulls in the tables) so that reruns give identical files")
@@ -169,6 +176,13 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 			return err
 		}
 	}
+	var only []int
+	if sf.only != "" {
+		var err error
+		if only, err = sweep.ParseWorkloadNumbers(sf.only); err != nil {
+			return err
+		}
+	}
 	exp, spec, err := experiments.LoadExperiment(sf.experiment, sf.ext)
 	if err != nil {
 		return err
@@ -203,7 +217,7 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 	var prog *progress
 	opt := sweep.SweepOptions{
 		Profiles: set, ProfilesID: set.Digest, ProfilesPath: sf.profiles, Workloads: sf.workloads, Out: sf.out,
-		Parallel: sf.parallel, Shard: shard, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: version.Code(), Spec: spec,
+		Parallel: sf.parallel, Shard: shard, WorkloadsOnly: only, NoTiming: sf.noTiming, JobRounds: sf.jobRounds, Version: version.Code(), Spec: spec,
 		ReplaceOtherProfiles: sf.replaceProfiles,
 		Note: func(msg string) {
 			if !sf.quiet {
@@ -215,6 +229,9 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 				of := ""
 				if shard.Count > 1 {
 					of = " shard " + shard.String()
+				}
+				if sf.only != "" {
+					of += " workloads " + sf.only
 				}
 				fmt.Fprintf(stderr, "sweep %s%s: %d runs, %d already done, %d to run, %d at a time\n",
 					exp.Name, of, todo+skipped, skipped, todo, sf.parallel)
