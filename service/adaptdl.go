@@ -149,8 +149,8 @@ func (r *round) view(nodes []Node) {
 // without request_gpus (AdaptDL names none) has its replica range as
 // its cap under a policy that does not adapt batch sizes (Pollux caps
 // jobs by their profiled replicas itself), and the range's top, within
-// the round's GPUs, as its request under one that runs jobs on their
-// request (Tiresias, FIFO).
+// what its batch allows and the round's GPUs, as its request under one
+// that runs jobs on their request (Tiresias, FIFO).
 func (r *round) prepare(t policies.Traits) {
 	if t.AdaptiveBatch {
 		return
@@ -163,7 +163,9 @@ func (r *round) prepare(t policies.Traits) {
 		j := &r.jobs[o.view]
 		j.MaxGPUs = o.rangeMax
 		if t.UserGPUs {
-			j.Request.GPUs = min(o.rangeMax, r.cluster.TotalGPUs())
+			// Within what its batch allows (policies.GPUCap of a policy
+			// choosing counts: its batch over its smallest per-GPU batch).
+			j.Request.GPUs = min(policies.GPUCap(j, policies.Traits{}), r.cluster.TotalGPUs())
 		}
 	}
 }

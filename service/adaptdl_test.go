@@ -31,8 +31,8 @@ func roundOf(t *testing.T, policy, body string) RoundResponse {
 // TestAdaptDLReplicaRange (issue 43, problems 3 and 4): a job without
 // request_gpus, as AdaptDL sends it, runs under Tiresias and FIFO on the
 // top of AdaptDL's replica range, max(2·maxProfiledReplicas, 1) within
-// max_replicas, raised to min_replicas, lowered so that every replica
-// has localBszBounds[0] samples within maxBatchSize; a job that never
+// max_replicas, raised to min_replicas, within what its batch allows
+// (every replica localBszBounds[0] samples of the user's batch); a job that never
 // asked for an adaptive batch starts on an empty cluster under every
 // policy.
 func TestAdaptDLReplicaRange(t *testing.T) {
@@ -45,8 +45,9 @@ func TestAdaptDLReplicaRange(t *testing.T) {
 		{`"max_replicas": 3, "hints": {"initBatchSize": 128, "maxProfiledReplicas": 2}`, 3},
 		{`"min_replicas": 2, "hints": {"initBatchSize": 128}`, 2},
 		{`"min_replicas": 3, "max_replicas": 2`, 3},
-		{`"hints": {"initBatchSize": 64, "maxBatchSize": 96, "localBszBounds": [32, 64], "maxProfiledReplicas": 4, ` + perf + `}`, 3},
-		{`"hints": {"initBatchSize": 64, "maxBatchSize": 96, "localBszBounds": [32, 64], "maxProfiledReplicas": 4}`, 8},
+		// The user's batch of 64 in replicas of at least 32 samples: 2.
+		{`"hints": {"initBatchSize": 64, "maxBatchSize": 96, "localBszBounds": [32, 64], "maxProfiledReplicas": 4, ` + perf + `}`, 2},
+		{`"hints": {"initBatchSize": 64, "maxBatchSize": 96, "maxProfiledReplicas": 4}`, 8},
 		{`"hints": {"initBatchSize": 64, "maxProfiledReplicas": 1000}`, 8},
 	} {
 		for _, policy := range []string{"tiresias", "fifo"} {
