@@ -283,7 +283,7 @@ class Checks(unittest.TestCase):
         for n, k in used.items():
             self.assertLessEqual(k, nodes[n].resources[pa.GPU])
         self.assertGreaterEqual(desired, len(used))
-        for d in (hints or {}) and self.policy_answer["jobs"]:
+        for d in self.policy_answer["jobs"] if hints else ():
             h = hints.get(d["name"])
             c = d.get("config")
             if not h or not d["allocation"] or not c:
