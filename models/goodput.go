@@ -13,6 +13,10 @@ type Limits struct {
 	// MinLocal and MaxLocal bound the per-GPU batch size m; MaxLocal is the
 	// GPU memory limit.
 	MinLocal, MaxLocal int
+	// NoAccum forbids gradient accumulation: every step is one micro-batch
+	// per GPU (AdaptDL's hint gradientAccumulation false; see Split). The
+	// zero value allows it, as every simulated job does.
+	NoAccum bool
 }
 
 // Config is one configuration of a job on an allocation of GPUs together
@@ -104,11 +108,22 @@ func (l Limits) CapLocal(k, s, m int) int {
 // running above the initial batch size uses at least one accumulation step,
 // because the agent needs two micro-batches to estimate gradient noise.
 // ok is false when the result falls outside [MinLocal, MaxLocal].
+//
+// With NoAccum there is no accumulation step (s = 0): m = ⌈M/k⌉ at most
+// MaxLocal, and a single GPU runs at M0 (at most MaxLocal), as AdaptDL's
+// goodput.optimize does without accumulation.
 func (l Limits) Split(k int, batch float64) (m, s int, ok bool) {
 	if k <= 0 || batch <= 0 {
 		return 0, 0, false
 	}
 	local := batch / float64(k)
+	if l.NoAccum {
+		if k == 1 && l.InitBatch > 0 {
+			local = float64(l.InitBatch)
+		}
+		m = l.CapLocal(k, 0, min(int(CeilBatch(local)), l.MaxLocal))
+		return m, 0, m >= l.MinLocal && m <= l.MaxLocal && m >= 1
+	}
 	minAccum := 0
 	if k == 1 && local > float64(l.InitBatch)+BatchTolerance {
 		minAccum = 1

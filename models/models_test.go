@@ -216,3 +216,50 @@ func TestSpeedup(t *testing.T) {
 		t.Error("empty allocation must have zero speedup")
 	}
 }
+
+// TestSplitNoAccum: without accumulation every split has s = 0, a per-GPU
+// batch ⌈M/k⌉ within MaxLocal and k·m within MaxBatch, and one GPU runs at
+// M0 (AdaptDL's goodput.optimize with accumulation off).
+func TestSplitNoAccum(t *testing.T) {
+	l := Limits{InitBatch: 128, MaxBatch: 4096, MinLocal: 32, MaxLocal: 256, NoAccum: true}
+	for _, c := range []struct {
+		k     int
+		batch float64
+		m     int
+		ok    bool
+	}{
+		{4, 512, 128, true},
+		{4, 2048, 256, true}, // local 512, capped at MaxLocal: no second micro-step
+		{1, 128, 128, true},
+		{1, 2000, 128, true}, // one GPU: M0
+		{2, 4096, 256, true},
+		{8, 100, 13, false},   // below the per-GPU minimum
+		{20, 4096, 204, true}, // 256 per GPU capped to 4096/20
+	} {
+		m, s, ok := l.Split(c.k, c.batch)
+		if m != c.m || s != 0 || ok != c.ok {
+			t.Errorf("Split(%d, %v) = (%d, %d, %v), want (%d, 0, %v)", c.k, c.batch, m, s, ok, c.m, c.ok)
+		}
+	}
+	md := testModel()
+	md.Grad = GradStats{Sqr: 1, Var: 1000} // noisy: large batches pay
+	md.Limits.MaxLocal, md.Limits.NoAccum = 64, true
+	for k := 1; k <= 16; k++ {
+		for n := 1; n <= min(k, 4); n++ {
+			c := md.Best(n, k)
+			if c.Accum != 0 || c.Local > md.Limits.MaxLocal || c.Batch > md.Limits.MaxBatch || c.Batch != k*c.Local {
+				t.Errorf("Best(%d, %d) without accumulation = %+v", n, k, c)
+			}
+		}
+	}
+	// With accumulation the same model does accumulate somewhere: the test
+	// above can tell the two apart.
+	md.Limits.NoAccum = false
+	accum := false
+	for k := 1; k <= 16; k++ {
+		accum = accum || md.Best(1, k).Accum > 0
+	}
+	if !accum {
+		t.Error("the model never accumulates with accumulation allowed: a weak test")
+	}
+}

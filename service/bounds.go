@@ -39,11 +39,11 @@ const (
 // written as its node's name (no node is allocated beyond its GPUs).
 func answerBound(r *round) int64 {
 	b := int64(answerOverhead)
-	for n, name := range r.names {
-		b += int64(r.cluster.NodeGPUs(n)) * int64(jsonLen(name)+1)
+	for n, name := range r.nodes {
+		b += int64(r.full.NodeGPUs(n)) * int64(jsonLen(name)+1)
 	}
-	for i := range r.jobs {
-		b += int64(jsonLen(r.jobs[i].Name) + answerJobOverhead)
+	for i := range r.out {
+		b += int64(jsonLen(r.out[i].job.Name) + answerJobOverhead)
 	}
 	return b
 }
@@ -62,7 +62,7 @@ func checkJobGPUs(f string, w *Job, lim Limits) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"request_gpus", w.RequestGPUs}, {"max_replicas", w.MaxReplicas}} {
+	}{{"request_gpus", w.RequestGPUs}, {"max_replicas", w.MaxReplicas}, {"min_replicas", w.MinReplicas}} {
 		if c.v > lim.MaxGPUs {
 			return errorf("%s.%s: %d GPUs, more than the service's limit of %d GPUs in a round", f, c.name, c.v, lim.MaxGPUs)
 		}

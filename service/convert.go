@@ -21,15 +21,21 @@ const (
 	maxBatch = 1<<31 - 1
 )
 
-// round is a decoded, checked round: what the policy is given.
+// round is a decoded, checked round: what the policy is given (its view:
+// the nodes and jobs AdaptDL's policy would optimise, see adaptdl.go) and
+// what the answer is written from.
 type round struct {
 	now     float64
-	cluster policies.Cluster
+	cluster policies.Cluster // the policy's view of the nodes
 	// provisioning is the nodes ordered, not ready (for the autoscaler)
 	provisioning int
-	names        []string       // node names in order
-	index        map[string]int // node name → node number
-	jobs         []policies.Job
+	names        []string       // the view's node names, in the policy's order
+	index        map[string]int // node name → its number in the request
+	jobs         []policies.Job // the policy's view of the jobs: all but the pinned
+
+	full  policies.Cluster // every node of the request, in its order
+	nodes []string         // every node's name, in the request's order
+	out   []outJob         // every job of the request, in its order
 }
 
 // errorf is a request error: its message names the field.
@@ -75,7 +81,7 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 	if err := count("provisioning", req.Provisioning); err != nil {
 		return nil, err
 	}
-	r := &round{now: req.Time, provisioning: req.Provisioning, index: make(map[string]int, len(req.Nodes)), names: make([]string, len(req.Nodes))}
+	r := &round{now: req.Time, provisioning: req.Provisioning, index: make(map[string]int, len(req.Nodes)), nodes: make([]string, len(req.Nodes))}
 	var pools []policies.Pool
 	gpus := 0
 	for i, n := range req.Nodes {
@@ -99,43 +105,60 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 		if err := checkName(f+".gpu_type", t); err != nil {
 			return nil, err
 		}
-		r.index[n.Name], r.names[i] = i, n.Name
-		if k := len(pools) - 1; k >= 0 && pools[k].Type == t && pools[k].GPUsPerNode == n.GPUs {
-			pools[k].Nodes++
-		} else {
-			pools = append(pools, policies.Pool{Type: t, Nodes: 1, GPUsPerNode: n.GPUs})
-		}
+		r.index[n.Name], r.nodes[i] = i, n.Name
+		pools = addNode(pools, t, n.GPUs)
 	}
-	if len(pools) == 1 && pools[0].Type == policies.DefaultType {
-		r.cluster = policies.Cluster{Nodes: pools[0].Nodes, GPUsPerNode: pools[0].GPUsPerNode}
-	} else {
-		r.cluster = policies.NewCluster(pools...)
-	}
+	r.full = clusterOf(pools)
+	r.cluster, r.names = r.full, r.nodes // while decoding: every node
 	used := make([]int, len(req.Nodes))
 	seen := make(map[string]bool, len(req.Jobs))
-	r.jobs = make([]policies.Job, len(req.Jobs))
+	r.out = make([]outJob, len(req.Jobs))
 	for i := range req.Jobs {
 		f := "jobs[" + strconv.Itoa(i) + "]"
 		if err := checkJobGPUs(f, &req.Jobs[i], lim); err != nil {
 			return nil, err
 		}
-		if err := r.decodeJob(f, &req.Jobs[i], &r.jobs[i], used); err != nil {
+		o := &r.out[i]
+		if err := r.decodeJob(f, &req.Jobs[i], &o.job, used); err != nil {
 			return nil, err
 		}
-		if seen[r.jobs[i].Name] {
-			return nil, errorf("%s.name: job %q listed twice", f, r.jobs[i].Name)
+		if err := o.adaptdl(f, &req.Jobs[i], r.full.TotalGPUs()); err != nil {
+			return nil, err
 		}
-		seen[r.jobs[i].Name] = true
+		if seen[o.job.Name] {
+			return nil, errorf("%s.name: job %q listed twice", f, o.job.Name)
+		}
+		seen[o.job.Name] = true
 	}
 	for n, u := range used {
 		if u > req.Nodes[n].GPUs {
 			return nil, errorf("nodes[%d]: the jobs' allocations hold %d GPUs of node %q, which has %d", n, u, req.Nodes[n].Name, req.Nodes[n].GPUs)
 		}
 	}
+	r.view(req.Nodes)
 	if b := answerBound(r); b > lim.MaxResponse {
 		return nil, errorf("nodes: the answer to this round could take %d bytes (every GPU given, named by its node), more than the service's limit of %d", b, lim.MaxResponse)
 	}
 	return r, nil
+}
+
+// clusterOf is the cluster of pools: without pools when there is one of
+// the default type (as the simulator's default cluster).
+func clusterOf(pools []policies.Pool) policies.Cluster {
+	if len(pools) == 1 && pools[0].Type == policies.DefaultType {
+		return policies.Cluster{Nodes: pools[0].Nodes, GPUsPerNode: pools[0].GPUsPerNode}
+	}
+	return policies.NewCluster(pools...)
+}
+
+// addNode adds a node of g GPUs of type t after pools: to the last pool
+// when of its type and GPU count, else as a pool of its own.
+func addNode(pools []policies.Pool, t string, g int) []policies.Pool {
+	if k := len(pools) - 1; k >= 0 && pools[k].Type == t && pools[k].GPUsPerNode == g {
+		pools[k].Nodes++
+		return pools
+	}
+	return append(pools, policies.Pool{Type: t, Nodes: 1, GPUsPerNode: g})
 }
 
 // decodeJob checks one job and fills its policy view; used counts the
@@ -235,8 +258,23 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		}
 	}
 	*j = pj.Policies()
+	// gradientAccumulation false (explicit: absent allows it, as every
+	// simulated job does) forbids accumulation steps, in the policy's
+	// goodput and in the answer's config.
+	if w.Hints != nil && noAccum(w.Hints) {
+		j.Limits.NoAccum = true
+	}
+	for t, h := range w.TypeHints {
+		if m := j.TypeModels[t]; noAccum(&h) {
+			m.Limits.NoAccum = true
+			j.TypeModels[t] = m
+		}
+	}
 	return nil
 }
+
+// noAccum says hints forbid gradient accumulation.
+func noAccum(h *Hints) bool { return h.GradientAccumulation != nil && !*h.GradientAccumulation }
 
 // decodeHints checks a job's hints and sets its θ_sys (*params, left
 // alone without perfParams) and batch limits (batchLimits; m0 is M0 when
@@ -357,13 +395,13 @@ func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequ
 			Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
 			RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
 			MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}
-		w.Hints = encodeHints(pj.Params, pj.Limits)
+		w.Hints = encodeHints(pj.Params, pj.Limits, jobs[i].Limits.NoAccum)
 		w.Hints.MaxProfiledReplicas = pj.MaxSeenGPUs
 		w.Hints.GradParams = &GradParams{Norm: pj.Grad.Sqr, Var: pj.Grad.Var}
 		if len(pj.TypeModels) > 0 {
 			w.TypeHints = make(map[string]Hints, len(pj.TypeModels))
 			for t, m := range pj.TypeModels {
-				w.TypeHints[t] = *encodeHints(&m.Params, m.Limits)
+				w.TypeHints[t] = *encodeHints(&m.Params, m.Limits, jobs[i].TypeModels[t].Limits.NoAccum)
 			}
 		}
 		req.Jobs[i] = w
@@ -371,9 +409,13 @@ func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequ
 	return req
 }
 
-// encodeHints writes θ_sys (nil: none) and batch limits as hints.
-func encodeHints(p *protocol.Params, lim protocol.Limits) *Hints {
+// encodeHints writes θ_sys (nil: none) and batch limits as hints;
+// noAccum writes gradientAccumulation false.
+func encodeHints(p *protocol.Params, lim protocol.Limits, noAccum bool) *Hints {
 	h := &Hints{InitBatchSize: lim.InitBatch, MaxBatchSize: lim.MaxBatch, PerfParams: p}
+	if noAccum {
+		h.GradientAccumulation = new(bool)
+	}
 	if lim.MinLocal != 0 || lim.MaxLocal != 0 {
 		h.LocalBszBounds = []int{lim.MinLocal, lim.MaxLocal}
 	}

@@ -145,13 +145,13 @@ func TestRequestHeaders(t *testing.T) {
 }
 
 // TestRoundAnswers: a round without jobs ("jobs": [] or null or absent)
-// is answered {"jobs":[]}.
+// is answered {"jobs":[],"desired_nodes":0}: no job, no node wanted.
 func TestRoundAnswers(t *testing.T) {
 	_, ts, _ := newTestServer(t, Config{})
 	id := openSession(t, ts.URL, `{"policy": "fifo"}`)
 	for _, jobs := range []string{`, "jobs": []`, `, "jobs": null`, ``} {
 		status, out := do(t, "POST", ts.URL+"/v1/sessions/"+id+"/rounds", `{"time": 0, "nodes": [{"name": "a", "gpus": 4}]`+jobs+`}`, "")
-		if status != 200 || strings.TrimSpace(out) != `{"jobs":[]}` {
+		if status != 200 || strings.TrimSpace(out) != `{"jobs":[],"desired_nodes":0}` {
 			t.Errorf("jobs%s: %d %s", jobs, status, out)
 		}
 	}

@@ -114,8 +114,8 @@ func hostileCases() []hostileCase {
 			{method: "POST", path: "/v1/sessions", body: `{"policy":"fifo"}`, header: map[string]string{"Authorization": "bearer wrong"}, status: 401, want: "bearer token"},
 		}},
 		{item: "14", name: "a round without jobs", session: "fifo", steps: []hostileStep{
-			post("/v1/sessions/{session}/rounds", round, 200, `{"jobs":[]}`),
-			post("/v1/sessions/{session}/rounds", strings.Replace(round, "[]", "null", 1), 200, `{"jobs":[]}`),
+			post("/v1/sessions/{session}/rounds", round, 200, `{"jobs":[],"desired_nodes":0}`),
+			post("/v1/sessions/{session}/rounds", strings.Replace(round, "[]", "null", 1), 200, `{"jobs":[],"desired_nodes":0}`),
 		}},
 		{item: "15", name: "control and bidi characters in names", session: "fifo", steps: []hostileStep{
 			post("/v1/sessions/{session}/rounds", `{"time":0,"nodes":[{"name":"\u202e\u0000x","gpus":4}],"jobs":[]}`, 400, "nodes[0].name"),

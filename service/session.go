@@ -38,6 +38,7 @@ type session struct {
 func (s *session) start(r *round, limit int) *roundRun {
 	rr := &roundRun{r: r, events: make(chan event), answers: make(chan protocol.Answer), abandon: make(chan struct{}),
 		cache: &s.cache, limit: limit}
+	r.prepare(s.traits)
 	s.cache.keep(r.jobs)
 	if s.traits.NeedsOracle {
 		for i := range r.jobs {
@@ -63,6 +64,10 @@ func (s *session) decide(rr *roundRun) {
 		}
 	}()
 	r := rr.r
+	if r.cluster.Nodes == 0 { // every GPU held by pinned jobs
+		ev.decision = policies.Decision{Alloc: make([][]int, len(r.jobs))}
+		return
+	}
 	ev.decision = s.policy.Schedule(r.now, r.cluster, r.jobs)
 	rr.mu.Lock()
 	err := rr.err
@@ -75,8 +80,10 @@ func (s *session) decide(rr *roundRun) {
 		r.jobs[i].Oracle = nil
 	}
 	if s.scaler != nil {
-		st := autoscalers.State{Now: r.now, Cluster: r.cluster, Provisioning: r.provisioning, MinNodes: s.min, MaxNodes: s.max, Jobs: r.jobs}
+		st := autoscalers.State{Now: r.now, Cluster: r.full, Provisioning: r.provisioning, MinNodes: s.min, MaxNodes: s.max, Jobs: r.allJobs()}
 		ev.desired = autoscalers.Clamp(s.scaler.Target(st), s.min, s.max)
+	} else {
+		ev.desired = -1 // AdaptDL's rule, once the answer is known
 	}
 }
 
@@ -151,20 +158,26 @@ func checkDecision(r *round, d policies.Decision, t policies.Traits) error {
 	return nil
 }
 
-// respond writes a checked decision as the round's answer.
+// respond writes a checked decision as the round's answer; desired < 0
+// asks for AdaptDL's rule (desiredNodes).
 func respond(r *round, d policies.Decision, desired int, adaptive bool) RoundResponse {
-	resp := RoundResponse{Jobs: make([]Decision, len(r.jobs)), DesiredNodes: desired}
-	for i := range r.jobs {
-		j := &r.jobs[i]
-		out := Decision{Name: j.Name, Allocation: replicas(d.Alloc[i], func(n int) string { return r.names[n] })}
-		if out.Allocation == nil {
-			out.Allocation = []string{}
+	resp := RoundResponse{Jobs: make([]Decision, len(r.out)), DesiredNodes: desired}
+	inUse := map[string]bool{}
+	for i := range r.out {
+		j := &r.out[i].job
+		out := Decision{Name: j.Name, Allocation: r.allocation(i, d)}
+		on := map[string]bool{}
+		for _, n := range out.Allocation {
+			on[n], inUse[n] = true, true
 		}
-		if k := policies.Sum(d.Alloc[i]); k > 0 && j.Limits.MaxLocal > 0 { // no batch named, no config
-			m, acc, b := j.Configure(adaptive, policies.NodesUsed(d.Alloc[i]), k)
+		if k := len(out.Allocation); k > 0 && j.Limits.MaxLocal > 0 { // no batch named, no config
+			m, acc, b := j.Configure(adaptive, len(on), k)
 			out.Config = &JobConfig{LocalBsz: m, AccumSteps: acc, BatchSize: b}
 		}
 		resp.Jobs[i] = out
+	}
+	if desired < 0 {
+		resp.DesiredNodes = desiredNodes(r, len(inUse))
 	}
 	return resp
 }

@@ -66,6 +66,10 @@ type Node struct {
 	GPUs int    `json:"gpus"`
 	// GPUType is the canonical GPU type name, e.g. "t4" (absent: "t4").
 	GPUType string `json:"gpu_type,omitempty"`
+	// Preemptible says the node may be taken away (AdaptDL's
+	// NodeInfo.preemptible): such nodes come last in the policy's order,
+	// as AdaptDL's policy prefers the others.
+	Preemptible bool `json:"preemptible,omitempty"`
 }
 
 // Job is one active job, as policies.Job carries it.
@@ -91,6 +95,12 @@ type Job struct {
 	// MaxReplicas, when positive, caps the job's GPUs (AdaptDL's
 	// spec.maxReplicas).
 	MaxReplicas int `json:"max_replicas,omitempty"`
+	// MinReplicas is the fewest GPUs the job runs on (AdaptDL's
+	// spec.minReplicas): it gets none or at least these.
+	MinReplicas int `json:"min_replicas,omitempty"`
+	// Preemptible false (AdaptDL's spec.preemptible) keeps the job's
+	// allocation once it has one; absent: true.
+	Preemptible *bool `json:"preemptible,omitempty"`
 	// Epoch is the epoch in progress, 0-based.
 	Epoch int `json:"epoch,omitempty"`
 	// Hints are what the job's rank 0 reports, in AdaptDL's keys.
@@ -104,8 +114,8 @@ type Job struct {
 }
 
 // Hints are AdaptDL's scheduling hints (adaptdl.sched_hints.SCHED_HINTS),
-// the keys the service reads. globalBatchSize and gradientAccumulation are
-// accepted and not used (docs/serve.md says why).
+// the keys the service reads. globalBatchSize is accepted and not used
+// (docs/serve.md says why).
 type Hints struct {
 	InitBatchSize        int              `json:"initBatchSize"`
 	LocalBszBounds       []int            `json:"localBszBounds,omitempty"`
@@ -133,7 +143,9 @@ type RoundResponse struct {
 	// Jobs hold, in the request's order, each job's new allocation and
 	// configuration.
 	Jobs []Decision `json:"jobs,omitempty"`
-	// DesiredNodes is the autoscaler's node count (0 without one).
+	// DesiredNodes is the node count the cluster should have: the
+	// session's autoscaler's or, without one, AdaptDL's rule
+	// (desiredNodes); in every decision.
 	DesiredNodes int `json:"desired_nodes,omitempty"`
 	// OracleQueries, when present, are questions the policy asks about
 	// the jobs; there is no decision yet.
@@ -156,7 +168,7 @@ func (r RoundResponse) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(struct {
 		Jobs         []Decision `json:"jobs"`
-		DesiredNodes int        `json:"desired_nodes,omitempty"`
+		DesiredNodes int        `json:"desired_nodes"`
 	}{jobs, r.DesiredNodes})
 }
 

@@ -17,13 +17,13 @@ const EnvVar = "POLLUXSIM_REFERENCE"
 // ../shared/reference/adaptdl relative to the repository root (found by
 // walking up from the working directory to go.mod). ok is false when no
 // such folder exists.
-func Find() (dir string, ok bool) { return find(EnvVar, "adaptdl") }
+func Find() (dir string, ok bool) { return find(EnvVar, "adaptdl", "traces") }
 
-// find locates a reference folder holding traces/: the folder $env names
+// find locates a reference folder holding marker: the folder $env names
 // if set, else ../shared/reference/<name> beside the repository root.
-func find(env, name string) (string, bool) {
+func find(env, name, marker string) (string, bool) {
 	if d := os.Getenv(env); d != "" {
-		if st, err := os.Stat(filepath.Join(d, "traces")); err == nil && st.IsDir() {
+		if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
 			return d, true
 		}
 		return "", false
@@ -35,7 +35,7 @@ func find(env, name string) (string, bool) {
 	for d := wd; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
 			ref := filepath.Join(d, "..", "shared", "reference", name)
-			if st, err := os.Stat(filepath.Join(ref, "traces")); err == nil && st.IsDir() {
+			if _, err := os.Stat(filepath.Join(ref, marker)); err == nil {
 				return ref, true
 			}
 			return "", false
@@ -64,7 +64,7 @@ const SiaEnvVar = "POLLUXSIM_SIA_REFERENCE"
 // FindSia returns the Sia reference folder: $POLLUXSIM_SIA_REFERENCE if
 // set, else ../shared/reference/sia relative to the repository root. ok is
 // false when no such folder exists.
-func FindSia() (dir string, ok bool) { return find(SiaEnvVar, "sia") }
+func FindSia() (dir string, ok bool) { return find(SiaEnvVar, "sia", "traces") }
 
 // SiaDir returns the Sia reference folder or skips the test.
 func SiaDir(tb testing.TB) string {
@@ -72,6 +72,23 @@ func SiaDir(tb testing.TB) string {
 	d, ok := FindSia()
 	if !ok {
 		tb.Skip("Sia reference data not found (set " + SiaEnvVar + " or place it at ../shared/reference/sia)")
+	}
+	return d
+}
+
+// AdaptDLMasterEnvVar names the environment variable that points at
+// AdaptDL master's code (the folder holding adaptdl/ and sched/, as
+// petuum/adaptdl lays them out).
+const AdaptDLMasterEnvVar = "POLLUXSIM_ADAPTDL_MASTER"
+
+// AdaptDLMasterDir returns AdaptDL master's code folder,
+// $POLLUXSIM_ADAPTDL_MASTER if set, else ../shared/reference/adaptdl-master
+// beside the repository root, or skips the test.
+func AdaptDLMasterDir(tb testing.TB) string {
+	tb.Helper()
+	d, ok := find(AdaptDLMasterEnvVar, "adaptdl-master", filepath.Join("sched", "adaptdl_sched", "allocator.py"))
+	if !ok {
+		tb.Skip("AdaptDL master's code not found (set " + AdaptDLMasterEnvVar + " or place it at ../shared/reference/adaptdl-master)")
 	}
 	return d
 }
