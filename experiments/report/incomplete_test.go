@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments/internal/exptest"
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/sweep"
 )
 
@@ -22,7 +23,7 @@ func TestReportIncompleteBanner(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := Report(&buf, exp, runs, missing); err != nil {
+		if err := Report(&buf, outputs.Metrics{}, exp, runs, missing); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
