@@ -40,8 +40,9 @@ type roundRun struct {
 }
 
 // oracleCache keeps the answers to the oracle's pure facts (epochs,
-// iterations, iter_time, type_iter_time; not remaining_iterations, which
-// follows the job's progress) for the session's lifetime, per job: a job
+// iterations, iter_time, type_iter_time, step_time, completion_epoch;
+// not remaining_iterations, which follows the job's progress) for the
+// session's lifetime, per job: a job
 // is identified by its name, application and submission time, and its
 // entries go when it leaves the rounds. On a cluster of several GPU types
 // nothing is cached (a job's facts there follow the type it runs on).
@@ -139,8 +140,17 @@ func checkAnswer(q *protocol.Query, a protocol.Answer) error {
 	if err := finite("answers[0].value", a.Value); err != nil {
 		return err
 	}
-	if q.Fact == protocol.FactEpochs && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
-		return errorf("answers[0].value: epochs must be an integer, got %v", a.Value)
+	if (q.Fact == protocol.FactEpochs || q.Fact == protocol.FactCompletionEpoch) && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
+		return errorf("answers[0].value: %s must be an integer, got %v", q.Fact, a.Value)
+	}
+	if err := finite("answers[0].sync", a.Sync); err != nil {
+		return err
+	}
+	if a.Sync != 0 && q.Fact != protocol.FactStepTime {
+		return errorf("answers[0].sync: only step_time answers a sync time")
+	}
+	if a.Sync > a.Value {
+		return errorf("answers[0].sync: the sync part %v of a step of %v s is longer than the step", a.Sync, a.Value)
 	}
 	if !a.OK && q.Fact != protocol.FactTypeIterTime {
 		return errorf("answers[0].ok: false answers only type_iter_time")
@@ -169,6 +179,17 @@ func (o *jobOracle) Iterations(batch, epoch int) float64 {
 // IterTime implements policies.Oracle.
 func (o *jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 	return o.rr.ask(o.job, protocol.Query{Fact: protocol.FactIterTime, Placement: append([]int(nil), placement...), Local: local, Accum: accum}).Value
+}
+
+// StepTime implements policies.Oracle.
+func (o *jobOracle) StepTime(placement []int, local float64) (step, sync float64) {
+	a := o.rr.ask(o.job, protocol.Query{Fact: protocol.FactStepTime, Placement: append([]int(nil), placement...), Local: local})
+	return a.Value, a.Sync
+}
+
+// CompletionEpoch implements policies.Oracle.
+func (o *jobOracle) CompletionEpoch(batch int) int {
+	return int(o.rr.ask(o.job, protocol.Query{Fact: protocol.FactCompletionEpoch, Batch: batch}).Value)
 }
 
 // RemainingIterations implements policies.Oracle.

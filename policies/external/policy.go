@@ -25,6 +25,8 @@ type Policy struct {
 	timeout time.Duration
 	ready   protocol.Ready
 	traits  policies.Traits
+	// version is the conversation's protocol version (negotiated).
+	version int
 	round   int
 	// fault is what ended the conversation, naming the command and the
 	// round (Err adds the policy's name).
@@ -116,7 +118,8 @@ func shortName(argv []string) string {
 // handshake sends hello and reads ready.
 func (p *Policy) handshake(env policies.Env) error {
 	deadline := time.Now().Add(p.timeout)
-	hello := protocol.Hello{Type: protocol.TypeHello, Protocol: protocol.Version, Seed: env.Seed, RestartDelay: env.RestartDelay}
+	hello := protocol.Hello{Type: protocol.TypeHello, Protocol: protocol.MinVersion, MaxProtocol: protocol.Version,
+		Seed: env.Seed, RestartDelay: env.RestartDelay}
 	if err := p.write(hello, deadline, "the handshake"); err != nil {
 		return err
 	}
@@ -128,13 +131,14 @@ func (p *Policy) handshake(env policies.Env) error {
 	if !ok {
 		return p.fail("the handshake", fmt.Errorf("answered hello with a %s message, want ready", protocol.TypeOf(msg)))
 	}
-	if r.Protocol != protocol.Version {
-		return p.fail("the handshake", fmt.Errorf("speaks protocol version %d, this simulator speaks %d", r.Protocol, protocol.Version))
+	v, err := protocol.Negotiate(hello, r.Protocol)
+	if err != nil {
+		return p.fail("the handshake", err)
 	}
 	if r.Name == "" {
 		return p.fail("the handshake", errors.New("its ready message names no policy"))
 	}
-	p.ready, p.traits = *r, r.Traits.Policies()
+	p.ready, p.traits, p.version = *r, r.Traits.Policies(), v
 	return nil
 }
 
@@ -144,6 +148,9 @@ func (*Policy) Name() string { return Name }
 
 // ChildName is the name the child gave in its handshake.
 func (p *Policy) ChildName() string { return p.ready.Name }
+
+// Version is the protocol version the child chose in its handshake.
+func (p *Policy) Version() int { return p.version }
 
 // Options are the options the child reported in its handshake.
 func (p *Policy) Options() map[string]any { return p.ready.Options }
