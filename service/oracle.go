@@ -18,13 +18,16 @@ import (
 type event struct {
 	query    *protocol.Query
 	decision policies.Decision
-	desired  int   // the autoscaler's node count
-	err      error // the policy panicked or asked too much
+	changes  []policies.Change // of a changes-only round
+	stats    *PolicyStats      // the policy's, when it reports them
+	desired  int               // the autoscaler's node count
+	err      error             // the policy panicked or asked too much
 }
 
 // roundRun is one round in progress on its goroutine.
 type roundRun struct {
 	r       *round
+	inc     *policies.IncrementalRound // a changes-only round's input
 	events  chan event
 	answers chan protocol.Answer
 	abandon chan struct{}
