@@ -76,6 +76,19 @@ type Oracle interface {
 	// per node) at per-GPU batch local with accum gradient accumulation
 	// steps.
 	IterTime(placement []int, local float64, accum int) float64
+	// StepTime is the true time of one step without gradient
+	// accumulation on placement at per-GPU batch local, and its
+	// synchronisation part sync (sync ≤ step): the two measured times
+	// IterTime is made of, IterTime = step + accum·(step − sync)
+	// (profiles.IterTime).
+	StepTime(placement []int, local float64) (step, sync float64)
+	// CompletionEpoch is the last epoch (0-based) the job trains at total
+	// batch size batch: it completes when that epoch ends. The engine's
+	// jobs train Epochs() epochs whatever their batch size, so it answers
+	// Epochs() − 1; the question takes the batch as the Pollux artifact's
+	// get_completion_epoch does (there a target metric can end training
+	// earlier at some batch sizes).
+	CompletionEpoch(batch int) int
 	// RemainingIterations is the exact number of optimizer steps the job
 	// still needs at total batch size batch from its current progress.
 	RemainingIterations(batch int) float64

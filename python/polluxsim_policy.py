@@ -21,8 +21,14 @@ import traceback
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional, Tuple
 
-PROTOCOL = 1
-"""The protocol version this module speaks."""
+PROTOCOL = 2
+"""The newest protocol version this module speaks."""
+
+MIN_PROTOCOL = 1
+"""The oldest protocol version this module speaks: with an engine that
+speaks only version 1 the conversation is of version 1, and the oracle
+facts of version 2 (Job.step_time, Job.completion_epoch) raise
+ProtocolError."""
 
 DEFAULT_TYPE = "t4"
 """The GPU type of a cluster without pools (policies.DefaultType)."""
@@ -140,8 +146,9 @@ class Cluster:
 class Job:
     """One active job as the policy sees it (policies.Job). alloc is the GPUs
     on each node, or None. The oracle methods (epochs, iterations,
-    iter_time, remaining_iterations, type_iter_time) ask the simulator
-    during the round; only a policy with needs_oracle = True may call them."""
+    iter_time, remaining_iterations, type_iter_time, step_time,
+    completion_epoch) ask the simulator during the round; only a policy
+    with needs_oracle = True may call them."""
     name: str
     app: str
     submit: float
@@ -175,6 +182,12 @@ class Job:
         """Epochs the job trains for."""
         return int(self._ask("epochs")[0])
 
+    def completion_epoch(self, batch: int) -> int:
+        """The last epoch (0-based) the job trains at total batch size
+        batch: it completes when that epoch ends (the Pollux artifact's
+        Application.get_completion_epoch). Protocol version 2."""
+        return int(self._ask("completion_epoch", batch=batch)[0])
+
     def iterations(self, batch: int, epoch: int) -> float:
         """Optimizer steps at total batch size batch from the start of
         training to the end of epoch (0-based)."""
@@ -185,6 +198,15 @@ class Job:
         batch local with accum accumulation steps."""
         return self._ask("iter_time", placement=list(placement), local=local, accum=accum)[0]
 
+    def step_time(self, placement: List[int], local: float) -> Tuple[float, float]:
+        """(step, sync): true time of one step without accumulation on
+        placement at per-GPU batch local, and its synchronisation part (the
+        Pollux artifact's Application.get_throughput);
+        iter_time(placement, local, accum) = step + accum * (step - sync).
+        Protocol version 2."""
+        a = self._ask("step_time", placement=list(placement), local=local)
+        return a[0], a[2]
+
     def remaining_iterations(self, batch: int) -> float:
         """Steps the job still needs at total batch size batch."""
         return self._ask("remaining_iterations", batch=batch)[0]
@@ -192,7 +214,7 @@ class Job:
     def type_iter_time(self, gpu_type: str, placement: List[int], batch: int) -> Tuple[float, bool]:
         """True time of one step at total batch size batch on placement of
         GPU type gpu_type; ok is False without tables for that type."""
-        return self._ask("type_iter_time", gpu_type=gpu_type, placement=list(placement), batch=batch)
+        return self._ask("type_iter_time", gpu_type=gpu_type, placement=list(placement), batch=batch)[:2]
 
     def _ask(self, fact, **args):
         if self._conn is None:
@@ -324,6 +346,7 @@ class _Conn:
 
     def __init__(self, inp, out):
         self.inp, self.out = inp, out
+        self.version = MIN_PROTOCOL  # the conversation's, once negotiated
 
     def send(self, msg: dict) -> None:
         self.out.write(json.dumps(msg, separators=(",", ":"), allow_nan=False))
@@ -337,6 +360,11 @@ class _Conn:
         return json.loads(line)
 
     def query(self, job: str, fact: str, args: dict):
+        """(value, ok, sync) of one oracle fact."""
+        need = _FACT_VERSION.get(fact, MIN_PROTOCOL)
+        if need > self.version:
+            raise ProtocolError("oracle fact %s needs protocol version %d; the simulator speaks %d"
+                                % (fact, need, self.version))
         self.send(dict(type="query", job=job, fact=fact, **args))
         a = self.recv()
         if a is None:
@@ -345,11 +373,27 @@ class _Conn:
             raise RuntimeError("the simulator: " + a.get("message", ""))
         if a.get("type") != "answer":
             raise RuntimeError("expected an answer, got a %s message" % a.get("type"))
-        return a["value"], a["ok"]
+        return a["value"], a["ok"], a.get("sync", 0.0)
+
+
+_FACT_VERSION = {"step_time": 2, "completion_epoch": 2}
+"""The oracle facts newer than version 1, by the version that added them."""
 
 
 class ProtocolError(Exception):
     """The simulator sent something this client cannot follow."""
+
+
+def negotiate(hello: dict) -> int:
+    """The conversation's version: the newest both sides speak. hello's
+    protocol is the oldest version the engine speaks, max_protocol (absent
+    from a version 1 engine) the newest."""
+    lo = hello.get("protocol")
+    hi = hello.get("max_protocol", lo)
+    if not isinstance(lo, int) or not isinstance(hi, int) or hi < MIN_PROTOCOL or lo > PROTOCOL:
+        raise ProtocolError("the simulator speaks protocol versions %s to %s, this client %d to %d"
+                            % (lo, hi, MIN_PROTOCOL, PROTOCOL))
+    return min(hi, PROTOCOL)
 
 
 _JOB_FIELDS = [f.name for f in fields(Job) if f.name != "_conn"]
@@ -389,12 +433,10 @@ def _serve(policy: Policy, conn: _Conn) -> int:
         return 0
     if hello.get("type") != "hello":
         raise ProtocolError("expected hello, got a %s message" % hello.get("type"))
-    if hello.get("protocol") != PROTOCOL:
-        raise ProtocolError("the simulator speaks protocol version %s, this client %d"
-                            % (hello.get("protocol"), PROTOCOL))
+    conn.version = negotiate(hello)
     policy.start(hello["seed"], hello["restart_delay"])
     incremental = callable(getattr(policy, "schedule_incremental", None))
-    ready = {"type": "ready", "protocol": PROTOCOL, "name": policy.name,
+    ready = {"type": "ready", "protocol": conn.version, "name": policy.name,
              "traits": {"adaptive_batch": bool(policy.adaptive_batch), "needs_oracle": bool(policy.needs_oracle),
                         "user_gpus": bool(policy.user_gpus)}}
     if incremental:

@@ -56,7 +56,14 @@ func RemoteRegistration() policies.Registration {
 	}, func() RemoteOptions {
 		return RemoteOptions{Policy: "pollux", Options: "{}", Timeout: 600}
 	}, func(o RemoteOptions, env policies.Env) (policies.Policy, error) {
-		return NewRemote(o, env)
+		p, err := NewRemote(o, env)
+		if err != nil {
+			return nil, err
+		}
+		if p.incremental {
+			return &RemoteIncremental{Remote: p, views: protocol.NewTracker(), names: map[string]*policies.Job{}}, nil
+		}
+		return p, nil
 	})
 }
 
@@ -101,7 +108,8 @@ func ReadToken(file, env string) (string, error) {
 }
 
 // Remote is the policy "remote": a client of the service that decides
-// every round by posting it to a session.
+// every round by posting it to a session. The policy's stats, when it
+// reports any, come back with each decision and are its PolicyStats.
 type Remote struct {
 	base    string
 	token   string
@@ -111,13 +119,29 @@ type Remote struct {
 	policy string
 	traits policies.Traits
 	err    error
+	// incremental says the session's policy decides incrementally.
+	incremental bool
+	stats       policies.Stats
+}
+
+// RemoteIncremental is a Remote whose service's policy decides
+// incrementally (policies.Incremental): a run decided incrementally posts
+// only what changed each round (POST /v1/sessions/{id}/changes; which
+// views, protocol.Tracker says), as the engine gives an incremental policy
+// in process.
+type RemoteIncremental struct {
+	*Remote
+	views *protocol.Tracker
+	names map[string]*policies.Job // the tracked jobs, for oracle queries
 }
 
 var (
-	_ policies.Policy   = (*Remote)(nil)
-	_ policies.Fallible = (*Remote)(nil)
-	_ policies.Named    = (*Remote)(nil)
-	_ io.Closer         = (*Remote)(nil)
+	_ policies.Policy        = (*Remote)(nil)
+	_ policies.Fallible      = (*Remote)(nil)
+	_ policies.Named         = (*Remote)(nil)
+	_ policies.StatsReporter = (*Remote)(nil)
+	_ io.Closer              = (*Remote)(nil)
+	_ policies.Incremental   = (*RemoteIncremental)(nil)
 )
 
 // NewRemote opens a session on the service for the run.
@@ -134,14 +158,21 @@ func NewRemote(o RemoteOptions, env policies.Env) (*Remote, error) {
 	p := &Remote{base: strings.TrimRight(o.URL, "/"), token: token,
 		http: &http.Client{Transport: tr, Timeout: time.Duration(o.Timeout * float64(time.Second))}}
 	var resp SessionResponse
-	req := SessionRequest{Policy: o.Policy, Options: json.RawMessage(o.Options), Seed: env.Seed, RestartDelay: env.RestartDelay}
+	req := SessionRequest{Policy: o.Policy, Options: json.RawMessage(o.Options), Seed: env.Seed, RestartDelay: env.RestartDelay,
+		PolicyStats: true}
 	if err := p.call("POST", "/v1/sessions", req, &resp); err != nil {
 		return nil, err
 	}
 	p.session, p.policy = resp.Session, resp.Policy
 	p.traits = resp.Traits.Policies()
+	p.incremental = resp.Incremental
 	return p, nil
 }
+
+// PolicyStats implements policies.StatsReporter: what the service's
+// policy reported with its latest decision (nothing if it reports
+// nothing).
+func (p *Remote) PolicyStats() policies.Stats { return p.stats }
 
 // Name implements policies.Policy.
 func (p *Remote) Name() string { return "remote" }
@@ -183,61 +214,141 @@ func (p *Remote) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 	return dec
 }
 
-func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (policies.Decision, error) {
+// post posts a round's body to the session's endpoint (rounds or
+// changes), answers the service's oracle queries from the jobs job
+// finds by name, and returns the decision; the policy's stats are kept.
+func (p *Remote) post(endpoint string, body any, job func(name string) *policies.Job) (RoundResponse, error) {
 	path := "/v1/sessions/" + p.session
 	var resp RoundResponse
-	if err := p.call("POST", path+"/rounds", EncodeRound(now, c, jobs), &resp); err != nil {
-		return policies.Decision{}, err
+	if err := p.call("POST", path+"/"+endpoint, body, &resp); err != nil {
+		return resp, err
 	}
-	var byName map[string]int
 	for len(resp.OracleQueries) > 0 {
+		q := resp.OracleQueries[0]
+		j := job(q.Job)
+		if j == nil || j.Oracle == nil {
+			return resp, fmt.Errorf("the service asked about job %q, which has no oracle this round", q.Job)
+		}
+		a, err := protocol.AnswerQuery(j.Oracle, &q)
+		if err != nil {
+			return resp, fmt.Errorf("the service asked: %w", err)
+		}
+		id := resp.QueryID
+		resp = RoundResponse{}
+		if err := p.call("POST", path+"/oracle", OracleAnswers{QueryID: id, Answers: []protocol.Answer{a}}, &resp); err != nil {
+			return resp, err
+		}
+	}
+	p.stats = resp.PolicyStats.Stats()
+	return resp, nil
+}
+
+func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (policies.Decision, error) {
+	var byName map[string]int
+	resp, err := p.post("rounds", EncodeRound(now, c, jobs), func(name string) *policies.Job {
 		if byName == nil {
 			byName = make(map[string]int, len(jobs))
 			for i := range jobs {
 				byName[jobs[i].Name] = i
 			}
 		}
-		q := resp.OracleQueries[0]
-		i, ok := byName[q.Job]
-		if !ok || jobs[i].Oracle == nil {
-			return policies.Decision{}, fmt.Errorf("the service asked about job %q, which has no oracle this round", q.Job)
+		if i, ok := byName[name]; ok {
+			return &jobs[i]
 		}
-		a, err := protocol.AnswerQuery(jobs[i].Oracle, &q)
-		if err != nil {
-			return policies.Decision{}, fmt.Errorf("the service asked: %w", err)
-		}
-		id := resp.QueryID
-		resp = RoundResponse{}
-		if err := p.call("POST", path+"/oracle", OracleAnswers{QueryID: id, Answers: []protocol.Answer{a}}, &resp); err != nil {
-			return policies.Decision{}, err
-		}
+		return nil
+	})
+	if err != nil {
+		return policies.Decision{}, err
 	}
 	if len(resp.Jobs) != len(jobs) {
 		return policies.Decision{}, fmt.Errorf("the service decided for %d jobs, %d were posted", len(resp.Jobs), len(jobs))
 	}
-	index := make(map[string]int, c.Nodes)
-	for n := range c.Nodes {
-		index[NodeName(n)] = n
-	}
+	index := nodeIndex(c)
 	dec := policies.Decision{Alloc: make([][]int, len(jobs))}
 	for i, d := range resp.Jobs {
 		if d.Name != jobs[i].Name {
 			return policies.Decision{}, fmt.Errorf("the service's decision %d is for job %q, not %q", i, d.Name, jobs[i].Name)
 		}
-		if len(d.Allocation) == 0 {
-			continue
+		if dec.Alloc[i], err = perNode(c, index, d.Allocation); err != nil {
+			return policies.Decision{}, fmt.Errorf("the service allocated job %q %w", d.Name, err)
 		}
-		a := make([]int, c.Nodes)
-		for _, name := range d.Allocation {
-			n, ok := index[name]
-			if !ok {
-				return policies.Decision{}, fmt.Errorf("the service allocated job %q on unknown node %q", d.Name, name)
-			}
-			a[n]++
-		}
-		dec.Alloc[i] = a
 	}
 	return dec, nil
+}
+
+// nodeIndex numbers the nodes of c by their names (NodeName).
+func nodeIndex(c policies.Cluster) map[string]int {
+	index := make(map[string]int, c.Nodes)
+	for n := range c.Nodes {
+		index[NodeName(n)] = n
+	}
+	return index
+}
+
+// perNode is an allocation given as the node of each replica as GPUs
+// per node (nil for none).
+func perNode(c policies.Cluster, index map[string]int, replicas []string) ([]int, error) {
+	if len(replicas) == 0 {
+		return nil, nil
+	}
+	a := make([]int, c.Nodes)
+	for _, name := range replicas {
+		n, ok := index[name]
+		if !ok {
+			return nil, fmt.Errorf("on unknown node %q", name)
+		}
+		a[n]++
+	}
+	return a, nil
+}
+
+// ScheduleIncremental implements policies.Incremental: it posts the
+// round's arrivals and completions and the views that changed, answers
+// the service's oracle queries, and returns the service's changes. A
+// failure returns none and sets Err.
+func (p *RemoteIncremental) ScheduleIncremental(now float64, c policies.Cluster, r policies.IncrementalRound) []policies.Change {
+	if p.err != nil {
+		return nil
+	}
+	cs, err := p.changes(now, c, r)
+	if err != nil {
+		p.err = err
+		return nil
+	}
+	return cs
+}
+
+func (p *RemoteIncremental) changes(now float64, c policies.Cluster, r policies.IncrementalRound) ([]policies.Change, error) {
+	req := ChangesRequest{Time: now, Nodes: encodeNodes(c), Removed: r.Removed}
+	for _, k := range r.Removed {
+		if j := p.views.Job(k); j != nil {
+			delete(p.names, j.Name)
+		}
+	}
+	for _, t := range r.Added {
+		p.names[t.Job.Name] = t.Job
+		req.Added = append(req.Added, KeyedJob{Key: t.Key, Job: encodeJob(t.Job)})
+	}
+	for _, t := range p.views.Round(r) {
+		req.Updated = append(req.Updated, KeyedJob{Key: t.Key, Job: encodeJob(t.Job)})
+	}
+	resp, err := p.post("changes", req, func(name string) *policies.Job { return p.names[name] })
+	if err != nil {
+		return nil, err
+	}
+	index := nodeIndex(c)
+	cs := make([]policies.Change, len(resp.Changes))
+	for i, ch := range resp.Changes {
+		if !p.views.Changed(ch.Key) {
+			return nil, fmt.Errorf("the service changed the allocation of job key %d, which is not tracked", ch.Key)
+		}
+		a, err := perNode(c, index, ch.Allocation)
+		if err != nil {
+			return nil, fmt.Errorf("the service allocated job key %d %w", ch.Key, err)
+		}
+		cs[i] = policies.Change{Key: ch.Key, Alloc: a}
+	}
+	return cs, nil
 }
 
 // maxResponse bounds an answer of the service: the service's own default

@@ -385,28 +385,39 @@ func NodeName(n int) string { return "n" + strconv.Itoa(n) }
 // node n is named NodeName(n). It is the inverse of what the service
 // decodes, so that the service's policy sees exactly these jobs.
 func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequest {
-	req := RoundRequest{Time: now, Nodes: make([]Node, c.Nodes), Jobs: make([]Job, len(jobs))}
-	for n := range req.Nodes {
-		req.Nodes[n] = Node{Name: NodeName(n), GPUs: c.NodeGPUs(n), GPUType: c.NodeType(n)}
-	}
+	req := RoundRequest{Time: now, Nodes: encodeNodes(c), Jobs: make([]Job, len(jobs))}
 	for i := range jobs {
-		pj := protocol.FromJob(&jobs[i])
-		w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Restarts: pj.Restarts,
-			Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
-			RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
-			MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}
-		w.Hints = encodeHints(pj.Params, pj.Limits, jobs[i].Limits.NoAccum)
-		w.Hints.MaxProfiledReplicas = pj.MaxSeenGPUs
-		w.Hints.GradParams = &GradParams{Norm: pj.Grad.Sqr, Var: pj.Grad.Var}
-		if len(pj.TypeModels) > 0 {
-			w.TypeHints = make(map[string]Hints, len(pj.TypeModels))
-			for t, m := range pj.TypeModels {
-				w.TypeHints[t] = *encodeHints(&m.Params, m.Limits, jobs[i].TypeModels[t].Limits.NoAccum)
-			}
-		}
-		req.Jobs[i] = w
+		req.Jobs[i] = encodeJob(&jobs[i])
 	}
 	return req
+}
+
+// encodeNodes names the nodes of c: node n is NodeName(n).
+func encodeNodes(c policies.Cluster) []Node {
+	nodes := make([]Node, c.Nodes)
+	for n := range nodes {
+		nodes[n] = Node{Name: NodeName(n), GPUs: c.NodeGPUs(n), GPUType: c.NodeType(n)}
+	}
+	return nodes
+}
+
+// encodeJob writes one job of a round as the service reads it.
+func encodeJob(j *policies.Job) Job {
+	pj := protocol.FromJob(j)
+	w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Restarts: pj.Restarts,
+		Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
+		RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
+		MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}
+	w.Hints = encodeHints(pj.Params, pj.Limits, j.Limits.NoAccum)
+	w.Hints.MaxProfiledReplicas = pj.MaxSeenGPUs
+	w.Hints.GradParams = &GradParams{Norm: pj.Grad.Sqr, Var: pj.Grad.Var}
+	if len(pj.TypeModels) > 0 {
+		w.TypeHints = make(map[string]Hints, len(pj.TypeModels))
+		for t, m := range pj.TypeModels {
+			w.TypeHints[t] = *encodeHints(&m.Params, m.Limits, j.TypeModels[t].Limits.NoAccum)
+		}
+	}
+	return w
 }
 
 // encodeHints writes θ_sys (nil: none) and batch limits as hints;

@@ -18,13 +18,16 @@ import (
 type event struct {
 	query    *protocol.Query
 	decision policies.Decision
-	desired  int   // the autoscaler's node count
-	err      error // the policy panicked or asked too much
+	changes  []policies.Change // of a changes-only round
+	stats    *PolicyStats      // the policy's, when it reports them
+	desired  int               // the autoscaler's node count
+	err      error             // the policy panicked or asked too much
 }
 
 // roundRun is one round in progress on its goroutine.
 type roundRun struct {
 	r       *round
+	inc     *policies.IncrementalRound // a changes-only round's input
 	events  chan event
 	answers chan protocol.Answer
 	abandon chan struct{}
@@ -40,8 +43,9 @@ type roundRun struct {
 }
 
 // oracleCache keeps the answers to the oracle's pure facts (epochs,
-// iterations, iter_time, type_iter_time; not remaining_iterations, which
-// follows the job's progress) for the session's lifetime, per job: a job
+// iterations, iter_time, type_iter_time, step_time, completion_epoch;
+// not remaining_iterations, which follows the job's progress) for the
+// session's lifetime, per job: a job
 // is identified by its name, application and submission time, and its
 // entries go when it leaves the rounds. On a cluster of several GPU types
 // nothing is cached (a job's facts there follow the type it runs on).
@@ -139,8 +143,17 @@ func checkAnswer(q *protocol.Query, a protocol.Answer) error {
 	if err := finite("answers[0].value", a.Value); err != nil {
 		return err
 	}
-	if q.Fact == protocol.FactEpochs && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
-		return errorf("answers[0].value: epochs must be an integer, got %v", a.Value)
+	if (q.Fact == protocol.FactEpochs || q.Fact == protocol.FactCompletionEpoch) && (a.Value != math.Trunc(a.Value) || a.Value > math.MaxInt32) {
+		return errorf("answers[0].value: %s must be an integer, got %v", q.Fact, a.Value)
+	}
+	if err := finite("answers[0].sync", a.Sync); err != nil {
+		return err
+	}
+	if a.Sync != 0 && q.Fact != protocol.FactStepTime {
+		return errorf("answers[0].sync: only step_time answers a sync time")
+	}
+	if a.Sync > a.Value {
+		return errorf("answers[0].sync: the sync part %v of a step of %v s is longer than the step", a.Sync, a.Value)
 	}
 	if !a.OK && q.Fact != protocol.FactTypeIterTime {
 		return errorf("answers[0].ok: false answers only type_iter_time")
@@ -169,6 +182,17 @@ func (o *jobOracle) Iterations(batch, epoch int) float64 {
 // IterTime implements policies.Oracle.
 func (o *jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 	return o.rr.ask(o.job, protocol.Query{Fact: protocol.FactIterTime, Placement: append([]int(nil), placement...), Local: local, Accum: accum}).Value
+}
+
+// StepTime implements policies.Oracle.
+func (o *jobOracle) StepTime(placement []int, local float64) (step, sync float64) {
+	a := o.rr.ask(o.job, protocol.Query{Fact: protocol.FactStepTime, Placement: append([]int(nil), placement...), Local: local})
+	return a.Value, a.Sync
+}
+
+// CompletionEpoch implements policies.Oracle.
+func (o *jobOracle) CompletionEpoch(batch int) int {
+	return int(o.rr.ask(o.job, protocol.Query{Fact: protocol.FactCompletionEpoch, Batch: batch}).Value)
 }
 
 // RemainingIterations implements policies.Oracle.

@@ -27,6 +27,10 @@ var goDefs = map[string]reflect.Type{
 	"service_job_config":         reflect.TypeFor[JobConfig](),
 	"service_oracle_answers":     reflect.TypeFor[OracleAnswers](),
 	"service_error":              reflect.TypeFor[ErrorResponse](),
+	"service_changes_request":    reflect.TypeFor[ChangesRequest](),
+	"service_keyed_job":          reflect.TypeFor[KeyedJob](),
+	"service_job_change":         reflect.TypeFor[JobChange](),
+	"service_policy_stats":       reflect.TypeFor[PolicyStats](),
 }
 
 func isService(def string) bool { return strings.HasPrefix(def, "service_") }

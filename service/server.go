@@ -146,6 +146,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/sessions", s.createSession)
 	mux.HandleFunc("POST /v1/sessions/{id}/rounds", s.postRound)
+	mux.HandleFunc("POST /v1/sessions/{id}/changes", s.postChanges)
 	mux.HandleFunc("POST /v1/sessions/{id}/oracle", s.postOracle)
 	mux.HandleFunc("DELETE /v1/sessions/{id}", s.deleteSession)
 	mux.HandleFunc("GET /v1/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -196,7 +197,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	opts, _ := json.Marshal(sess.opts)
 	writeJSON(w, 201, SessionResponse{Session: sess.s.id, Policy: req.Policy, Options: opts,
 		Traits:      protocol.FromTraits(sess.s.traits),
-		IdleTimeout: s.lim.IdleTimeout.Seconds()})
+		IdleTimeout: s.lim.IdleTimeout.Seconds(), Incremental: incremental(sess.s.policy)})
 }
 
 type created struct {
@@ -238,7 +239,7 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 			_ = policies.Close(pol)
 		}
 	}()
-	sess := &session{policy: pol, traits: pol.Traits()}
+	sess := &session{policy: pol, traits: pol.Traits(), stats: req.PolicyStats}
 	if a := req.Autoscaler; a != nil {
 		if a.MinNodes < 0 || a.MaxNodes < max(a.MinNodes, 1) {
 			return created{}, 400, fmt.Errorf("autoscaler: want 0 ≤ min_nodes ≤ max_nodes and max_nodes ≥ 1, got %d and %d", a.MinNodes, a.MaxNodes)
@@ -314,7 +315,48 @@ func (s *Server) postRound(w http.ResponseWriter, r *http.Request) {
 		if sess.run != nil {
 			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
 		}
-		return sess.next(sess.start(rd, s.lim.MaxOracleQueries))
+		if sess.changes {
+			return RoundResponse{}, 409, fmt.Errorf("session %s takes changes-only rounds (POST /v1/sessions/%s/changes): its policy is driven one way", sess.id, sess.id)
+		}
+		sess.full = true
+		return sess.next(sess.start(rd, nil, s.lim.MaxOracleQueries))
+	})
+}
+
+// postChanges serves a changes-only round of an incremental session
+// (changes.go).
+func (s *Server) postChanges(w http.ResponseWriter, r *http.Request) {
+	var req ChangesRequest
+	if status, err := s.decodeBody(w, r, &req); err != nil {
+		writeError(w, status, err)
+		return
+	}
+	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+		if sess.run != nil {
+			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
+		}
+		if _, ok := sess.policy.(policies.Incremental); !ok {
+			return RoundResponse{}, 409, fmt.Errorf("session %s: policy %s does not decide incrementally; post full rounds (POST /v1/sessions/%s/rounds)", sess.id, sess.policy.Name(), sess.id)
+		}
+		if sess.scaler != nil {
+			return RoundResponse{}, 409, fmt.Errorf("session %s has an autoscaler, which needs every job: post full rounds", sess.id)
+		}
+		if sess.full {
+			return RoundResponse{}, 409, fmt.Errorf("session %s takes full rounds (POST /v1/sessions/%s/rounds): its policy is driven one way", sess.id, sess.id)
+		}
+		if sess.views == nil {
+			sess.views = map[int64]*policies.Job{}
+		}
+		rd, ch, err := decodeChanges(&req, s.lim, sess.views)
+		if err != nil {
+			return RoundResponse{}, 400, err
+		}
+		for _, k := range ch.removed { // its oracle's answers go with it
+			delete(sess.cache.m, jobKey(sess.views[k]))
+		}
+		sess.changes = true
+		in := ch.apply(rd, sess.views)
+		return sess.next(sess.start(rd, &in, s.lim.MaxOracleQueries))
 	})
 }
 
@@ -469,4 +511,11 @@ func positiveOr[T int | int64 | time.Duration](v, def T) T {
 		return v
 	}
 	return def
+}
+
+// incremental says whether p decides incrementally (a session of it takes
+// changes-only rounds).
+func incremental(p policies.Policy) bool {
+	_, ok := p.(policies.Incremental)
+	return ok
 }

@@ -28,21 +28,34 @@ type session struct {
 	// queries counts the oracle queries sent: the latest is the pending
 	// one's id, which its answer must carry.
 	queries int64
+	// views are the tracked jobs of changes-only rounds, by key; changes
+	// says the session takes those and no full rounds (a policy instance
+	// is driven one way, policies.Incremental), full the opposite.
+	views         map[int64]*policies.Job
+	changes, full bool
+	// stats says decisions carry the policy's stats.
+	stats bool
 
 	// guarded by the server's mutex
 	last time.Time
 	busy int
 }
 
-// start begins deciding round r on a goroutine of its own.
-func (s *session) start(r *round, limit int) *roundRun {
-	rr := &roundRun{r: r, events: make(chan event), answers: make(chan protocol.Answer), abandon: make(chan struct{}),
+// start begins deciding round r on a goroutine of its own; inc, for a
+// changes-only round, is the policy's input (its views in s.views).
+func (s *session) start(r *round, inc *policies.IncrementalRound, limit int) *roundRun {
+	rr := &roundRun{r: r, inc: inc, events: make(chan event), answers: make(chan protocol.Answer), abandon: make(chan struct{}),
 		cache: &s.cache, limit: limit}
 	r.prepare(s.traits)
-	s.cache.keep(r.jobs)
+	if inc == nil {
+		s.cache.keep(r.jobs)
+	}
 	if s.traits.NeedsOracle {
 		for i := range r.jobs {
 			r.jobs[i].Oracle = &jobOracle{rr: rr, job: &r.jobs[i]}
+		}
+		for _, j := range s.views { // a changes-only round's: any tracked job
+			j.Oracle = &jobOracle{rr: rr, job: j}
 		}
 	}
 	go s.decide(rr)
@@ -68,7 +81,14 @@ func (s *session) decide(rr *roundRun) {
 		ev.decision = policies.Decision{Alloc: make([][]int, len(r.jobs))}
 		return
 	}
-	ev.decision = s.policy.Schedule(r.now, r.cluster, r.jobs)
+	if rr.inc != nil {
+		ev.changes = s.policy.(policies.Incremental).ScheduleIncremental(r.now, r.cluster, *rr.inc)
+	} else {
+		ev.decision = s.policy.Schedule(r.now, r.cluster, r.jobs)
+	}
+	if sr, ok := s.policy.(policies.StatsReporter); ok && s.stats {
+		ev.stats = fromStats(sr.PolicyStats())
+	}
 	rr.mu.Lock()
 	err := rr.err
 	rr.mu.Unlock()
@@ -78,6 +98,9 @@ func (s *session) decide(rr *roundRun) {
 	}
 	for i := range r.jobs {
 		r.jobs[i].Oracle = nil
+	}
+	for _, j := range s.views {
+		j.Oracle = nil
 	}
 	if s.scaler != nil {
 		st := autoscalers.State{Now: r.now, Cluster: r.full, Provisioning: r.provisioning, MinNodes: s.min, MaxNodes: s.max, Jobs: r.allJobs()}
@@ -105,13 +128,24 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 	}
 	s.run = nil
 	if ev.err == nil {
-		ev.err = checkDecision(rr.r, ev.decision, s.traits)
+		if rr.inc != nil {
+			ev.err = checkChanges(rr.r, s.views, ev.changes, s.traits)
+		} else {
+			ev.err = checkDecision(rr.r, ev.decision, s.traits)
+		}
 	}
 	if ev.err != nil {
 		s.closeLocked()
 		return RoundResponse{}, 500, fmt.Errorf("%v; session %s closed", ev.err, s.id)
 	}
-	return respond(rr.r, ev.decision, ev.desired, s.traits.AdaptiveBatch), 200, nil
+	var resp RoundResponse
+	if rr.inc != nil {
+		resp = respondChanges(rr.r, ev.changes)
+	} else {
+		resp = respond(rr.r, ev.decision, ev.desired, s.traits.AdaptiveBatch)
+	}
+	resp.PolicyStats = ev.stats
+	return resp, 200, nil
 }
 
 // closeLocked closes the session: a pending round is abandoned and the

@@ -25,6 +25,9 @@ type SessionRequest struct {
 	// Autoscaler, when set, makes every round's answer carry the desired
 	// node count.
 	Autoscaler *AutoscalerRequest `json:"autoscaler,omitempty"`
+	// PolicyStats, when set, makes every decision carry what the policy
+	// reports about its rounds (policy_stats), for a policy that does.
+	PolicyStats bool `json:"policy_stats,omitempty"`
 }
 
 // AutoscalerRequest names the autoscaler of a session and its bounds.
@@ -44,6 +47,9 @@ type SessionResponse struct {
 	Traits  protocol.Traits `json:"traits"`
 	// IdleTimeout is how long the session lives without a request.
 	IdleTimeout float64 `json:"idle_timeout_s"`
+	// Incremental says that the policy decides incrementally: the session
+	// also takes changes-only rounds (POST /v1/sessions/{id}/changes).
+	Incremental bool `json:"incremental,omitempty"`
 }
 
 // RoundRequest is one scheduling round (POST /v1/sessions/{id}/rounds).
@@ -153,6 +159,14 @@ type RoundResponse struct {
 	// QueryID, with OracleQueries, identifies the query: its answer
 	// carries it. Ids grow from 1 over a session's queries.
 	QueryID int64 `json:"query_id,omitempty"`
+	// Changes, the answer to a changes-only round instead of Jobs, are
+	// the jobs whose allocation changes (non-nil, perhaps empty, in such
+	// an answer).
+	Changes []JobChange `json:"changes,omitempty"`
+	// PolicyStats, with a decision in a session that asked for them
+	// (SessionRequest.PolicyStats), are what the policy reports about its
+	// rounds (absent: it reports nothing).
+	PolicyStats *PolicyStats `json:"policy_stats,omitempty"`
 }
 
 // MarshalJSON writes a decision with its jobs always present (an empty
@@ -162,14 +176,22 @@ func (r RoundResponse) MarshalJSON() ([]byte, error) {
 	if len(r.OracleQueries) > 0 {
 		return json.Marshal(plain(r))
 	}
+	if r.Changes != nil {
+		return json.Marshal(struct {
+			Changes      []JobChange  `json:"changes"`
+			DesiredNodes int          `json:"desired_nodes,omitempty"`
+			PolicyStats  *PolicyStats `json:"policy_stats,omitempty"`
+		}{r.Changes, r.DesiredNodes, r.PolicyStats})
+	}
 	jobs := r.Jobs
 	if jobs == nil {
 		jobs = []Decision{}
 	}
 	return json.Marshal(struct {
-		Jobs         []Decision `json:"jobs"`
-		DesiredNodes int        `json:"desired_nodes"`
-	}{jobs, r.DesiredNodes})
+		Jobs         []Decision   `json:"jobs"`
+		DesiredNodes int          `json:"desired_nodes"`
+		PolicyStats  *PolicyStats `json:"policy_stats,omitempty"`
+	}{jobs, r.DesiredNodes, r.PolicyStats})
 }
 
 // Decision is one job's allocation after a round.

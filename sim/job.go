@@ -276,6 +276,17 @@ func (o jobOracle) IterTime(placement []int, local float64, accum int) float64 {
 	return t
 }
 
+// StepTime implements policies.Oracle.
+func (o jobOracle) StepTime(placement []int, local float64) (step, sync float64) {
+	_, step, sync = o.app.IterTime(placement, local, 0)
+	return step, sync
+}
+
+// CompletionEpoch implements policies.Oracle: the last of the
+// application's epochs, at any batch size (the engine ends a job when its
+// progress reaches the end of epoch Epochs − 1).
+func (o jobOracle) CompletionEpoch(int) int { return o.app.Epochs - 1 }
+
 // TypeIterTime implements policies.Oracle.
 func (o jobOracle) TypeIterTime(t string, placement []int, batch int) (float64, bool) {
 	a := o.base.ForType(t)

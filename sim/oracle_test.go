@@ -32,3 +32,43 @@ func TestTypeIterTime(t *testing.T) {
 		}
 	}
 }
+
+// The engine's oracle splits a step as the profile does: StepTime is the
+// application's true step and sync times (Truth.Step), with 0 ≤ sync ≤
+// step, and IterTime is their closed form step + accum·(step − sync), on
+// every application of the default profiles, one and several nodes.
+func TestStepTime(t *testing.T) {
+	set := profiles.Default()
+	synced := 0
+	for _, name := range set.Names() {
+		app := set.Apps[name]
+		o := jobOracle{app: app, base: app}
+		lim := app.Limits
+		for _, place := range [][]int{{1}, {2}, {4}, {2, 2}, {4, 4, 4}} {
+			for _, local := range []float64{float64(lim.MinLocal), float64(lim.MinLocal+lim.MaxLocal) / 2, float64(lim.MaxLocal)} {
+				step, sync := o.StepTime(place, local)
+				wantStep, wantSync := app.Truth.Step(place, local)
+				if step != wantStep || sync != wantSync {
+					t.Errorf("%s %v local %v: StepTime = %v, %v, the profile's %v, %v", name, place, local, step, sync, wantStep, wantSync)
+				}
+				if !(step > 0) || sync < 0 || sync > step {
+					t.Errorf("%s %v local %v: step %v, sync %v: want 0 ≤ sync ≤ step, step > 0", name, place, local, step, sync)
+				}
+				if sync > 0 {
+					synced++
+				}
+				for accum := range 4 {
+					if got, want := o.IterTime(place, local, accum), step+float64(accum)*(step-sync); got != want {
+						t.Errorf("%s %v local %v accum %d: IterTime = %v, step + accum·(step − sync) = %v", name, place, local, accum, got, want)
+					}
+				}
+			}
+		}
+		if got := o.CompletionEpoch(lim.InitBatch); got != app.Epochs-1 {
+			t.Errorf("%s: CompletionEpoch = %d, want the last of %d epochs", name, got, app.Epochs)
+		}
+	}
+	if synced == 0 {
+		t.Error("no case had a synchronisation part: the split is not exercised")
+	}
+}

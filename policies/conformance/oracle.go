@@ -57,6 +57,15 @@ func (o Oracle) IterTime(placement []int, local float64, accum int) float64 {
 	return profiles.IterTime(step, sync, accum)
 }
 
+// StepTime implements policies.Oracle: the step model's time and its
+// synchronisation part.
+func (o Oracle) StepTime(placement []int, local float64) (step, sync float64) {
+	return o.Step.Time(placement, local)
+}
+
+// CompletionEpoch implements policies.Oracle: the only epoch.
+func (Oracle) CompletionEpoch(int) int { return 0 }
+
 // TypeIterTime implements policies.Oracle: the step model with its
 // compute part sped up by the type's speed (typeSpeed), the batch split
 // evenly over the GPUs without accumulation. Which types a job may use is

@@ -69,6 +69,9 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 //	duplicate   answers round 1 with a decision that gives "alloc" twice,
 //	            the last one valid (nothing for every job)
 //	version     answers hello with protocol version 99
+//	v1-fact     a version 1 peer (as every mode: it answers hello's
+//	            protocol, the oldest version offered) with needs_oracle,
+//	            asking in round 1 a fact of version 2 (step_time)
 //	greedy      gives the first job all GPUs of every node, twice over
 //	unknown     (incremental) changes the allocation of key 999999
 //	error       answers round 2 with an error message
@@ -110,7 +113,7 @@ func fakePolicy(mode string) int {
 	}
 	hello := recv().(*protocol.Hello)
 	ready := protocol.Ready{Type: protocol.TypeReady, Protocol: hello.Protocol, Name: "fake-" + mode,
-		Traits: protocol.Traits{UserGPUs: mode != "greedy", NeedsOracle: mode == "oracle"}, Incremental: mode == "unknown"}
+		Traits: protocol.Traits{UserGPUs: mode != "greedy", NeedsOracle: mode == "oracle" || mode == "v1-fact"}, Incremental: mode == "unknown"}
 	if mode == "version" {
 		ready.Protocol = 99
 	}
@@ -160,6 +163,11 @@ func fakePolicy(mode string) int {
 			r := msg.(*protocol.Round)
 			fmt.Printf("{\"type\": \"decision\", \"round\": %d, \"alloc\": [[9]], \"alloc\": [%s]}\n",
 				r.Round, strings.TrimSuffix(strings.Repeat("null,", len(r.Jobs)), ","))
+			continue
+		case mode == "v1-fact" && round == 1:
+			r := msg.(*protocol.Round)
+			send(protocol.Query{Type: protocol.TypeQuery, Job: r.Jobs[0].Name, Fact: protocol.FactStepTime, Placement: []int{1}, Local: 32})
+			recv()
 			continue
 		case mode == "error" && round == 2:
 			send(protocol.Error{Type: protocol.TypeError, Message: "ZeroDivisionError: division\nby zero"})

@@ -13,6 +13,9 @@ func (p *Policy) answer(q *protocol.Query) (protocol.Answer, error) {
 	if !p.traits.NeedsOracle {
 		return a, fmt.Errorf("sent an oracle query, but its traits do not set needs_oracle")
 	}
+	if v := protocol.FactVersion(q.Fact); v > p.version {
+		return a, fmt.Errorf("queried the fact %q of protocol version %d in a conversation of version %d", q.Fact, v, p.version)
+	}
 	j := p.names[q.Job]
 	if j == nil {
 		return a, fmt.Errorf("queried job %q, which is not in the round", q.Job)

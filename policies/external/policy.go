@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,6 +24,8 @@ type Policy struct {
 	timeout time.Duration
 	ready   protocol.Ready
 	traits  policies.Traits
+	// version is the conversation's protocol version (negotiated).
+	version int
 	round   int
 	// fault is what ended the conversation, naming the command and the
 	// round (Err adds the policy's name).
@@ -38,11 +39,8 @@ type Policy struct {
 // (policies.Incremental).
 type Incremental struct {
 	*Policy
-	// tracked are the jobs the child knows, by key.
-	tracked map[int64]*policies.Job
-	// held are the keys whose view last sent held GPUs, and changed the
-	// keys the child's last decision changed.
-	held, changed map[int64]bool
+	// views are the jobs the child knows, by key.
+	views *protocol.Tracker
 }
 
 var (
@@ -100,7 +98,7 @@ func Start(cfg Config) (policies.Policy, error) {
 		return nil, p.fault
 	}
 	if p.ready.Incremental {
-		return &Incremental{Policy: p, tracked: map[int64]*policies.Job{}, held: map[int64]bool{}, changed: map[int64]bool{}}, nil
+		return &Incremental{Policy: p, views: protocol.NewTracker()}, nil
 	}
 	return p, nil
 }
@@ -117,7 +115,8 @@ func shortName(argv []string) string {
 // handshake sends hello and reads ready.
 func (p *Policy) handshake(env policies.Env) error {
 	deadline := time.Now().Add(p.timeout)
-	hello := protocol.Hello{Type: protocol.TypeHello, Protocol: protocol.Version, Seed: env.Seed, RestartDelay: env.RestartDelay}
+	hello := protocol.Hello{Type: protocol.TypeHello, Protocol: protocol.MinVersion, MaxProtocol: protocol.Version,
+		Seed: env.Seed, RestartDelay: env.RestartDelay}
 	if err := p.write(hello, deadline, "the handshake"); err != nil {
 		return err
 	}
@@ -129,13 +128,14 @@ func (p *Policy) handshake(env policies.Env) error {
 	if !ok {
 		return p.fail("the handshake", fmt.Errorf("answered hello with a %s message, want ready", protocol.TypeOf(msg)))
 	}
-	if r.Protocol != protocol.Version {
-		return p.fail("the handshake", fmt.Errorf("speaks protocol version %d, this simulator speaks %d", r.Protocol, protocol.Version))
+	v, err := protocol.Negotiate(hello, r.Protocol)
+	if err != nil {
+		return p.fail("the handshake", err)
 	}
 	if r.Name == "" {
 		return p.fail("the handshake", errors.New("its ready message names no policy"))
 	}
-	p.ready, p.traits = *r, r.Traits.Policies()
+	p.ready, p.traits, p.version = *r, r.Traits.Policies(), v
 	return nil
 }
 
@@ -149,6 +149,9 @@ func (p *Policy) ChildName() string { return p.ready.Name }
 // ReportedName implements policies.Named: the name the child reported in
 // its handshake (ChildName), recorded as the run's policy_name.
 func (p *Policy) ReportedName() string { return p.ready.Name }
+
+// Version is the protocol version the child chose in its handshake.
+func (p *Policy) Version() int { return p.version }
 
 // Options are the options the child reported in its handshake.
 func (p *Policy) Options() map[string]any { return p.ready.Options }
@@ -209,46 +212,19 @@ func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r pol
 	msg := protocol.IncrementalRound{Type: protocol.TypeIncrementalRound, Round: p.round, Now: now, Cluster: protocol.FromCluster(c),
 		Removed: r.Removed}
 	for _, k := range r.Removed {
-		if j := p.tracked[k]; j != nil {
+		if j := p.views.Job(k); j != nil {
 			delete(p.names, j.Name)
 		}
-		delete(p.tracked, k)
-		delete(p.held, k)
-		delete(p.changed, k)
 	}
 	if p.names == nil {
 		p.names = map[string]*policies.Job{}
 	}
 	for _, t := range r.Added {
-		p.tracked[t.Key] = t.Job
 		p.names[t.Job.Name] = t.Job
-		p.held[t.Key] = t.Job.Alloc != nil
 		msg.Added = append(msg.Added, protocol.Keyed{Key: t.Key, Job: protocol.FromJob(t.Job)})
 	}
-	for k := range p.changed {
-		p.held[k] = true // its view may have changed since
-	}
-	clear(p.changed)
-	var keys []int64
-	for k, held := range p.held {
-		if held {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	added := map[int64]bool{}
-	for _, t := range r.Added {
-		added[t.Key] = true
-	}
-	for _, k := range keys {
-		j := p.tracked[k]
-		if j == nil || added[k] {
-			continue
-		}
-		msg.Updated = append(msg.Updated, protocol.Keyed{Key: k, Job: protocol.FromJob(j)})
-		if j.Alloc == nil {
-			delete(p.held, k)
-		}
+	for _, t := range p.views.Round(r) {
+		msg.Updated = append(msg.Updated, protocol.Keyed{Key: t.Key, Job: protocol.FromJob(t.Job)})
 	}
 	d, ok := roundTrip(p.Policy, msg, now, protocol.TypeIncrementalDecision, func(d *protocol.IncrementalDecision) int { return d.Round })
 	if !ok {
@@ -256,12 +232,11 @@ func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r pol
 	}
 	changes := make([]policies.Change, len(d.Changes))
 	for i, ch := range d.Changes {
-		if p.tracked[ch.Key] == nil {
+		if !p.views.Changed(ch.Key) {
 			p.fail(p.where(now), fmt.Errorf("changed the allocation of job key %d, which it was not given or which finished", ch.Key))
 			return nil
 		}
 		changes[i] = policies.Change{Key: ch.Key, Alloc: ch.Alloc}
-		p.changed[ch.Key] = true
 	}
 	return changes
 }

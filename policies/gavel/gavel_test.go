@@ -28,6 +28,10 @@ func (o typeOracle) TypeIterTime(t string, _ []int, _ int) (float64, bool) {
 	s, ok := o.perType[t]
 	return s, ok
 }
+func (typeOracle) StepTime([]int, float64) (float64, float64) {
+	panic("gavel asks for whole iterations by type (TypeIterTime)")
+}
+func (typeOracle) CompletionEpoch(int) int { panic("gavel asks for remaining iterations") }
 
 func mkJob(name string, gpus int, perType map[string]float64) policies.Job {
 	return policies.Job{

@@ -27,6 +27,12 @@ func (fakeOracle) RemainingIterations(int) float64 {
 func (fakeOracle) TypeIterTime(string, []int, int) (float64, bool) {
 	panic("optimus runs on the job's own type (IterTime)")
 }
+func (fakeOracle) StepTime([]int, float64) (float64, float64) {
+	panic("optimus asks for whole iterations (IterTime)")
+}
+func (fakeOracle) CompletionEpoch(int) int {
+	panic("optimus counts to the last epoch (Epochs)")
+}
 
 // The reference's count is one epoch short: in epoch e it is the
 // iterations by the end of the last epoch minus those by the end of e.
@@ -89,6 +95,12 @@ func (linearOracle) RemainingIterations(int) float64 {
 }
 func (linearOracle) TypeIterTime(string, []int, int) (float64, bool) {
 	panic("optimus runs on the job's own type (IterTime)")
+}
+func (linearOracle) StepTime([]int, float64) (float64, float64) {
+	panic("optimus asks for whole iterations (IterTime)")
+}
+func (linearOracle) CompletionEpoch(int) int {
+	panic("optimus counts to the last epoch (Epochs)")
 }
 
 func job(name string, rem float64, maxGPUs int, alloc []int) policies.Job {

@@ -8,8 +8,8 @@
 //
 // A conversation, with E the engine and P the policy:
 //
-//	E → P  hello                 protocol version and the run's environment
-//	P → E  ready                 protocol version, policy name, traits,
+//	E → P  hello                 protocol versions and the run's environment
+//	P → E  ready                 the version chosen, policy name, traits,
 //	                             whether it decides incrementally, options
 //	then once per scheduling round, either
 //	E → P  round                 time, cluster, every active job
@@ -29,9 +29,11 @@
 // (python/polluxsim_policy.py) follows it. The schema's service_*
 // definitions are the HTTP allocator service's bodies (package service),
 // not messages of this protocol.
-// Version is the protocol's version: a change that an older peer would
-// misread increments it, and both sides refuse a peer of another version.
-// docs/protocol.md is the reference.
+// Version is the protocol's newest version: a change that an older peer
+// would misread increments it. The engine offers a range of versions in
+// hello (MinVersion to Version) and the policy picks one in ready
+// (Negotiate), so that older peers keep working; docs/protocol.md is the
+// reference and holds the changelog.
 //
 // A job on the wire carries exactly what policies.Job carries, the oracle
 // excepted (it is the query messages); FromJob and Job.Policies convert

@@ -6,8 +6,14 @@ import (
 	"github.com/polluxsim/polluxsim/models"
 )
 
-// Version is the protocol version this package speaks.
-const Version = 1
+// Version is the newest protocol version this package speaks, and
+// MinVersion the oldest: an engine offers both in hello (MinVersion as
+// protocol, Version as max_protocol) and the policy's ready picks one
+// (Negotiate). docs/protocol.md#versioning holds the changelog.
+const (
+	Version    = 2
+	MinVersion = 1
+)
 
 // Message types: the "type" field of every message.
 const (
@@ -33,11 +39,16 @@ type Envelope struct {
 	Type string `json:"type"`
 }
 
-// Hello opens a conversation: the engine's protocol version and what the
-// policy may learn about the run (policies.Env).
+// Hello opens a conversation: the protocol versions the engine speaks
+// and what the policy may learn about the run (policies.Env).
 type Hello struct {
-	Type     string `json:"type"`
-	Protocol int    `json:"protocol"`
+	Type string `json:"type"`
+	// Protocol is the oldest version the engine speaks, MaxProtocol the
+	// newest (absent: Protocol, as a version 1 engine sends it). A
+	// version 1 policy reads Protocol as the engine's version and answers
+	// 1, so it keeps working with a newer engine.
+	Protocol    int `json:"protocol"`
+	MaxProtocol int `json:"max_protocol,omitempty"`
 	// Seed seeds any randomness of the policy.
 	Seed uint64 `json:"seed"`
 	// RestartDelay is the engine's restart delay after a re-allocation,
@@ -45,7 +56,8 @@ type Hello struct {
 	RestartDelay float64 `json:"restart_delay"`
 }
 
-// Ready answers Hello: the policy's protocol version, name, traits,
+// Ready answers Hello: the protocol version the conversation speaks (one
+// the engine offered, chosen by the policy), the policy's name, traits,
 // whether it decides incrementally, and its effective options (any JSON
 // object; recorded in the run's log, not interpreted).
 type Ready struct {
@@ -130,13 +142,30 @@ const (
 	FactIterTime            = "iter_time"
 	FactRemainingIterations = "remaining_iterations"
 	FactTypeIterTime        = "type_iter_time"
+	// Since version 2.
+	FactStepTime        = "step_time"
+	FactCompletionEpoch = "completion_epoch"
 )
+
+// FactVersion is the protocol version that introduced fact (0 for a fact
+// this package does not know): a conversation of an older version may not
+// ask it.
+func FactVersion(fact string) int {
+	switch fact {
+	case FactEpochs, FactIterations, FactIterTime, FactRemainingIterations, FactTypeIterTime:
+		return 1
+	case FactStepTime, FactCompletionEpoch:
+		return 2
+	}
+	return 0
+}
 
 // Query asks the engine, within a round, one oracle fact about a job of
 // the round (by name); only a policy whose traits set needs_oracle may
 // ask. The arguments each fact takes: epochs none; iterations batch and
 // epoch; iter_time placement, local and accum; remaining_iterations
-// batch; type_iter_time gpu_type, placement and batch.
+// batch; type_iter_time gpu_type, placement and batch; step_time
+// placement and local; completion_epoch batch.
 type Query struct {
 	Type      string  `json:"type"`
 	Job       string  `json:"job"`
@@ -149,11 +178,14 @@ type Query struct {
 	GPUType   string  `json:"gpu_type,omitempty"`
 }
 
-// Answer answers a Query: Value is the fact (epochs as a number); OK is
-// false only for type_iter_time on a type the job has no tables for.
+// Answer answers a Query: Value is the fact (epochs and
+// completion_epoch as numbers; step_time the step's time, its
+// synchronisation part in Sync, absent when 0 and for the other facts);
+// OK is false only for type_iter_time on a type the job has no tables for.
 type Answer struct {
 	Type  string  `json:"type"`
 	Value float64 `json:"value"`
+	Sync  float64 `json:"sync,omitempty"`
 	OK    bool    `json:"ok"`
 }
 

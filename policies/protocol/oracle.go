@@ -23,6 +23,10 @@ func AnswerQuery(o policies.Oracle, q *Query) (Answer, error) {
 		a.Value = o.RemainingIterations(q.Batch)
 	case FactTypeIterTime:
 		a.Value, a.OK = o.TypeIterTime(q.GPUType, q.Placement, q.Batch)
+	case FactStepTime:
+		a.Value, a.Sync = o.StepTime(q.Placement, q.Local)
+	case FactCompletionEpoch:
+		a.Value = float64(o.CompletionEpoch(q.Batch))
 	default:
 		return a, fmt.Errorf("queried the unknown fact %q of job %s", q.Fact, q.Job)
 	}

@@ -23,6 +23,10 @@ func (linearOracle) IterTime(_ []int, _ float64, accum int) float64 {
 func (linearOracle) TypeIterTime(string, []int, int) (float64, bool) {
 	panic("srtf runs on the job's own type (IterTime)")
 }
+func (linearOracle) StepTime([]int, float64) (float64, float64) {
+	panic("srtf asks for whole iterations (IterTime)")
+}
+func (linearOracle) CompletionEpoch(int) int { panic("srtf asks for remaining iterations") }
 
 func job(name string, submit float64, gpus int, iters float64, alloc []int) policies.Job {
 	return policies.Job{

@@ -1,7 +1,8 @@
 """A test policy: FIFO (python/examples/fifo.py) that, every round, asks
 the simulator every oracle fact of every job and prints the answers to
-standard error, one line each: oracle JOB FACT GPU_TYPE BITS OK, BITS the
-float64's bits as an integer (exact)."""
+standard error, one line each: oracle JOB FACT WHERE BITS OK, WHERE the GPU
+type or placement asked about (or -), BITS the float64's bits as an integer
+(exact); step_time gives two lines, step and sync."""
 
 import os
 import struct
@@ -30,7 +31,12 @@ class Probe(FIFO):
                 ("iterations", "", j.iterations(b, 1), True),
                 ("iter_time", "", j.iter_time([g], b / g, 0), True),
                 ("remaining_iterations", "", j.remaining_iterations(b), True),
+                ("completion_epoch", "", j.completion_epoch(b), True),
             ]
+            for place in ([g], [1, 1]):
+                step, sync = j.step_time(place, b / g)
+                where = ",".join(map(str, place))
+                answers += [("step", where, step, True), ("sync", where, sync, True)]
             for t in ("t4", "nosuchgpu"):
                 v, ok = j.type_iter_time(t, [g], b)
                 answers.append(("type_iter_time", t, v, ok))
