@@ -66,40 +66,24 @@ func TestCodeDigest(t *testing.T) {
 func TestSweepRerunsEditedScript(t *testing.T) {
 	py := needPython(t)
 	script := filepath.Join(t.TempDir(), "order.py")
+	// The user's workflow: a copy of the example policy, then an edit of
+	// its sort key (largest requests first).
+	example, err := os.ReadFile(filepath.Join(repoRoot(t), "python", "examples", "smallest_first.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(example), "os.path.join(os.path.dirname(os.path.abspath(__file__)), \"..\")",
+		fmt.Sprintf("%q", filepath.Join(repoRoot(t), "python")), 1)
+	const key = "key=lambda i: (jobs[i].request.gpus,"
+	if !strings.Contains(src, key) {
+		t.Fatalf("smallest_first.py has no %q to edit", key)
+	}
 	policy := func(descending bool) {
-		sign := ""
+		code := src
 		if descending {
-			sign = "-"
+			code = strings.Replace(code, key, "key=lambda i: (-jobs[i].request.gpus,", 1)
 		}
-		src := fmt.Sprintf(`import sys
-sys.path.insert(0, %q)
-import polluxsim_policy as pp
-
-
-class Order(pp.Policy):
-    name = "order"
-    user_gpus = True
-
-    def schedule(self, now, cluster, jobs):
-        order = sorted(range(len(jobs)), key=lambda i: (%sjobs[i].request.gpus, jobs[i].submit, jobs[i].name))
-        left = cluster.total_gpus()
-        runs = set()
-        for i in order:
-            if jobs[i].request.gpus <= left:
-                runs.add(i)
-                left -= jobs[i].request.gpus
-        alloc = [jobs[i].alloc if i in runs and jobs[i].gpus() > 0 else None for i in range(len(jobs))]
-        free = pp.free_gpus(cluster, alloc)
-        for i in order:
-            if i in runs and alloc[i] is None:
-                alloc[i] = pp.place_job(cluster, free, jobs[i].request.gpus, jobs[i])
-        return alloc
-
-
-if __name__ == "__main__":
-    pp.main(Order())
-`, filepath.Join(repoRoot(t), "python"), sign)
-		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		if err := os.WriteFile(script, []byte(code), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,8 +117,8 @@ if __name__ == "__main__":
 	if rep.Ran != 1 {
 		t.Fatalf("first sweep ran %d runs, want 1", rep.Ran)
 	}
-	if first.PolicyName != "order" {
-		t.Errorf("the stored run's policy_name is %q, want the script's handshake name \"order\"", first.PolicyName)
+	if first.PolicyName != "smallest-first" {
+		t.Errorf("the stored run's policy_name is %q, want the script's handshake name \"smallest-first\"", first.PolicyName)
 	}
 	if rep, _ = run(); rep.Ran != 0 || rep.Skipped != 1 {
 		t.Errorf("unchanged script: the sweep ran %d and skipped %d runs, want 0 and 1", rep.Ran, rep.Skipped)
