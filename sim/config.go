@@ -86,8 +86,9 @@ type Config struct {
 	// jobs on failed nodes lose the work since their last checkpoint (see
 	// faults.go). Nil: no node ever fails.
 	Failures *faults.Model
-	// FaultSeed seeds the fault stream (the run's seed): every policy run
-	// with the same seed sees the same faults.
+	// FaultSeed seeds the fault stream (the run's seed), with the
+	// workload's name: every policy run on a workload with the same seed
+	// sees the same faults, another workload other faults.
 	FaultSeed uint64
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress

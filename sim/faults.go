@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 
 	"github.com/polluxsim/polluxsim/faults"
@@ -117,7 +118,11 @@ func (e *engine) startFaults() error {
 	for n := range types {
 		types[n], phys[n] = c.NodeType(n), n
 	}
-	s, err := faults.NewStream(m, types, e.cfg.FaultSeed)
+	// The run's seed and the workload's name: the same faults for every
+	// policy on a workload, other faults on another workload.
+	h := fnv.New64a()
+	h.Write([]byte(e.res.Workload))
+	s, err := faults.NewStream(m, types, e.cfg.FaultSeed^h.Sum64())
 	if err != nil {
 		return err
 	}
