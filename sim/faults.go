@@ -52,8 +52,8 @@ type FaultSummary struct {
 	// Availability is the share of node time up, from the start of the
 	// run to its end.
 	Availability float64 `json:"node_availability"`
-	// MeanETTR is the mean of the jobs' ETTR.
-	MeanETTR float64 `json:"mean_ettr"`
+	// AvgETTR is the mean of the jobs' ETTR.
+	AvgETTR float64 `json:"avg_ettr"`
 }
 
 // jobFaults is a job's book under failures.
@@ -261,7 +261,7 @@ func (e *engine) finishFaults() {
 		}
 		sum.LostGPUHours += f.LostGPUSeconds / 3600
 		sum.CheckpointGPUHours += f.CheckpointGPUSeconds / 3600
-		sum.MeanETTR += f.ETTR / float64(len(e.jobs))
+		sum.AvgETTR += f.ETTR / float64(len(e.jobs))
 		e.res.Jobs[i].Faults = &f
 	}
 	e.res.Summary.Faults = sum

@@ -310,7 +310,7 @@ var builtinMetrics = []Metric{
 	{Name: "interruptions", Doc: "job interruptions by node failures", Count: true, Optional: true, Label: "interruptions", Value: faultsOf(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
 	{Name: "gpu_hours_lost", Unit: "GPU·h", Doc: "GPU time of work lost to failures (since the jobs' last checkpoints)", Optional: true, Label: "GPU time lost to failures", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
 	{Name: "checkpoint_gpu_hours", Unit: "GPU·h", Doc: "GPU time spent writing checkpoints", Optional: true, Label: "GPU time checkpointing", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.CheckpointGPUHours })},
-	{Name: "mean_ettr", Unit: UnitFraction, Doc: "mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, HigherIsBetter: true, Label: "mean ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.MeanETTR })},
+	{Name: "avg_ettr", Unit: UnitFraction, Doc: "mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, HigherIsBetter: true, Label: "average ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.AvgETTR })},
 	{Name: "node_availability", Unit: UnitFraction, Doc: "share of node time up from the start of the run to its end", Optional: true, HigherIsBetter: true, Label: "node availability", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.Availability })},
 }
 

@@ -40,7 +40,7 @@ func TestCLIFailures(t *testing.T) {
 		}
 	}
 	s := sums[0]
-	for _, k := range []string{"interruptions", "gpu_hours_lost", "checkpoint_gpu_hours", "mean_ettr", "node_availability"} {
+	for _, k := range []string{"interruptions", "gpu_hours_lost", "checkpoint_gpu_hours", "avg_ettr", "node_availability"} {
 		v, ok := s[k].(float64)
 		if !ok || !(v > 0) {
 			t.Errorf("summary.json %s = %v, want a positive number", k, s[k])
