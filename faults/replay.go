@@ -77,14 +77,15 @@ func Read(name string, r io.Reader) ([]Event, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
+			line := 0
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
 				line = pe.Line
 			}
 			return nil, fail(line, "", err)
 		}
+		line, _ := cr.FieldPos(0)
 		if len(out) == MaxEvents {
 			return nil, fail(line, "", fmt.Errorf("more than %d fault events", MaxEvents))
 		}
