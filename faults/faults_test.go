@@ -169,6 +169,7 @@ func TestParseErrors(t *testing.T) {
 		"rate=1,rate=2":                 "given twice",
 		"rate=1,color=red":              "unknown setting",
 		"rate=5000":                     "must be in [0, 1440]",
+		"job_fail=x":                    "job_fail=x",
 	} {
 		if _, err := Parse(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v, want an error with %q", in, err, want)
@@ -177,7 +178,7 @@ func TestParseErrors(t *testing.T) {
 	if m, err := Parse("none"); m != nil || err != nil {
 		t.Errorf("none: %v, %v", m, err)
 	}
-	m, err := Parse("rsc1,ckpt=daly,ckpt_cost=30")
+	m, err := Parse("rsc1,ckpt=daly,ckpt_cost=30,job_fail=0.5,domain=8:0.01")
 	if err != nil {
 		t.Fatal(err)
 	}

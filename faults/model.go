@@ -32,6 +32,10 @@ type Model struct {
 	// node of the domain down together. 0: no domains.
 	DomainSize int
 	DomainRate float64
+	// JobFailRate is the rate of failures of a job's own (user errors,
+	// the traces' FAILED states), independent of the hardware: failures
+	// per day of the job's running time.
+	JobFailRate float64
 	// File is a fault log replayed (ReadFile), Events its rows.
 	File   string
 	Events []Event
@@ -105,6 +109,7 @@ func preset(name string) (Model, bool) {
 //	rate.TYPE=R     the rate of the nodes of GPU type TYPE
 //	repair=D        repair time: fixed:S, exp:S or lognormal:S:SIGMA (S mean seconds)
 //	domain=K:R      failure domains of K consecutive nodes, R failures per domain-day
+//	job_fail=R      failures of a job's own (not the hardware's), per day of its running
 //	file=PATH       replay the fault log PATH (see ReadFile)
 //	ckpt=I          checkpoint interval: seconds, young, daly or none
 //	ckpt_cost=S     time one checkpoint takes, seconds
@@ -139,7 +144,7 @@ func Parse(s string) (*Model, error) {
 			return nil, fmt.Errorf("--failures %s=%s: %w", p.Key, p.Value, err)
 		}
 	}
-	if m.Rate == 0 && m.DomainRate == 0 && m.Checkpoint.Mode != "fixed" && m.Checkpoint.Mode != "none" && len(m.Events) > 0 && m.Preset == "" {
+	if m.Rate == 0 && m.DomainRate == 0 && m.JobFailRate == 0 && m.Checkpoint.Mode != "fixed" && m.Checkpoint.Mode != "none" && len(m.Events) > 0 && m.Preset == "" {
 		// A replay alone has no rate to derive an interval from.
 		m.Checkpoint = Checkpoint{Mode: "fixed", Interval: 1800, Cost: m.Checkpoint.Cost}
 	}
@@ -198,6 +203,10 @@ func (m *Model) set(k, v string) error {
 		r, err := number(b)
 		m.DomainSize, m.DomainRate = size, r
 		return err
+	case k == "job_fail":
+		r, err := number(v)
+		m.JobFailRate = r
+		return err
 	case k == "file":
 		return m.load(v)
 	case k == "ckpt":
@@ -217,7 +226,7 @@ func (m *Model) set(k, v string) error {
 		m.Checkpoint.Cost = c
 		return err
 	}
-	return fmt.Errorf("unknown setting %q (rate, rate.TYPE, repair, domain, file, ckpt, ckpt_cost)", k)
+	return fmt.Errorf("unknown setting %q (rate, rate.TYPE, repair, domain, job_fail, file, ckpt, ckpt_cost)", k)
 }
 
 // number reads a finite non-negative number.
@@ -260,7 +269,7 @@ const MaxRate = 1440
 
 // Check validates the model's values, naming the setting at fault.
 func (m *Model) Check() error {
-	rates := map[string]float64{"rate": m.Rate, "domain rate": m.DomainRate}
+	rates := map[string]float64{"rate": m.Rate, "domain rate": m.DomainRate, "job_fail": m.JobFailRate}
 	for t, r := range m.RateByType {
 		rates["rate."+t] = r
 	}
@@ -292,7 +301,7 @@ func (m *Model) Check() error {
 			return fmt.Errorf("--failures: checkpoint interval must be positive, got %v s", c.Interval)
 		}
 	case "young", "daly":
-		if m.Rate == 0 && m.DomainRate == 0 && len(m.RateByType) == 0 {
+		if m.Rate == 0 && m.DomainRate == 0 && m.JobFailRate == 0 && len(m.RateByType) == 0 {
 			return fmt.Errorf("--failures: ckpt=%s needs a failure rate to derive the interval from (give ckpt=SECONDS for a replay)", c.Mode)
 		}
 		if !(c.Cost > 0) {
@@ -317,10 +326,10 @@ func (m *Model) NodeRate(t string) float64 {
 }
 
 // JobRate is the rate per second at which a job holding the given nodes
-// (their numbers and GPU types) is interrupted: its nodes' rates plus
-// those of the failure domains it touches.
+// (their numbers and GPU types) is interrupted: its nodes' rates, those
+// of the failure domains it touches, and its own (JobFailRate).
 func (m *Model) JobRate(nodes []int, types []string) float64 {
-	r := 0.0
+	r := m.JobFailRate / Day
 	for i := range nodes {
 		r += m.NodeRate(types[i])
 	}
@@ -352,6 +361,9 @@ func (m *Model) String() string {
 	b = append(b, "repair="+m.Repair.String())
 	if m.DomainSize > 0 {
 		b = append(b, fmt.Sprintf("domain=%d:%g", m.DomainSize, m.DomainRate))
+	}
+	if m.JobFailRate > 0 {
+		b = append(b, fmt.Sprintf("job_fail=%g", m.JobFailRate))
 	}
 	if m.File != "" {
 		b = append(b, "file="+m.File)

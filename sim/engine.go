@@ -210,6 +210,12 @@ func (e *engine) loop() error {
 			err = e.epochBoundary(j)
 		case evFault:
 			err = e.fault()
+		case evJobFault:
+			j := e.jobs[ev.job]
+			if ev.version != j.version {
+				continue
+			}
+			err = e.jobFault(j)
 		case evTick:
 			if err = e.ctx.Err(); err == nil {
 				err = e.tick()
@@ -314,6 +320,9 @@ func (e *engine) startSegment(j *job) error {
 	d := (next - j.progress) / j.rate
 	if d < 0 {
 		d = 0
+	}
+	if j.ft != nil {
+		e.pushJobFault(j, left)
 	}
 	if e.cfg.Step {
 		// The reference crosses an epoch only if it happens within the

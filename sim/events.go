@@ -15,12 +15,13 @@ const (
 	evArrival eventKind = iota
 	evRestartDone
 	evEpoch
-	evFault // a change of the fault stream (Config.Failures)
+	evFault    // a change of the fault stream (Config.Failures)
+	evJobFault // a job's own failure (faults.Model.JobFailRate)
 	evTick
 )
 
 func (k eventKind) String() string {
-	return [...]string{"arrival", "restart done", "epoch boundary", "fault", "tick"}[k]
+	return [...]string{"arrival", "restart done", "epoch boundary", "fault", "job fault", "tick"}[k]
 }
 
 type event struct {

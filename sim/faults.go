@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 
 	"github.com/polluxsim/polluxsim/faults"
 )
@@ -64,6 +65,10 @@ type jobFaults struct {
 	// ckProgress the progress at that point.
 	cyc, ckProgress float64
 	useful          float64 // running seconds whose work was kept, checkpoints out
+	// budget is the running time left before the job's own next failure,
+	// drawn from rng (nil: no failures of its own).
+	budget float64
+	rng    *rand.Rand
 }
 
 // share is the part of running time that does work (the rest writes
@@ -81,6 +86,7 @@ func (f *jobFaults) run(dt, rate, progress float64, gpus int) {
 	f.useful += dt * s
 	f.CheckpointGPUSeconds += float64(gpus) * dt * (1 - s)
 	f.cyc += dt
+	f.budget -= dt
 	if w := f.tau + f.cost; f.cyc >= w {
 		f.cyc -= math.Floor(f.cyc/w) * w
 		f.ckProgress = progress - rate*f.cyc
@@ -137,6 +143,14 @@ func (e *engine) startFaults() error {
 			return err
 		}
 		j.ft = &jobFaults{tau: math.Inf(1)}
+		if m.JobFailRate > 0 {
+			// The job's own stream: the same failures, in its running
+			// time, whatever the policy does.
+			h := fnv.New64a()
+			h.Write([]byte(j.spec.Name))
+			j.ft.rng = rand.New(rand.NewPCG(e.cfg.FaultSeed, h.Sum64()))
+			j.ft.budget = j.ft.rng.ExpFloat64() / (m.JobFailRate / faults.Day)
+		}
 	}
 	e.pushFault()
 	return nil
@@ -188,6 +202,25 @@ func (e *engine) fault() error {
 		e.resize(len(fs.phys), nil)
 	}
 	e.pushFault()
+	return nil
+}
+
+// pushJobFault schedules running job j's own next failure if it falls
+// within left seconds (before the next round, which starts a new segment).
+func (e *engine) pushJobFault(j *job, left float64) {
+	if f := j.ft; f.rng != nil && f.budget < left {
+		e.events.push(event{time: e.now + math.Max(f.budget, 0), kind: evJobFault, job: j.idx, version: j.version})
+	}
+}
+
+// jobFault fails running job j by a fault of its own: it loses the work
+// since its last checkpoint and its GPUs, as on a node failure; its nodes
+// stay up.
+func (e *engine) jobFault(j *job) error {
+	if err := e.interrupt(j); err != nil {
+		return err
+	}
+	j.ft.budget = j.ft.rng.ExpFloat64() / (e.failures.model.JobFailRate / faults.Day)
 	return nil
 }
 

@@ -146,3 +146,22 @@ func TestLlama3Job(t *testing.T) {
 		t.Errorf("%.0f interruptions per 54 days, want 419 ± %.0f", n, 3*math.Sqrt(419))
 	}
 }
+
+// A job's own failures (job_fail) come at their rate per running time,
+// whatever the job's size, and its nodes stay up.
+func TestJobFailures(t *testing.T) {
+	const rate = 6.0 // per day of running
+	m := &faults.Model{JobFailRate: rate, Repair: faults.Dist{Kind: "fixed", Mean: 60}, Checkpoint: faults.Checkpoint{Mode: "fixed", Interval: 1800}}
+	for _, nodes := range []int{1, 4} {
+		j, sum := faultRun(t, m, nodes, 400*faults.Day/rate, 30, 3)
+		n := float64(j.Faults.Interruptions)
+		got := j.GPUSeconds / float64(nodes) / n
+		want := faults.Day / rate
+		if math.Abs(got/want-1) > 3/math.Sqrt(n) {
+			t.Errorf("%d nodes: MTTF %.0f s over %v interruptions, want %.0f s", nodes, got, n, want)
+		}
+		if sum.NodeFailures != 0 || sum.Availability != 1 {
+			t.Errorf("%d nodes: %d node failures, availability %v; want none, 1", nodes, sum.NodeFailures, sum.Availability)
+		}
+	}
+}
