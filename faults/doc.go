@@ -1,8 +1,9 @@
 // Package faults is the fault model of a simulated cluster: node failures
 // as a Poisson process per node (a rate per node-day, per GPU type where
 // given), repair times (fixed, exponential or lognormal), failure domains
-// (k nodes that go down together at their own rate), and the replay of a
-// fault log (CSV). Presets carry published fleet figures (llama3, rsc1;
+// (k nodes that go down together at their own rate), the replay of a
+// fault log (CSV), and, as an option, failures of a job's own, independent
+// of the hardware (Model.JobFailRate). Presets carry published fleet figures (llama3, rsc1;
 // docs/failures.md has their arithmetic).
 //
 // The faults of a run come from their own random stream, seeded from the

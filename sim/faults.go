@@ -128,7 +128,8 @@ func (e *engine) startFaults() error {
 	// policy on a workload, other faults on another workload.
 	h := fnv.New64a()
 	h.Write([]byte(e.res.Workload))
-	s, err := faults.NewStream(m, types, e.cfg.FaultSeed^h.Sum64())
+	seed := e.cfg.FaultSeed ^ h.Sum64()
+	s, err := faults.NewStream(m, types, seed)
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (e *engine) startFaults() error {
 			// time, whatever the policy does.
 			h := fnv.New64a()
 			h.Write([]byte(j.spec.Name))
-			j.ft.rng = rand.New(rand.NewPCG(e.cfg.FaultSeed, h.Sum64()))
+			j.ft.rng = rand.New(rand.NewPCG(seed, h.Sum64()))
 			j.ft.budget = j.ft.rng.ExpFloat64() / (m.JobFailRate / faults.Day)
 		}
 	}
