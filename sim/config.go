@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/polluxsim/polluxsim/faults"
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 )
@@ -81,6 +82,14 @@ type Config struct {
 	// PolicyOptions describes the policy's options in messages (the run's
 	// effective options, e.g. a policies.OptionSet); no effect on results.
 	PolicyOptions string
+	// Failures, if set, is the fault model: nodes fail and come back, and
+	// jobs on failed nodes lose the work since their last checkpoint (see
+	// faults.go). Nil: no node ever fails.
+	Failures *faults.Model
+	// FaultSeed seeds the fault stream (the run's seed), with the
+	// workload's name: every policy run on a workload with the same seed
+	// sees the same faults, another workload other faults.
+	FaultSeed uint64
 	// Observer, if set, is called after every scheduling round with the
 	// simulated time and the number of finished jobs (e.g. for progress
 	// bars). It must not keep the engine busy.
@@ -132,6 +141,11 @@ func (c *Config) normalise() error {
 	}
 	if c.Elastic != nil {
 		if err := c.Elastic.Check(c.Cluster.Nodes); err != nil {
+			return err
+		}
+	}
+	if c.Failures != nil {
+		if err := c.Failures.Check(); err != nil {
 			return err
 		}
 	}

@@ -46,6 +46,8 @@ type engine struct {
 	// idle is the current stretch of rounds in which no job held a GPU
 	// while one that fits waited (see checkStall).
 	idle idleStretch
+	// failures is the book of a run with failures (nil: no fault model).
+	failures *faultState
 }
 
 // Run simulates workload w on the applications in set under policy p.
@@ -138,6 +140,11 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	e.res.adaptive = e.traits.AdaptiveBatch
 	e.nextTick = cfg.Interval
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
+	if cfg.Failures != nil {
+		if err := e.startFaults(); err != nil {
+			return nil, err
+		}
+	}
 	wall := time.Now()
 	e.fits = newFitPool(e.fitWorkers() - 1)
 	defer e.fits.close()
@@ -151,6 +158,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		return nil, err
 	}
 	e.res.finish(e.jobs, time.Since(wall).Seconds())
+	e.finishFaults()
 	if sr, ok := e.policy.(policies.StatsReporter); ok {
 		e.res.Summary.PolicyStats = sr.PolicyStats().Counters
 	}
@@ -188,6 +196,9 @@ func (e *engine) loop() error {
 				continue
 			}
 			j.advanceTo(e.now)
+			if j.ft != nil {
+				e.resumeFaults(j)
+			}
 			if err = j.setPhase(phaseRunning, e.now); err == nil {
 				err = e.startSegment(j)
 			}
@@ -197,6 +208,14 @@ func (e *engine) loop() error {
 				continue
 			}
 			err = e.epochBoundary(j)
+		case evFault:
+			err = e.fault()
+		case evJobFault:
+			j := e.jobs[ev.job]
+			if ev.version != j.version {
+				continue
+			}
+			err = e.jobFault(j)
 		case evTick:
 			if err = e.ctx.Err(); err == nil {
 				err = e.tick()
@@ -286,6 +305,9 @@ func (e *engine) startSegment(j *job) error {
 	}
 	e.fits.launch(&j.agent)
 	j.rate = pf.Rate * (1 - j.slowdown)
+	if j.ft != nil {
+		j.rate *= j.ft.share() // the time checkpoints take
+	}
 	j.eff = pf.Efficiency
 	if !(j.rate > 0) || math.IsInf(j.rate, 0) {
 		return fmt.Errorf("job %s: non-positive progress rate %v at t=%v (placement %v, batch %d)", j.spec.Name, j.rate, e.now, j.placement, j.batch)
@@ -298,6 +320,9 @@ func (e *engine) startSegment(j *job) error {
 	d := (next - j.progress) / j.rate
 	if d < 0 {
 		d = 0
+	}
+	if j.ft != nil {
+		e.pushJobFault(j, left)
 	}
 	if e.cfg.Step {
 		// The reference crosses an epoch only if it happens within the
@@ -359,7 +384,8 @@ func (e *engine) tick() error {
 			return err
 		}
 	}
-	if len(active) > 0 {
+	// With every node down (failures) there is nothing to decide.
+	if len(active) > 0 && e.cfg.Cluster.Nodes > 0 {
 		var err error
 		if e.incremental != nil {
 			err = e.decide()

@@ -7,7 +7,7 @@ import (
 )
 
 // eventKind orders simultaneous events: arrivals first, then job events,
-// then the scheduling tick, so that a tick sees every job that arrived or
+// then faults, then the scheduling tick, so that a tick sees every job that arrived or
 // changed at its time (as the reference simulator does).
 type eventKind int
 
@@ -15,11 +15,13 @@ const (
 	evArrival eventKind = iota
 	evRestartDone
 	evEpoch
+	evFault    // a change of the fault stream (Config.Failures)
+	evJobFault // a job's own failure (faults.Model.JobFailRate)
 	evTick
 )
 
 func (k eventKind) String() string {
-	return [...]string{"arrival", "restart done", "epoch boundary", "tick"}[k]
+	return [...]string{"arrival", "restart done", "epoch boundary", "fault", "job fault", "tick"}[k]
 }
 
 type event struct {

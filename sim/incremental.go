@@ -19,7 +19,7 @@ import (
 // results are those of full rounds (the tests compare both).
 func Incremental(cfg Config, p policies.Policy) bool {
 	_, ok := p.(policies.Incremental)
-	return ok && !cfg.FullRounds && cfg.Rounds != RoundsAll && cfg.Elastic == nil && !cfg.typed()
+	return ok && !cfg.FullRounds && cfg.Rounds != RoundsAll && cfg.Elastic == nil && !cfg.typed() && cfg.Failures == nil
 }
 
 // incrementalHint is advice for a run stopped or refused for its work, to

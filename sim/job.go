@@ -104,6 +104,9 @@ type job struct {
 	gtype   string
 	tapp    *profiles.App
 	typeSec map[string]float64
+
+	// ft is the job's book under failures (nil: no fault model).
+	ft *jobFaults
 }
 
 // on is the job's profile on the GPU type it holds (or last held): its
@@ -161,6 +164,9 @@ func (j *job) advanceTo(t float64) {
 		j.runTime += dt
 		j.batchSum += float64(j.batch) * dt
 		j.effSum += j.eff * dt
+		if j.ft != nil {
+			j.ft.run(dt, j.rate, j.progress, j.gpus)
+		}
 	}
 	j.last = t
 }

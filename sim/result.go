@@ -37,6 +37,9 @@ type JobResult struct {
 	EqualShareJCT float64 `json:"equal_share_jct_s"`
 	// FairnessEqualShare is the finish-time fairness ρ = JCT / EqualShareJCT.
 	FairnessEqualShare float64 `json:"fairness_rho_equal_share"`
+	// Faults are the job's figures under failures (nil without a fault
+	// model).
+	Faults *JobFaults `json:"faults,omitempty"`
 }
 
 // RoundRecord is one job's state after one scheduling round.
@@ -126,6 +129,9 @@ type Summary struct {
 	// PolicyStats are the counters the policy reports about its own
 	// rounds (policies.StatsReporter, Stats.Counters), if any.
 	PolicyStats map[string]float64 `json:"policy_stats,omitempty"`
+	// Faults are the run's figures under failures (nil without a fault
+	// model).
+	Faults *FaultSummary `json:"faults,omitempty"`
 	// NoFairness and NoFairnessEqualShare say that no job has a ρ (or an
 	// equal-share ρ): the three figures of each are then null in JSON, not
 	// 0 (see NullFairness).

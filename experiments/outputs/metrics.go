@@ -400,6 +400,16 @@ func shareRhoOf(get func(s *sim.Summary) float64) func(d *RunData) (float64, boo
 	return func(d *RunData) (float64, bool) { return get(d.Summary), !d.Summary.NoFairnessEqualShare }
 }
 
+// faultsOf is a figure of a run with failures; none without.
+func faultsOf(get func(f *sim.FaultSummary) float64) func(d *RunData) (float64, bool) {
+	return func(d *RunData) (float64, bool) {
+		if d.Summary.Faults == nil {
+			return 0, false
+		}
+		return get(d.Summary.Faults), true
+	}
+}
+
 // maxOverJobs is the largest of a job figure over the jobs that have it
 // (has); none when no job has.
 func maxOverJobs(get func(j *sim.JobResult) float64, has func(j *sim.JobResult) bool) func(d *RunData) (float64, bool) {
@@ -447,6 +457,12 @@ var builtinMetrics = []Metric{
 	// pools); ratios, tables and plots may name them.
 	{Name: "node_hours", Unit: "node·h", Doc: "node-hours billed", Optional: true, Label: "node time", Value: summaryOf(func(s *sim.Summary) float64 { return s.NodeHours })},
 	{Name: "cost", Unit: "price units", Doc: "node_hours × the price per node-hour", Optional: true, Label: "cost", Value: summaryOf(func(s *sim.Summary) float64 { return s.Cost })},
+	// Under failures (sim.Config.Failures; docs/failures.md).
+	{Name: "interruptions", Doc: "job interruptions by node failures", Count: true, Optional: true, Label: "interruptions", Value: faultsOf(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
+	{Name: "gpu_hours_lost", Unit: "GPU·h", Doc: "GPU time of work lost to failures (since the jobs' last checkpoints)", Optional: true, Label: "GPU time lost to failures", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
+	{Name: "checkpoint_gpu_hours", Unit: "GPU·h", Doc: "GPU time spent writing checkpoints", Optional: true, Label: "GPU time checkpointing", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.CheckpointGPUHours })},
+	{Name: "avg_ettr", Unit: UnitFraction, Doc: "mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, HigherIsBetter: true, Label: "average ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.AvgETTR })},
+	{Name: "node_availability", Unit: UnitFraction, Doc: "share of node time up from the start of the run to its end", Optional: true, HigherIsBetter: true, Label: "node availability", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.Availability })},
 }
 
 // metricFields are results.parquet's metric columns: one per column

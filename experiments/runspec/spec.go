@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
+	"github.com/polluxsim/polluxsim/faults"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -86,6 +87,10 @@ type RunSpec struct {
 	// physical one (see Calibrations), "" for none: the measured tables as
 	// they are, one restart delay for all.
 	Calibration string `json:"calibration,omitempty"`
+	// Failures is the fault model in faults.Parse's syntax: a preset
+	// (llama3, rsc1), a fault log, or key=value settings; "" or "none"
+	// for none (see docs/failures.md). Faults are drawn from Seed.
+	Failures string `json:"failures,omitempty"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options
@@ -166,6 +171,9 @@ func (s RunSpec) ValidateSettings() error {
 	if _, err := LookupCalibration(s.Calibration); err != nil {
 		return err
 	}
+	if err := s.checkFailures(); err != nil {
+		return err
+	}
 	if s.Cluster != "" {
 		if err := s.checkClusterFields(); err != nil {
 			return err
@@ -210,6 +218,9 @@ func (s RunSpec) SimConfig() sim.Config {
 	c.PolicyOptions = string(s.Options) // named if the policy stalls
 	if cal, err := LookupCalibration(s.Calibration); err == nil {
 		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
+	}
+	if m, err := faults.Parse(s.Failures); err == nil && m != nil {
+		c.Failures, c.FaultSeed = m, s.Seed
 	}
 	return c
 }

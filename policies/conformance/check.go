@@ -151,12 +151,15 @@ func play(sc Scenario, p policies.Policy) (recs []record, vs []*Violation) {
 				active = append(active, st)
 			}
 		}
+		up, cluster := sc.up(r)
 		jobs := make([]policies.Job, len(active))
 		for i, st := range active {
+			st.fail(sc.Down[r])
 			jobs[i] = st.view(now, traits.NeedsOracle)
+			jobs[i].Alloc = project(jobs[i].Alloc, up)
 		}
 		before := deepCopy(jobs)
-		dec, panicked := schedule(p, now, sc.Cluster, jobs)
+		dec, panicked := schedule(p, now, cluster, jobs)
 		if panicked != nil {
 			fail(RulePanic, "Schedule panicked with %d jobs: %v", len(jobs), panicked)
 			return recs, vs
@@ -179,12 +182,12 @@ func play(sc Scenario, p policies.Policy) (recs []record, vs []*Violation) {
 		if t := p.Traits(); t != traits {
 			fail(RuleTraits, "Traits changed from %+v to %+v", traits, t)
 		}
-		checkDecision(sc.Cluster, traits, before, rec.alloc, fail)
+		checkDecision(cluster, traits, before, rec.alloc, fail)
 		if len(vs) > 0 {
 			return recs, vs
 		}
 		for i, st := range active {
-			st.apply(rec.alloc[i], sc.Interval)
+			st.apply(lift(rec.alloc[i], up, sc.Cluster.Nodes), sc.Interval)
 		}
 	}
 	return recs, vs
@@ -309,6 +312,16 @@ func (st *jobState) view(now float64, oracle bool) policies.Job {
 		j.Oracle = Oracle{Remaining: left, Batch: s.Batch, Step: app.Step}
 	}
 	return j
+}
+
+// fail takes the job's GPUs if it holds any on a node that is down.
+func (st *jobState) fail(down []int) {
+	for _, n := range down {
+		if n < len(st.alloc) && st.alloc[n] > 0 {
+			st.alloc = nil
+			return
+		}
+	}
 }
 
 // apply makes a decision the job's allocation for the next interval and

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"slices"
+
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 )
@@ -60,6 +62,52 @@ type Scenario struct {
 	Interval float64 // seconds between rounds
 	Rounds   int
 	Jobs     []JobSpec
+	// Down, when set, lists per round the nodes of Cluster that are down
+	// (failed, not yet repaired): the policy is given a cluster of the
+	// nodes up only, numbered in order, and a job holding GPUs on a node
+	// that is down has lost them (it is pending), as the engine does under
+	// failures (sim.Config.Failures). Jobs' Alloc are on Cluster's nodes.
+	Down map[int][]int
+}
+
+// up is the nodes of sc.Cluster that are up in round r, in order, and the
+// cluster a policy sees then.
+func (sc *Scenario) up(r int) ([]int, policies.Cluster) {
+	c := sc.Cluster
+	var nodes []int
+	for n := 0; n < c.Nodes; n++ {
+		if !slices.Contains(sc.Down[r], n) {
+			nodes = append(nodes, n)
+		}
+	}
+	c.Nodes = len(nodes)
+	return nodes, c
+}
+
+// project is alloc (on every node) on the nodes up, nil for none.
+func project(alloc []int, up []int) []int {
+	if alloc == nil {
+		return nil
+	}
+	out := make([]int, len(up))
+	for i, n := range up {
+		out[i] = alloc[n]
+	}
+	return out
+}
+
+// lift is alloc (on the nodes up) on every one of nodes nodes.
+func lift(alloc []int, up []int, nodes int) []int {
+	if alloc == nil || len(up) == nodes {
+		return alloc
+	}
+	out := make([]int, nodes)
+	for i, n := range up {
+		if i < len(alloc) {
+			out[n] = alloc[i]
+		}
+	}
+	return out
 }
 
 // The applications of the canned scenarios; their limits are those of the
@@ -174,6 +222,20 @@ func Scenarios() []Scenario {
 				{Name: "cifar10-7", App: appCifar, GPUs: 2, Batch: 256, Arrive: 8},
 				{Name: "narrow-8", App: appNarrow, GPUs: 1, Batch: 64, Arrive: 9, Finish: 11},
 				{Name: "imagenet-9", App: appImagenet, GPUs: 6, Batch: 1200, Arrive: 10},
+			},
+		},
+		{
+			Name: "node-failures",
+			Doc:  "nodes fail and come back between rounds: jobs on a failed node lose their GPUs, the cluster shrinks to the nodes up and grows again",
+			// Rounds: 0 all up, 1 node 1 down, 2 nodes 1 and 3, 3 node 3, 4 none, 5 nodes 0, 1 and 2.
+			Cluster: policies.Cluster{Nodes: 4, GPUsPerNode: 4}, Interval: 300, Rounds: 6,
+			Down: map[int][]int{1: {1}, 2: {1, 3}, 3: {3}, 5: {0, 1, 2}},
+			Jobs: []JobSpec{
+				{Name: "imagenet-x0", App: appImagenet, GPUs: 8, Batch: 1600, Alloc: []int{4, 4, 0, 0}},
+				{Name: "cifar10-x1", App: appCifar, GPUs: 4, Batch: 512, Alloc: []int{0, 0, 4, 0}},
+				{Name: "bert-x2", App: appBert, GPUs: 2, Batch: 24, Arrive: 1},
+				{Name: "ncf-x3", App: appNCF, GPUs: 1, Batch: 32768, Arrive: 2},
+				{Name: "narrow-x4", App: appNarrow, GPUs: 2, Batch: 64, Arrive: 2, Finish: 5},
 			},
 		},
 		{

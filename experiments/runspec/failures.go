@@ -1,0 +1,26 @@
+package runspec
+
+import (
+	"errors"
+
+	"github.com/polluxsim/polluxsim/faults"
+	"github.com/polluxsim/polluxsim/policies"
+)
+
+// checkFailures validates the spec's fault model (Failures): its syntax
+// and values, what it cannot be combined with yet, and that a job on one
+// node can get through its restart (the engine checks each job's own
+// size when the workload is known).
+func (s RunSpec) checkFailures() error {
+	m, err := faults.Parse(s.Failures)
+	if err != nil || m == nil {
+		return err
+	}
+	switch {
+	case s.Autoscaler != "":
+		return errors.New("--failures and --autoscaler cannot be combined yet")
+	case s.Cluster != "":
+		return errors.New("--failures and --cluster (node pools) cannot be combined yet")
+	}
+	return m.CheckProgress("on one node", []int{0}, []string{policies.DefaultType}, s.RestartDelay)
+}

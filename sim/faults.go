@@ -1,0 +1,302 @@
+package sim
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+
+	"github.com/polluxsim/polluxsim/faults"
+)
+
+// This file holds the engine's side of failures (Config.Failures): nodes
+// that go down and come back, jobs that lose the work since their last
+// checkpoint, and the checkpoints themselves. A run without a fault model
+// takes none of these paths.
+//
+// The cluster the policy sees holds the nodes that are up: a node that
+// fails leaves it (the nodes after it move down one place, as when an
+// elastic cluster releases a node) and a repaired node comes back at its
+// end. The engine keeps which physical node each place is.
+//
+// Checkpoints are spread over the work: a job that checkpoints every τ
+// seconds of work at a cost of C seconds runs at τ/(τ+C) of its speed, and
+// its last checkpoint is the progress it had at the last multiple of τ+C
+// seconds of running since its (re)start. A failure takes it back there:
+// on average half an interval of work is lost per failure, as in the
+// closed forms (faults.ETTR). A re-allocation or preemption by the policy
+// checkpoints first and loses nothing.
+
+// JobFaults are one job's figures under failures.
+type JobFaults struct {
+	// Interruptions counts the failures of nodes the job held.
+	Interruptions int `json:"interruptions"`
+	// LostGPUSeconds is the GPU time of work lost to failures (redone).
+	LostGPUSeconds float64 `json:"lost_gpu_seconds"`
+	// CheckpointGPUSeconds is the GPU time spent writing checkpoints.
+	CheckpointGPUSeconds float64 `json:"checkpoint_gpu_seconds"`
+	// ETTR is the effective training time ratio: running time whose work
+	// was kept, less checkpoints, over the time from first start to finish.
+	ETTR float64 `json:"ettr"`
+}
+
+// FaultSummary is a run's figures under failures.
+type FaultSummary struct {
+	// NodeFailures counts nodes going down.
+	NodeFailures int `json:"node_failures"`
+	// Interruptions counts job interruptions (a job on several failed
+	// nodes at once counts one).
+	Interruptions int `json:"interruptions"`
+	// LostGPUHours and CheckpointGPUHours sum the jobs' figures.
+	LostGPUHours       float64 `json:"lost_gpu_hours"`
+	CheckpointGPUHours float64 `json:"checkpoint_gpu_hours"`
+	// Availability is the share of node time up, from the start of the
+	// run to its end.
+	Availability float64 `json:"node_availability"`
+	// AvgETTR is the mean of the jobs' ETTR.
+	AvgETTR float64 `json:"avg_ettr"`
+}
+
+// jobFaults is a job's book under failures.
+type jobFaults struct {
+	JobFaults
+	tau, cost float64 // the current interval and checkpoint cost (τ = +Inf: none)
+	// cyc is the running time since the last checkpoint or restart, and
+	// ckProgress the progress at that point.
+	cyc, ckProgress float64
+	useful          float64 // running seconds whose work was kept, checkpoints out
+	// budget is the running time left before the job's own next failure,
+	// drawn from rng (nil: no failures of its own).
+	budget float64
+	rng    *rand.Rand
+}
+
+// share is the part of running time that does work (the rest writes
+// checkpoints).
+func (f *jobFaults) share() float64 {
+	if math.IsInf(f.tau, 1) {
+		return 1
+	}
+	return f.tau / (f.tau + f.cost)
+}
+
+// run accounts dt seconds of running at rate, ending at progress.
+func (f *jobFaults) run(dt, rate, progress float64, gpus int) {
+	s := f.share()
+	f.useful += dt * s
+	f.CheckpointGPUSeconds += float64(gpus) * dt * (1 - s)
+	f.cyc += dt
+	f.budget -= dt
+	if w := f.tau + f.cost; f.cyc >= w {
+		f.cyc -= math.Floor(f.cyc/w) * w
+		f.ckProgress = progress - rate*f.cyc
+	}
+}
+
+// faultState is the engine's book of a run with failures.
+type faultState struct {
+	model  *faults.Model
+	stream *faults.Stream
+	// phys is the physical node of each node of the cluster the policy
+	// sees; types the GPU type of each physical node.
+	phys  []int
+	types []string
+	// down counts the nodes down, downSec integrates it up to last.
+	down          int
+	downSec, last float64
+	nodeFailures  int
+	interruptions int
+}
+
+// startFaults sets up a run's failures: the fault stream and each job's
+// book, and refuses what it cannot run.
+func (e *engine) startFaults() error {
+	m := e.cfg.Failures
+	c := e.cfg.Cluster
+	switch {
+	case e.cfg.Elastic != nil:
+		return fmt.Errorf("--failures on an elastic cluster is not supported yet")
+	case e.cfg.typed():
+		return fmt.Errorf("--failures on a cluster of node pools is not supported yet")
+	}
+	types := make([]string, c.Nodes)
+	phys := make([]int, c.Nodes)
+	for n := range types {
+		types[n], phys[n] = c.NodeType(n), n
+	}
+	// The run's seed and the workload's name: the same faults for every
+	// policy on a workload, other faults on another workload.
+	h := fnv.New64a()
+	h.Write([]byte(e.res.Workload))
+	seed := e.cfg.FaultSeed ^ h.Sum64()
+	s, err := faults.NewStream(m, types, seed)
+	if err != nil {
+		return err
+	}
+	e.failures = &faultState{model: m, stream: s, phys: phys, types: types}
+	for _, j := range e.jobs {
+		// The fewest nodes a job can run on.
+		need := 1
+		if e.traits.UserGPUs {
+			need = (j.spec.Replicas + c.GPUsPerNode - 1) / c.GPUsPerNode
+		}
+		if err := m.CheckProgress(j.spec.Name, phys[:need], types[:need], e.cfg.restartDelay(j.spec.App)); err != nil {
+			return err
+		}
+		j.ft = &jobFaults{tau: math.Inf(1)}
+		if m.JobFailRate > 0 {
+			// The job's own stream: the same failures, in its running
+			// time, whatever the policy does.
+			h := fnv.New64a()
+			h.Write([]byte(j.spec.Name))
+			j.ft.rng = rand.New(rand.NewPCG(seed, h.Sum64()))
+			j.ft.budget = j.ft.rng.ExpFloat64() / (m.JobFailRate / faults.Day)
+		}
+	}
+	e.pushFault()
+	return nil
+}
+
+// pushFault schedules the stream's next change, if any.
+func (e *engine) pushFault() {
+	if t := e.failures.stream.Next(); t <= e.cfg.MaxTime {
+		e.events.push(event{time: t, kind: evFault, job: -1})
+	}
+}
+
+// fault applies the fault stream's next change.
+func (e *engine) fault() error {
+	fs := e.failures
+	tr := fs.stream.Pop()
+	fs.downSec += float64(fs.down) * (e.now - fs.last)
+	fs.last = e.now
+	fs.down += len(tr.Down) - len(tr.Up)
+	fs.nodeFailures += len(tr.Down)
+	if len(tr.Down) > 0 {
+		failed := make(map[int]bool, len(tr.Down))
+		for _, n := range tr.Down {
+			failed[n] = true
+		}
+		gone := make([]bool, len(fs.phys))
+		kept := fs.phys[:0:0]
+		for i, n := range fs.phys {
+			gone[i] = failed[n]
+			if !gone[i] {
+				kept = append(kept, n)
+			}
+		}
+		for _, j := range e.active {
+			for n, v := range j.alloc {
+				if v > 0 && gone[n] {
+					if err := e.interrupt(j); err != nil {
+						return err
+					}
+					break
+				}
+			}
+		}
+		fs.phys = kept
+		e.resize(len(kept), gone)
+	}
+	if len(tr.Up) > 0 {
+		fs.phys = append(fs.phys, tr.Up...)
+		e.resize(len(fs.phys), nil)
+	}
+	e.pushFault()
+	return nil
+}
+
+// pushJobFault schedules running job j's own next failure if it falls
+// within left seconds (before the next round, which starts a new segment).
+func (e *engine) pushJobFault(j *job, left float64) {
+	if f := j.ft; f.rng != nil && f.budget < left {
+		e.events.push(event{time: e.now + math.Max(f.budget, 0), kind: evJobFault, job: j.idx, version: j.version})
+	}
+}
+
+// jobFault fails running job j by a fault of its own: it loses the work
+// since its last checkpoint and its GPUs, as on a node failure; its nodes
+// stay up.
+func (e *engine) jobFault(j *job) error {
+	if err := e.interrupt(j); err != nil {
+		return err
+	}
+	j.ft.budget = j.ft.rng.ExpFloat64() / (e.failures.model.JobFailRate / faults.Day)
+	return nil
+}
+
+// interrupt fails job j, which holds a node that went down: it loses the
+// work since its last checkpoint and its GPUs, and waits for the policy to
+// place it again (paying the restart delay then).
+func (e *engine) interrupt(j *job) error {
+	j.advanceTo(e.now)
+	f := j.ft
+	f.Interruptions++
+	e.failures.interruptions++
+	if j.phase == phaseRunning {
+		back := math.Min(f.ckProgress, j.progress)
+		j.progress = back
+		for j.epoch > 0 && j.app.Truth.Progress(j.epoch) > back {
+			j.epoch--
+		}
+		s := f.share()
+		f.useful -= f.cyc * s
+		f.CheckpointGPUSeconds -= float64(j.gpus) * f.cyc * (1 - s)
+		f.LostGPUSeconds += float64(j.gpus) * f.cyc
+		f.cyc = 0
+	}
+	j.version++
+	j.setAlloc(nil)
+	if err := j.setPhase(phasePending, e.now); err != nil {
+		return err
+	}
+	return j.tune(e.traits.AdaptiveBatch)
+}
+
+// resumeFaults starts job j's checkpoint cycle as it (re)starts running on
+// its current nodes: the interval for the nodes' failure rate, the
+// progress it restarts from as its last checkpoint.
+func (e *engine) resumeFaults(j *job) {
+	f := j.ft
+	fs := e.failures
+	var nodes []int
+	var types []string
+	for n, v := range j.alloc {
+		if v > 0 {
+			nodes = append(nodes, fs.phys[n])
+			types = append(types, fs.types[fs.phys[n]])
+		}
+	}
+	ck := fs.model.Checkpoint
+	f.tau, f.cost = ck.For(fs.model.JobRate(nodes, types)), ck.Cost
+	if math.IsInf(f.tau, 1) {
+		f.cost = 0
+	}
+	f.cyc, f.ckProgress = 0, j.progress
+}
+
+// finishFaults fills in the run's and the jobs' figures under failures.
+func (e *engine) finishFaults() {
+	fs := e.failures
+	if fs == nil {
+		return
+	}
+	fs.downSec += float64(fs.down) * (e.now - fs.last)
+	sum := &FaultSummary{NodeFailures: fs.nodeFailures, Interruptions: fs.interruptions}
+	if e.now > 0 {
+		sum.Availability = 1 - fs.downSec/(float64(len(fs.types))*e.now)
+	} else {
+		sum.Availability = 1
+	}
+	for i, j := range e.jobs {
+		f := j.ft.JobFaults
+		if wall := j.finish - j.firstStart; wall > 0 {
+			f.ETTR = j.ft.useful / wall
+		}
+		sum.LostGPUHours += f.LostGPUSeconds / 3600
+		sum.CheckpointGPUHours += f.CheckpointGPUSeconds / 3600
+		sum.AvgETTR += f.ETTR / float64(len(e.jobs))
+		e.res.Jobs[i].Faults = &f
+	}
+	e.res.Summary.Faults = sum
+}
