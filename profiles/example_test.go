@@ -54,7 +54,8 @@ func ExampleLoad() {
 		log.Fatal(err)
 	}
 	app := set.Apps["mymodel"]
-	fmt.Println(set.Names(), app.Limits, app.Epochs, app.Target())
+	l := app.Limits
+	fmt.Printf("%v batch %d..%d, %d..%d per GPU; %d epochs, target %v\n", set.Names(), l.InitBatch, l.MaxBatch, l.MinLocal, l.MaxLocal, app.Epochs, app.Target())
 
 	step, sync := app.Truth.Step([]int{2, 1}, 48) // measured as "12", halfway between 32 and 64
 	fmt.Printf("2+1 GPUs, 48 per GPU: step %.2f s, sync %.2f s\n", step, sync)
@@ -65,7 +66,7 @@ func ExampleLoad() {
 	g := app.Truth.Grad(128, 1)
 	fmt.Printf("efficiency at batch 128 in epoch 2: %.3f\n", g.Efficiency(64, 128))
 	// Output:
-	// [mymodel] {64 256 32 64} 2 200
+	// [mymodel] batch 64..256, 32..64 per GPU; 2 epochs, target 200
 	// 2+1 GPUs, 48 per GPU: step 0.26 s, sync 0.11 s
 	// 1+2+2 GPUs, 32 per GPU: step 0.338 s
 	// with 1 accumulation step: 0.453 s
@@ -80,13 +81,14 @@ func ExampleDefault() {
 		log.Fatal(err)
 	}
 	fmt.Println(set.Names())
-	fmt.Println(app.Limits, app.Epochs)
+	l := app.Limits
+	fmt.Printf("batch %d..%d, %d..%d per GPU; %d epochs\n", l.InitBatch, l.MaxBatch, l.MinLocal, l.MaxLocal, app.Epochs)
 	for _, c := range profiles.TunedConfigs(app, 4) {
 		fmt.Printf("%d GPUs × batch %d\n", c.Replicas, c.Batch)
 	}
 	// Output:
 	// [bert cifar10 deepspeech2 imagenet ncf yolov3]
-	// {128 4096 32 1024} 100
+	// batch 128..4096, 32..1024 per GPU; 100 epochs
 	// 6 GPUs × batch 2048
 	// 8 GPUs × batch 2048
 	// 12 GPUs × batch 4096
