@@ -16,9 +16,9 @@ import (
 // paper's choice of jobs (or the longest ones), in every format and both
 // sizes; an unknown job is an error naming it.
 func TestPlotCoAdaptation(t *testing.T) {
-	run := t.TempDir()
+	run := filepath.Join(t.TempDir(), "run") // polluxsim run's default folder, out/run
 	res := exptest.RunWithOptions(t, "pollux", "", run)
-	jobs, err := outputs.ReadTableColumns(filepath.Join(run, sweep.JobsFile), "name", "application", "jct_s")
+	jobs, err := outputs.ReadTableColumns(filepath.Join(run, sweep.JobsFile), "run_id", "name", "application", "jct_s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +51,16 @@ func TestPlotCoAdaptation(t *testing.T) {
 		t.Fatalf("files %v", rep.Files)
 	}
 	svg, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".svg"))
-	for _, want := range append(names, "active jobs", "GPUs", "batch size (samples, log)", "stat. efficiency (%)", "policy pollux") {
+	// The caption names the run by its run_id and folder (it read "run
+	// run" for out/run).
+	label := "run " + jobs.Strs["run_id"][0] + " (folder run): policy pollux"
+	for _, want := range append(names, "active jobs", "GPUs", "batch size (samples, log)", "stat. efficiency (%)", label) {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("fig6 SVG lacks %q", want)
 		}
+	}
+	if strings.Contains(string(svg), "run run") {
+		t.Error(`fig6 caption reads "run run"`)
 	}
 	pdf, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".pdf"))
 	if !strings.HasPrefix(string(pdf), "%PDF") {
