@@ -45,6 +45,61 @@ func TestVersionFlag(t *testing.T) {
 	}
 }
 
+// TestVersionJSON: version -o json gives the version the text prints, its
+// release and the Go toolchain; an unknown format is refused.
+func TestVersionJSON(t *testing.T) {
+	var v struct{ Version, Release, Go string }
+	decode(t, &v, "version", "-o", "json")
+	if v.Version != version.String() || v.Release != version.Release || !strings.HasPrefix(v.Version, v.Release) || !strings.HasPrefix(v.Go, "go") {
+		t.Errorf("version -o json: %+v", v)
+	}
+	if _, _, err := execute(t, "version", "-o", "yaml"); err == nil || !strings.Contains(err.Error(), "-o/--output") {
+		t.Errorf("version -o yaml: %v", err)
+	}
+}
+
+// TestWroteJSON: report and export -o json name the files they wrote
+// (which exist), report also the experiment and how many of its runs the
+// page was made of and lacks (one shard of two, then both).
+func TestWroteJSON(t *testing.T) {
+	dir := t.TempDir()
+	sw := filepath.Join(dir, "sw")
+	if _, _, err := execute(t, "sweep", "--experiment", tinySpecPath(t), "--shard", "0/2", "--quiet", "--no-timing", "--out", sw); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Wrote      []string
+		Experiment string
+		Runs       int
+		Missing    int
+	}
+	page := filepath.Join(dir, "r.html")
+	decode(t, &rep, "report", "--in", sw, "--out", page, "-o", "json")
+	stored, _ := filepath.Glob(filepath.Join(sw, "cells", "*.json"))
+	if len(rep.Wrote) != 1 || rep.Wrote[0] != page || rep.Experiment != "tiny" || rep.Runs != len(stored) || rep.Missing == 0 {
+		t.Errorf("report -o json: %+v (%d stored runs)", rep, len(stored))
+	}
+	// The other shard completes the sweep: no run missing.
+	if _, _, err := execute(t, "sweep", "--experiment", tinySpecPath(t), "--shard", "1/2", "--quiet", "--no-timing", "--out", sw); err != nil {
+		t.Fatal(err)
+	}
+	part := rep
+	decode(t, &rep, "report", "--in", sw, "--out", page, "-o", "json")
+	if rep.Runs != part.Runs+part.Missing || rep.Missing != 0 {
+		t.Errorf("report -o json of the whole sweep: %+v, of half: %+v", rep, part)
+	}
+	var exp struct{ Wrote []string }
+	decode(t, &exp, "export", "--in", sw, "--format", "csv", "--out", filepath.Join(dir, "csv"), "-o", "json")
+	if len(exp.Wrote) < 2 {
+		t.Errorf("export -o json: %+v", exp)
+	}
+	for _, f := range append(rep.Wrote, exp.Wrote...) {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("-o json names %s: %v", f, err)
+		}
+	}
+}
+
 // complete asks cobra's hidden __complete command for the completions of
 // the last word of args; it returns them and the directive line.
 func complete(t *testing.T, args ...string) ([]string, string) {

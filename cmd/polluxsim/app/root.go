@@ -8,7 +8,9 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
@@ -219,15 +221,34 @@ Policies (polluxsim policies lists their options):
 }
 
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	var o output
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of polluxsim",
-		Args:  cobra.NoArgs,
+		Long: `version prints polluxsim's version: the release and, in a build from a git
+checkout, "+" and the commit's first 12 hex digits. -o json prints {"version",
+"release", "go"}: the same, the release alone, and the Go toolchain that built it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "polluxsim", version.String())
-			return err
+			if err := o.check(); err != nil {
+				return err
+			}
+			v := versionInfo{Version: version.String(), Release: version.Release, Go: runtime.Version()}
+			return o.print(cmd.OutOrStdout(), v, func(w io.Writer) error {
+				_, err := fmt.Fprintln(w, "polluxsim", v.Version)
+				return err
+			})
 		},
 	}
+	o.register(cmd.Flags())
+	return cmd
+}
+
+// versionInfo is version's -o json.
+type versionInfo struct {
+	Version string `json:"version"`
+	Release string `json:"release"`
+	Go      string `json:"go"`
 }
 
 // flagErrorHint adds to an unknown flag's error, on the same line (an
