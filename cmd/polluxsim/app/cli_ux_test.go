@@ -280,6 +280,27 @@ func decode(t *testing.T, v any, args ...string) {
 	}
 }
 
+// TestDidYouMean: a near-miss policy, experiment or workload name is
+// answered with the name probably meant (internal/suggest's one rule, as
+// for flags), on the error's one line.
+func TestDidYouMean(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--policy", "polux", "--out", out}, `unknown policy "polux" (did you mean pollux? known: `},
+		{[]string{"policies", "tiresia"}, `unknown policy "tiresia" (did you mean tiresias? known: `},
+		{[]string{"sweep", "--experiment", "tabel2", "--out", out}, `unknown experiment "tabel2" (did you mean table2? known: `},
+		{[]string{"run", "--workload", "paper1", "--out", out}, `paper1: no such file or directory (did you mean paper:1?)`},
+	} {
+		_, _, err := execute(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
 // TestUnknownFlagHint: an unknown flag's error names the nearest flags and
 // where the command's flags are listed, on its one line; a bad value's
 // error is left as it is.

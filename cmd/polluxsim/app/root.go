@@ -19,6 +19,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
+	"github.com/polluxsim/polluxsim/internal/suggest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
 	"github.com/polluxsim/polluxsim/version"
@@ -265,45 +266,19 @@ func flagErrorHint(cmd *cobra.Command, err error) error {
 		name = ""
 	}
 	hint := "see " + cmd.CommandPath() + " --help"
-	if near := nearFlags(cmd, name); name != "" && len(near) > 0 {
-		hint = "did you mean --" + strings.Join(near, " or --") + "? " + hint
+	if near := suggest.Hint(name, flagNames(cmd), func(n string) string { return "--" + n }); name != "" && near != "" {
+		hint = near + " " + hint
 	}
 	return fmt.Errorf("%w (%s)", err, hint)
 }
 
-// nearFlags are the command's flags within two edits of name, or that
-// start with it or it with them.
-func nearFlags(cmd *cobra.Command, name string) []string {
+// flagNames are the command's visible flags' names.
+func flagNames(cmd *cobra.Command) []string {
 	var out []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		short := min(len(f.Name), len(name))
-		if editDistance(f.Name, name) <= 2 || (short >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name))) {
+		if !f.Hidden {
 			out = append(out, f.Name)
 		}
 	})
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
