@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -297,6 +298,35 @@ func TestDidYouMean(t *testing.T) {
 		_, _, err := execute(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestPolicyOptQuoteHint: a --policy-opt value the shell split at a space
+// leaves a stray argument; the error says how to quote the whole value,
+// on one line. Without --policy-opt a stray argument is cobra's error.
+func TestPolicyOptQuoteHint(t *testing.T) {
+	_, _, err := execute(t, "run", "--policy", "external", "--policy-opt", "command=python3", "x.py", "--out", t.TempDir())
+	want := `unexpected argument "x.py": if it is the rest of --policy-opt command=python3, split by the shell at a space, quote the whole value: --policy-opt 'command=python3 x.py'`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	if _, _, err := execute(t, "run", "x.py"); err == nil || !strings.Contains(err.Error(), `unknown command "x.py"`) {
+		t.Errorf("stray argument without --policy-opt: %v", err)
+	}
+}
+
+// TestShellQuote: the shell reads a quoted value back as it was, spaces,
+// quotes and dollars included (skipped without sh).
+func TestShellQuote(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, s := range []string{"command=python3 x.py", "it's", "a''b", `$HOME "x" \n`, ""} {
+		out, err := exec.Command(sh, "-c", "printf %s "+shellQuote(s)).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("%q quoted as %s reads back %q (%v)", s, shellQuote(s), out, err)
 		}
 	}
 }
