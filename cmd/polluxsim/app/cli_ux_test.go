@@ -185,6 +185,50 @@ func TestFlagCompletion(t *testing.T) {
 	}
 }
 
+// TestPolicyOptCompletion: --policy-opt completes "key=" from the options
+// the selected policy declares (as polluxsim policies lists them; the
+// default policy when none is given), leaving the cursor after "=", and a
+// bool option's two values after its "key=".
+func TestPolicyOptCompletion(t *testing.T) {
+	keys := func(policy string) []string {
+		docs, err := testExt.Policies.Describe(policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.Key+"=")
+		}
+		return out
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--policy", "tiresias", "--policy-opt", ""}, keys("tiresias")},
+		{[]string{"run", "--policy", "gavel-ftf", "--policy-opt", ""}, keys("gavel-ftf")},
+		{[]string{"run", "--policy", "gavel-throughput", "--policy-opt", "l"}, []string{"lp="}},
+		{[]string{"run", "--policy", "gavel-ftf", "--policy-opt", "l"}, nil}, // lp is gavel-throughput's
+		{[]string{"run", "--policy-opt", "pop"}, []string{"population="}},    // the default policy, pollux
+		{[]string{"run", "--policy-opt", "local_search="}, []string{"local_search=true", "local_search=false"}},
+		{[]string{"run", "--policy-opt", "local_search=f"}, []string{"local_search=false"}},
+		{[]string{"run", "--policy-opt", "population=1"}, nil},
+		{[]string{"run", "--policy", "nosuch", "--policy-opt", ""}, nil},
+	} {
+		if got, _ := complete(t, c.args...); !slices.Equal(got, c.want) {
+			t.Errorf("%v: completes %q, want %q", c.args, got, c.want)
+		}
+	}
+	if len(keys("tiresias")) == 0 || slices.Equal(keys("tiresias"), keys("pollux")) {
+		t.Fatal("the policies' options do not tell the cases apart")
+	}
+	_, line := complete(t, "run", "--policy-opt", "po")
+	want := cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	if d, err := strconv.Atoi(strings.TrimPrefix(line, ":")); err != nil || cobra.ShellCompDirective(d) != want {
+		t.Errorf("--policy-opt po: directive %s, want %d", line, want)
+	}
+}
+
 // TestListingsJSON: -o json on every listing parses and says what the
 // registries and the embedded data hold; an unknown format is refused,
 // naming the flag.
