@@ -348,12 +348,17 @@ func TestDidYouMean(t *testing.T) {
 
 // TestPolicyOptQuoteHint: a --policy-opt value the shell split at a space
 // leaves a stray argument; the error says how to quote the whole value,
-// on one line. Without --policy-opt a stray argument is cobra's error.
+// on one line, for run and conformance. Without --policy-opt a stray
+// argument is cobra's error.
 func TestPolicyOptQuoteHint(t *testing.T) {
 	_, _, err := execute(t, "run", "--policy", "external", "--policy-opt", "command=python3", "x.py", "--out", t.TempDir())
 	want := `unexpected argument "x.py": if it is the rest of --policy-opt command=python3, split by the shell at a space, quote the whole value: --policy-opt 'command=python3 x.py'`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
+	}
+	_, _, err = execute(t, "conformance", "--policy", "external", "--policy-opt", "command=python3", "x.py")
+	if err == nil || !strings.Contains(err.Error(), "quote the whole value: --policy-opt 'command=python3 x.py'") {
+		t.Errorf("conformance: %v", err)
 	}
 	if _, _, err := execute(t, "run", "x.py"); err == nil || !strings.Contains(err.Error(), `unknown command "x.py"`) {
 		t.Errorf("stray argument without --policy-opt: %v", err)
