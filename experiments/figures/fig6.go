@@ -173,14 +173,18 @@ func coAdaptation(in RunInput) (Figure, error) {
 }
 
 // runLabel names a run in a caption by its run_id and its folder's name:
-// "run 76fdb8439c37e7a3 (folder run)". The folder's name alone read "run
-// run" for the default folder out/run.
+// "run 76fdb8439c37e7a3 (folder run)", or "run 76fdb8439c37e7a3" in a
+// folder named by it (run without --out). The folder's name alone read
+// "run run" for the folder out/run.
 func runLabel(id, runDir string) string {
-	folder := "folder " + filepath.Base(filepath.Clean(runDir))
-	if id == "" {
-		return folder
+	base := filepath.Base(filepath.Clean(runDir))
+	switch id {
+	case "":
+		return "folder " + base
+	case base:
+		return "run " + id
 	}
-	return "run " + id + " (" + folder + ")"
+	return "run " + id + " (folder " + base + ")"
 }
 
 // defaultCoAdaptJobs picks the longest imagenet job and the two longest

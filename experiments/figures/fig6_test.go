@@ -62,6 +62,15 @@ func TestPlotCoAdaptation(t *testing.T) {
 	if strings.Contains(string(svg), "run run") {
 		t.Error(`fig6 caption reads "run run"`)
 	}
+	for _, c := range [][3]string{
+		{"76fdb8439c37e7a3", "out/run", "run 76fdb8439c37e7a3 (folder run)"},
+		{"76fdb8439c37e7a3", "out/runs/76fdb8439c37e7a3/", "run 76fdb8439c37e7a3"},
+		{"", "p1", "folder p1"},
+	} {
+		if got := runLabel(c[0], c[1]); got != c[2] {
+			t.Errorf("runLabel(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
+	}
 	pdf, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".pdf"))
 	if !strings.HasPrefix(string(pdf), "%PDF") {
 		t.Error("fig6 PDF is not a PDF")
