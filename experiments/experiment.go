@@ -19,6 +19,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/internal/strictjson"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
@@ -477,7 +478,7 @@ func (e *Experiment) resolve() error {
 	}
 	for name := range e.Options {
 		if _, ok := e.ext.PolicyRegistry().Lookup(name); !ok && !e.stored {
-			return fmt.Errorf("options: unknown policy %q (known: %s)", name, strings.Join(e.ext.PolicyRegistry().Names(), ", "))
+			return fmt.Errorf("options: unknown policy %q (%s)", name, reg.Known(name, e.ext.PolicyRegistry().Names()))
 		}
 	}
 	for _, r := range e.Ratios {
@@ -657,7 +658,7 @@ func LoadExperiment(name string, ext *extensions.Extensions) (*Experiment, []byt
 	}
 	data, err := specFS.ReadFile("specs/" + name + ".json")
 	if err != nil {
-		return nil, nil, fmt.Errorf("unknown experiment %q (known: %s; or give a spec file path)", name, strings.Join(ExperimentNames(), ", "))
+		return nil, nil, fmt.Errorf("unknown experiment %q (%s; or give a spec file path)", name, reg.Known(name, ExperimentNames()))
 	}
 	e, err := ParseExperiment(data, name, ext)
 	return e, data, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 )
 
 // Set returns the experiment's workload set called name, or nil.
@@ -56,7 +57,7 @@ func (ws *WorkloadSet) resolveSets(ext *extensions.Extensions, stored bool) erro
 			for _, src := range ext.SourceRegistry().Sources() {
 				names = append(names, src.Name)
 			}
-			return fmt.Errorf("set %q: unknown workload source %q (known: %s)", s.Name, name, strings.Join(names, ", "))
+			return fmt.Errorf("set %q: unknown workload source %q (%s)", s.Name, name, reg.Known(name, names))
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ its log.
 """
 
 import json
+import numbers
 import sys
 import traceback
 from dataclasses import dataclass, field, fields
@@ -396,6 +397,65 @@ def negotiate(hello: dict) -> int:
     return min(hi, PROTOCOL)
 
 
+class PolicyError(Exception):
+    """The policy's code returned something that is not a decision: the
+    message names what it returned and what was expected."""
+
+
+def _describe(v) -> str:
+    """A returned value for a message: its type and a short repr."""
+    r = repr(v)
+    if len(r) > 60:
+        r = r[:57] + "..."
+    return "%s %s" % (type(v).__name__, r)
+
+
+_ALLOC = "None or a list of GPUs per node (cluster.nodes integers)"
+
+
+def _alloc_to_wire(a, what: str):
+    """One allocation as the protocol carries it: None, or a list of
+    integers (any integral type, numpy's included; the simulator checks
+    their count and values)."""
+    if a is None:
+        return None
+    if isinstance(a, (str, bytes, dict)) or not hasattr(a, "__iter__"):
+        raise PolicyError("%s is %s, expected %s" % (what, _describe(a), _ALLOC))
+    out = list(a)
+    for v in out:
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+            raise PolicyError("%s is %s, with %s in it, expected %s" % (what, _describe(a), _describe(v), _ALLOC))
+    return [int(v) for v in out]
+
+
+def _decision(alloc, jobs: List[Job]) -> list:
+    """schedule's return value as a decision's alloc, or PolicyError
+    naming what it returned (an int, a dict, a list of ints, ...)."""
+    if isinstance(alloc, (str, bytes, dict)) or not hasattr(alloc, "__len__") or not hasattr(alloc, "__iter__"):
+        raise PolicyError("schedule returned %s, expected a list with one allocation per job in order (%d jobs), each %s"
+                          % (_describe(alloc), len(jobs), _ALLOC))
+    if len(alloc) != len(jobs):
+        raise ProtocolError("schedule returned %d allocations for %d jobs" % (len(alloc), len(jobs)))
+    return [_alloc_to_wire(a, "schedule's allocation %d (job %s)" % (i, j.name))
+            for i, (a, j) in enumerate(zip(alloc, jobs))]
+
+
+def _changes(changes) -> list:
+    """schedule_incremental's return value as an incremental decision's
+    changes, or PolicyError naming what it returned."""
+    if isinstance(changes, (str, bytes, dict)) or not hasattr(changes, "__iter__"):
+        raise PolicyError("schedule_incremental returned %s, expected a list of (key, allocation) pairs, "
+                          "allocation %s" % (_describe(changes), _ALLOC))
+    out = []
+    for c in changes:
+        if isinstance(c, (str, bytes, dict)) or not hasattr(c, "__len__") or len(c) != 2:
+            raise PolicyError("schedule_incremental returned a change %s, expected a (key, allocation) pair"
+                              % _describe(c))
+        k, a = c
+        out.append({"key": k, "alloc": _alloc_to_wire(a, "schedule_incremental's allocation for key %s" % k)})
+    return out
+
+
 _JOB_FIELDS = [f.name for f in fields(Job) if f.name != "_conn"]
 
 
@@ -455,11 +515,8 @@ def _serve(policy: Policy, conn: _Conn) -> int:
         if kind == "round":
             cluster = cluster_from_wire(msg["cluster"])
             jobs = [Job.from_wire(j, oracle) for j in msg["jobs"]]
-            alloc = policy.schedule(msg["now"], cluster, jobs)
-            if len(alloc) != len(jobs):
-                raise ProtocolError("schedule returned %d allocations for %d jobs" % (len(alloc), len(jobs)))
-            conn.send({"type": "decision", "round": msg["round"],
-                       "alloc": [list(a) if a is not None else None for a in alloc]})
+            alloc = _decision(policy.schedule(msg["now"], cluster, jobs), jobs)
+            conn.send({"type": "decision", "round": msg["round"], "alloc": alloc})
         elif kind == "incremental_round":
             if not incremental:
                 raise ProtocolError("an incremental round for a policy without schedule_incremental")
@@ -474,9 +531,8 @@ def _serve(policy: Policy, conn: _Conn) -> int:
                 added.append((kj["key"], j))
             for kj in msg.get("updated") or []:
                 _update(tracked[kj["key"]], Job.from_wire(kj["job"]))
-            changes = policy.schedule_incremental(msg["now"], cluster, added, removed)
-            conn.send({"type": "incremental_decision", "round": msg["round"],
-                       "changes": [{"key": k, "alloc": list(a) if a is not None else None} for k, a in changes]})
+            changes = _changes(policy.schedule_incremental(msg["now"], cluster, added, removed))
+            conn.send({"type": "incremental_decision", "round": msg["round"], "changes": changes})
         elif kind == "error":
             print("polluxsim: " + msg.get("message", ""), file=sys.stderr)
             return 1

@@ -163,13 +163,28 @@ func coAdaptation(in RunInput) (Figure, error) {
 		batch.Y.Min, batch.Y.Max, batch.Y.Tick.Marker = 0, top, plot.ConstantTicks(ticks)
 		batch.Y.Label.Text = "batch size (samples, log)"
 	}
-	policy, source := "", ""
+	policy, source, id := "", "", ""
 	if len(jobs.Strs["policy"]) > 0 {
-		policy, source = jobs.Strs["policy"][0], jobs.Strs["workload_source"][0]
+		policy, source, id = jobs.Strs["policy"][0], jobs.Strs["workload_source"][0], jobs.Strs["run_id"][0]
 	}
 	fig := Figure{plots: []*plot.Plot{active, gpus, batch, eff}, legend: leg, w: 8 * vg.Inch, h: 7.5 * vg.Inch,
-		caption: fmt.Sprintf("run %s: policy %s; workload: %s; jobs: %s", filepath.Base(filepath.Clean(runDir)), policy, source, strings.Join(names, ", "))}
+		caption: fmt.Sprintf("%s: policy %s; workload: %s; jobs: %s", runLabel(id, runDir), policy, source, strings.Join(names, ", "))}
 	return fig, nil
+}
+
+// runLabel names a run in a caption by its run_id and its folder's name:
+// "run 76fdb8439c37e7a3 (folder run)", or "run 76fdb8439c37e7a3" in a
+// folder named by it (run without --out). The folder's name alone read
+// "run run" for the folder out/run.
+func runLabel(id, runDir string) string {
+	base := filepath.Base(filepath.Clean(runDir))
+	switch id {
+	case "":
+		return "folder " + base
+	case base:
+		return "run " + id
+	}
+	return "run " + id + " (folder " + base + ")"
 }
 
 // defaultCoAdaptJobs picks the longest imagenet job and the two longest

@@ -16,9 +16,9 @@ import (
 // paper's choice of jobs (or the longest ones), in every format and both
 // sizes; an unknown job is an error naming it.
 func TestPlotCoAdaptation(t *testing.T) {
-	run := t.TempDir()
+	run := filepath.Join(t.TempDir(), "run") // polluxsim run's default folder, out/run
 	res := exptest.RunWithOptions(t, "pollux", "", run)
-	jobs, err := outputs.ReadTableColumns(filepath.Join(run, sweep.JobsFile), "name", "application", "jct_s")
+	jobs, err := outputs.ReadTableColumns(filepath.Join(run, sweep.JobsFile), "run_id", "name", "application", "jct_s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,9 +51,24 @@ func TestPlotCoAdaptation(t *testing.T) {
 		t.Fatalf("files %v", rep.Files)
 	}
 	svg, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".svg"))
-	for _, want := range append(names, "active jobs", "GPUs", "batch size (samples, log)", "stat. efficiency (%)", "policy pollux") {
+	// The caption names the run by its run_id and folder (it read "run
+	// run" for out/run).
+	label := "run " + jobs.Strs["run_id"][0] + " (folder run): policy pollux"
+	for _, want := range append(names, "active jobs", "GPUs", "batch size (samples, log)", "stat. efficiency (%)", label) {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("fig6 SVG lacks %q", want)
+		}
+	}
+	if strings.Contains(string(svg), "run run") {
+		t.Error(`fig6 caption reads "run run"`)
+	}
+	for _, c := range [][3]string{
+		{"76fdb8439c37e7a3", "out/run", "run 76fdb8439c37e7a3 (folder run)"},
+		{"76fdb8439c37e7a3", "out/runs/76fdb8439c37e7a3/", "run 76fdb8439c37e7a3"},
+		{"", "p1", "folder p1"},
+	} {
+		if got := runLabel(c[0], c[1]); got != c[2] {
+			t.Errorf("runLabel(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
 		}
 	}
 	pdf, _ := os.ReadFile(filepath.Join(out, CoAdaptationFile+".pdf"))

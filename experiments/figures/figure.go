@@ -176,6 +176,9 @@ func (f Figure) render(w io.Writer, ext string, size FigureSize) error {
 		}
 		dc.Min.Y += legH + pad
 	}
+	dc.Max.X -= rightMargin
+	t := draw.Tiles{Rows: len(f.plots), Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2)}
+	defer wrapTitles(f.plots, dc.Max.X-dc.Min.X-t.PadLeft)()
 	if len(f.plots) == 1 {
 		f.plots[0].Draw(dc)
 	} else {
@@ -183,7 +186,6 @@ func (f Figure) render(w io.Writer, ext string, size FigureSize) error {
 		for i, p := range f.plots {
 			rows[i] = []*plot.Plot{p}
 		}
-		t := draw.Tiles{Rows: len(f.plots), Cols: 1, PadY: vg.Points(6), PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(6)}
 		canvases := plot.Align(rows, t, dc)
 		for i, p := range f.plots {
 			p.Draw(canvases[i][0])
@@ -199,6 +201,30 @@ func (f Figure) render(w io.Writer, ext string, size FigureSize) error {
 	}
 	_, err := w.Write(svgFontFallback(buf.Bytes()))
 	return err
+}
+
+// rightMargin keeps the plots off the figure's right edge. gonum lays the
+// last x tick label flush with the edge, so a PNG's antialiasing or an SVG
+// viewer's wider fallback font cut it ("100" read "10("); 8 pt holds a
+// fallback font about half as wide again on a three-digit label.
+const rightMargin vg.Length = 8 // points, vg's unit
+
+// wrapTitles breaks the titles of plots wider than w into lines (a column
+// figure's title was cut at both ends) and returns the function that
+// restores them, so that a figure renders alike at every size and format.
+func wrapTitles(plots []*plot.Plot, w vg.Length) (restore func()) {
+	old := make([]string, len(plots))
+	for i, p := range plots {
+		old[i] = p.Title.Text
+		if p.Title.Text != "" && p.Title.TextStyle.Width(p.Title.Text) > w {
+			p.Title.Text = strings.Join(wrapText(p.Title.TextStyle, p.Title.Text, w), "\n")
+		}
+	}
+	return func() {
+		for i, p := range plots {
+			p.Title.Text = old[i]
+		}
+	}
 }
 
 // save writes the figure to path in format ext, atomically.

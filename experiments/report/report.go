@@ -123,7 +123,8 @@ summary { font-size: 1.2rem; font-weight: bold; cursor: pointer; }
 {{template "table" .}}{{if .Ratios}}<tr><th class="group">paired ratio (per workload)</th><th>n</th><th>mean</th><th>95 % CI</th>{{range .Refs}}<th>{{.}}</th>{{end}}</tr>
 {{range .Ratios}}<tr><td>{{.Name}}</td><td class="num">{{.N}}</td><td class="num">{{.Mean}}</td><td class="num">{{.CI}}</td>{{template "refs" .Refs}}</tr>
 {{end}}{{end}}</table>
-{{end}}{{if .Applies}}<p class="note">Do the references apply to these runs? {{.Applies}}.</p>{{end}}
+{{if .Ratios}}<p class="note">A paired ratio is the mean of the per-workload ratios (each workload weighs the same), not the ratio of the two cells' means; a reference simulator's published ratio is the ratio of its means.</p>
+{{end}}{{end}}{{if .Applies}}<p class="note">Do the references apply to these runs? {{.Applies}}.</p>{{end}}
 <p class="note">{{.Exp.Description}}</p>
 {{if .Exp.Paper}}<p class="note">Paper: {{.Exp.Paper}}</p>{{end}}
 

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
+
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 )
 
 // Calibration is a named adjustment of the simulated cluster to a physical
@@ -60,7 +61,7 @@ func LookupCalibration(name string) (Calibration, error) {
 	}
 	c, ok := calibrations[name]
 	if !ok {
-		return c, fmt.Errorf("--calibration: unknown calibration %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(calibrations)), ", "))
+		return c, fmt.Errorf("--calibration: unknown calibration %q (%s)", name, reg.Known(name, slices.Sorted(maps.Keys(calibrations))))
 	}
 	return c, nil
 }

@@ -2,11 +2,15 @@ package workloads
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
 	"strings"
 
 	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/internal/strictjson"
+	"github.com/polluxsim/polluxsim/internal/suggest"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -137,7 +141,60 @@ func (r *Registry) Resolve(ref string, env Env) (*traces.Workload, []string, err
 	if s.Resolve == nil {
 		return nil, nil, fmt.Errorf("--workload %s: no workload source reads it (known: %s)", ref, strings.Join(r.r.Names(), ", "))
 	}
-	return s.Resolve(arg, env)
+	w, warns, err := s.Resolve(arg, env)
+	if err != nil && s.Name == CSVSource && arg == ref && errors.Is(err, fs.ErrNotExist) {
+		// Not a file: a near-miss of a source's reference ("paper1")?
+		if h := r.hint(ref, env.Traces); h != "" {
+			err = fmt.Errorf("%w (%s)", err, h)
+		}
+	}
+	return w, warns, err
+}
+
+// hint suggests the sources' references a reference that is no file may
+// have been meant as: its leading name (up to a colon, else its letters
+// and dashes) near a source's or a trace format's name, with the rest as
+// the argument: "paper1" and "papr:1" suggest paper:1; a bare name the
+// form of the source's usage ("paper" paper:N). The empty string for a
+// path or nothing near.
+func (r *Registry) hint(ref string, formats *traces.TraceFormats) string {
+	if strings.ContainsAny(ref, `/\`) {
+		return ""
+	}
+	head, rest, colon := strings.Cut(ref, ":")
+	if !colon {
+		head = ref[:len(ref)-len(strings.TrimLeft(ref, "abcdefghijklmnopqrstuvwxyz-"))]
+		rest = ref[len(head):]
+	}
+	head = strings.TrimRight(head, "-")
+	if head == "" {
+		return ""
+	}
+	usage := map[string]string{}
+	var names []string
+	for _, s := range r.Sources() {
+		if s.Name != CSVSource && s.Name != TraceSource {
+			names = append(names, s.Name)
+			usage[s.Name] = s.Usage
+		}
+	}
+	if formats != nil {
+		names = append(names, formats.Names()...)
+	}
+	if slices.Contains(names, head) {
+		names = []string{head} // the name is right, the form is not
+	}
+	return suggest.Hint(head, names, func(name string) string {
+		switch {
+		case rest != "":
+			return name + ":" + rest
+		case usage[name] != "":
+			u, _, _ := strings.Cut(usage[name], " ") // its form, not its notes
+			u, _, _ = strings.Cut(u, "[")
+			return u
+		}
+		return name + ":ARG"
+	})
 }
 
 // Names of the built-in sources the lookup falls back on.

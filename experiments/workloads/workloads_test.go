@@ -115,3 +115,30 @@ func TestBuiltinSources(t *testing.T) {
 		t.Errorf("itp:cluster02 replayed %d jobs, want all 5,778", n)
 	}
 }
+
+// TestNearMissHint: a reference that is no file and near a source's (or
+// a trace format's) name says which reference was probably meant; a path,
+// an explicit csv: or a name near nothing is left as the missing file.
+func TestNearMissHint(t *testing.T) {
+	ext := intree.Extensions()
+	env := ext.WorkloadEnv(profiles.Default(), 4)
+	for ref, want := range map[string]string{
+		"paper1":           "paper1: no such file or directory (did you mean paper:1?)",
+		"paper-realistic3": "paper-realistic3: no such file or directory (did you mean paper-realistic:3?)",
+		"papr:1":           "papr:1: no such file or directory (did you mean paper:1",
+		"paper":            "paper: no such file or directory (did you mean paper:N?)",
+		"itpp:cluster02":   "itpp:cluster02: no such file or directory (did you mean itp:cluster02?)",
+		"missing.csv":      "missing.csv: no such file or directory",
+		"dir/paper1":       "dir/paper1: no such file or directory",
+		"csv:paper1":       "paper1: no such file or directory",
+		"zzzz1":            "zzzz1: no such file or directory",
+	} {
+		_, _, err := ext.ResolveWorkload(ref, env)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", ref, err, want)
+		}
+		if !strings.Contains(want, "did you mean") && err != nil && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("%s: a hint where none fits: %v", ref, err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/polluxsim/polluxsim/internal/suggest"
 )
 
 // Registry maps names to registrations of one kind (e.g. "policy").
@@ -72,11 +74,23 @@ func (r *Registry[T]) All() []T {
 }
 
 // Get returns the registration called name, or an error listing the known
-// names.
+// names, the nearest first: unknown policy "polux" (did you mean pollux?
+// known: ...).
 func (r *Registry[T]) Get(name string) (T, error) {
 	v, ok := r.Lookup(name)
 	if !ok {
-		return v, fmt.Errorf("unknown %s %q (known: %s)", r.kind, name, strings.Join(r.Names(), ", "))
+		return v, fmt.Errorf("unknown %s %q (%s)", r.kind, name, Known(name, r.Names()))
 	}
 	return v, nil
+}
+
+// Known is the parenthesis of an unknown name's error: the names near it
+// (suggest.Hint), then all of them: "did you mean pollux? known: fifo,
+// pollux, tiresias".
+func Known(name string, names []string) string {
+	known := "known: " + strings.Join(names, ", ")
+	if h := suggest.Hint(name, names, nil); h != "" {
+		return h + " " + known
+	}
+	return known
 }

@@ -222,6 +222,33 @@ func TestPythonException(t *testing.T) {
 	}
 }
 
+// TestPythonReturnsNoDecision: a Python policy whose schedule returns
+// something other than a decision (an int, a list of ints, a float GPU
+// count, not a (key, allocation) pair) ends the run with one line naming
+// what it returned and what was expected. Before, the int reached len()
+// inside the client: "TypeError: object of type 'int' has no len()".
+func TestPythonReturnsNoDecision(t *testing.T) {
+	py := needPython(t)
+	const alloc = "None or a list of GPUs per node (cluster.nodes integers)"
+	for _, c := range []struct{ mode, rounds, want string }{
+		{"int", "", "round 1 (t=60): reported an error: PolicyError: schedule returned int 3, expected a list with one allocation per job in order (2 jobs), each " + alloc},
+		{"ints", "", "reported an error: PolicyError: schedule's allocation 0 (job cifar10-0) is int 0, expected " + alloc},
+		{"float", "", "reported an error: PolicyError: schedule's allocation 0 (job cifar10-0) is list [1.0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], with float 1.0 in it, expected " + alloc},
+		{"incremental-int", "none", "reported an error: PolicyError: schedule_incremental returned int 5, expected a list of (key, allocation) pairs, allocation " + alloc},
+		{"pair", "none", "reported an error: PolicyError: schedule_incremental returned a change tuple (0, None, 'x'), expected a (key, allocation) pair"},
+	} {
+		spec, err := runspec.DefaultSpec("external").WithOptions(intree.Extensions(), []string{"command=" + py + " " + filepath.Join("testdata", "returns.py") + " " + c.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.Rounds = c.rounds
+		_, err = runner.Run(context.Background(), spec, runner.Inputs{Workload: smallWorkload()}, runner.Options{Ext: intree.Extensions(), Out: filepath.Join(t.TempDir(), "run")})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "TypeError") {
+			t.Errorf("%s: %v\nwant one line with %q", c.mode, err, c.want)
+		}
+	}
+}
+
 // TestKilledSimulatorLeavesNoChild: on Linux, a simulator killed with
 // SIGKILL (no chance to end its policy process) takes the process with it
 // (PR_SET_PDEATHSIG), even one that no longer reads its input (which

@@ -22,14 +22,14 @@ type Options struct {
 	// sum of raw throughputs, as Gavel's code (max_sum_throughput.py);
 	// true each job's throughputs divided by their sum over types.
 	Normalise bool `option:"normalise" for:"gavel-throughput" doc:"gavel-throughput: maximise the sum of each job's throughputs divided by their sum over GPU types (the normalised form); false (default): the sum of raw steps per second, as Gavel's scheduler/policies/max_sum_throughput.py does (it computes the normalisation and never uses it)"`
-	// Share selects the rounds' priority denominator (see the package
-	// documentation, Rounds).
 	// LP selects how gavel-throughput's program is solved.
-	LP string `option:"lp" doc:"gavel-throughput: how its program is solved: simplex (default: an optimal vertex) or interior (the end of the central path, the analytic centre of the optimal face, as the interior-point solver ECOS that Gavel's code and the Sia artifact call through cvxpy returns it: where several allocations are optimal it spreads the time fractions instead of concentrating them)"`
+	LP string `option:"lp" for:"gavel-throughput" doc:"gavel-throughput: how its program is solved: simplex (default: an optimal vertex) or interior (the end of the central path, the analytic centre of the optimal face, as the interior-point solver ECOS that Gavel's code and the Sia artifact call through cvxpy returns it: where several allocations are optimal it spreads the time fractions instead of concentrating them)"`
 	// Placement selects how a round's picks are placed on nodes.
 	Placement string `option:"placement" doc:"how a round's jobs are placed on their type's nodes: packed (default: a job that stays keeps its GPUs, the others go to the nodes with the most free GPUs) or workers (Gavel's code as the Sia artifact runs it, gavel.py schedule_jobs_on_workers: jobs in decreasing GPU count take free GPUs in worker order from a pointer that only moves forward, so a job may span more nodes than it needs)"`
 	// Ties selects the order of equal priorities and time fractions.
-	Ties  string `option:"ties" doc:"order of (job, type) pairs of equal priority and time fraction: current (default: the job's current type first, then submission order) or type (the GPU types' order, then submission order, as the Sia artifact's gavel.py stable sort of its per-type queues)"`
+	Ties string `option:"ties" doc:"order of (job, type) pairs of equal priority and time fraction: current (default: the job's current type first, then submission order) or type (the GPU types' order, then submission order, as the Sia artifact's gavel.py stable sort of its per-type queues)"`
+	// Share selects the rounds' priority denominator (see the package
+	// documentation, Rounds).
 	Share string `option:"share" doc:"the share a round's priority X / share divides by: type (default, Gavel's code as the Sia artifact runs it: the job's time on the GPU type over all jobs' time there, a new job starting at half a round on every type, never reset) or job (the share of the job's own rounds it ran on the type)"`
 }
 

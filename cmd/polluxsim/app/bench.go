@@ -17,6 +17,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -169,7 +170,7 @@ func wholeTraceSizes(ext *extensions.Extensions, path, nodes, pols string, set *
 		for _, p := range strings.Split(pols, ",") {
 			p = strings.TrimSpace(p)
 			if !slices.Contains(ext.PolicyRegistry().Names(), p) {
-				return nil, fmt.Errorf("--policies: unknown policy %q (policies: %s)", p, strings.Join(ext.PolicyRegistry().Names(), ", "))
+				return nil, fmt.Errorf("--policies: unknown policy %q (%s)", p, reg.Known(p, ext.PolicyRegistry().Names()))
 			}
 			out = append(out, bench.ScaleSize{Nodes: n, Jobs: len(w.Jobs), Policy: p, Workload: w, WorkloadName: "whole " + filepath.Base(path)})
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,6 +43,61 @@ func TestVersionFlag(t *testing.T) {
 	}
 	if cmdOut, _, _ := execute(t, "version"); cmdOut != want {
 		t.Errorf("version: %q, want %q", cmdOut, want)
+	}
+}
+
+// TestVersionJSON: version -o json gives the version the text prints, its
+// release and the Go toolchain; an unknown format is refused.
+func TestVersionJSON(t *testing.T) {
+	var v struct{ Version, Release, Go string }
+	decode(t, &v, "version", "-o", "json")
+	if v.Version != version.String() || v.Release != version.Release || !strings.HasPrefix(v.Version, v.Release) || !strings.HasPrefix(v.Go, "go") {
+		t.Errorf("version -o json: %+v", v)
+	}
+	if _, _, err := execute(t, "version", "-o", "yaml"); err == nil || !strings.Contains(err.Error(), "-o/--output") {
+		t.Errorf("version -o yaml: %v", err)
+	}
+}
+
+// TestWroteJSON: report and export -o json name the files they wrote
+// (which exist), report also the experiment and how many of its runs the
+// page was made of and lacks (one shard of two, then both).
+func TestWroteJSON(t *testing.T) {
+	dir := t.TempDir()
+	sw := filepath.Join(dir, "sw")
+	if _, _, err := execute(t, "sweep", "--experiment", tinySpecPath(t), "--shard", "0/2", "--quiet", "--no-timing", "--out", sw); err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Wrote      []string
+		Experiment string
+		Runs       int
+		Missing    int
+	}
+	page := filepath.Join(dir, "r.html")
+	decode(t, &rep, "report", "--in", sw, "--out", page, "-o", "json")
+	stored, _ := filepath.Glob(filepath.Join(sw, "cells", "*.json"))
+	if len(rep.Wrote) != 1 || rep.Wrote[0] != page || rep.Experiment != "tiny" || rep.Runs != len(stored) || rep.Missing == 0 {
+		t.Errorf("report -o json: %+v (%d stored runs)", rep, len(stored))
+	}
+	// The other shard completes the sweep: no run missing.
+	if _, _, err := execute(t, "sweep", "--experiment", tinySpecPath(t), "--shard", "1/2", "--quiet", "--no-timing", "--out", sw); err != nil {
+		t.Fatal(err)
+	}
+	part := rep
+	decode(t, &rep, "report", "--in", sw, "--out", page, "-o", "json")
+	if rep.Runs != part.Runs+part.Missing || rep.Missing != 0 {
+		t.Errorf("report -o json of the whole sweep: %+v, of half: %+v", rep, part)
+	}
+	var exp struct{ Wrote []string }
+	decode(t, &exp, "export", "--in", sw, "--format", "csv", "--out", filepath.Join(dir, "csv"), "-o", "json")
+	if len(exp.Wrote) < 2 {
+		t.Errorf("export -o json: %+v", exp)
+	}
+	for _, f := range append(rep.Wrote, exp.Wrote...) {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("-o json names %s: %v", f, err)
+		}
 	}
 }
 
@@ -126,6 +182,50 @@ func TestFlagCompletion(t *testing.T) {
 		if d, err := strconv.Atoi(strings.TrimPrefix(line, ":")); err != nil || cobra.ShellCompDirective(d) != c.want {
 			t.Errorf("%v: directive %s, want %d", c.args, line, c.want)
 		}
+	}
+}
+
+// TestPolicyOptCompletion: --policy-opt completes "key=" from the options
+// the selected policy declares (as polluxsim policies lists them; the
+// default policy when none is given), leaving the cursor after "=", and a
+// bool option's two values after its "key=".
+func TestPolicyOptCompletion(t *testing.T) {
+	keys := func(policy string) []string {
+		docs, err := testExt.Policies.Describe(policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.Key+"=")
+		}
+		return out
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"run", "--policy", "tiresias", "--policy-opt", ""}, keys("tiresias")},
+		{[]string{"run", "--policy", "gavel-ftf", "--policy-opt", ""}, keys("gavel-ftf")},
+		{[]string{"run", "--policy", "gavel-throughput", "--policy-opt", "l"}, []string{"lp="}},
+		{[]string{"run", "--policy", "gavel-ftf", "--policy-opt", "l"}, nil}, // lp is gavel-throughput's
+		{[]string{"run", "--policy-opt", "pop"}, []string{"population="}},    // the default policy, pollux
+		{[]string{"run", "--policy-opt", "local_search="}, []string{"local_search=true", "local_search=false"}},
+		{[]string{"run", "--policy-opt", "local_search=f"}, []string{"local_search=false"}},
+		{[]string{"run", "--policy-opt", "population=1"}, nil},
+		{[]string{"run", "--policy", "nosuch", "--policy-opt", ""}, nil},
+	} {
+		if got, _ := complete(t, c.args...); !slices.Equal(got, c.want) {
+			t.Errorf("%v: completes %q, want %q", c.args, got, c.want)
+		}
+	}
+	if len(keys("tiresias")) == 0 || slices.Equal(keys("tiresias"), keys("pollux")) {
+		t.Fatal("the policies' options do not tell the cases apart")
+	}
+	_, line := complete(t, "run", "--policy-opt", "po")
+	want := cobra.ShellCompDirectiveNoSpace | cobra.ShellCompDirectiveNoFileComp
+	if d, err := strconv.Atoi(strings.TrimPrefix(line, ":")); err != nil || cobra.ShellCompDirective(d) != want {
+		t.Errorf("--policy-opt po: directive %s, want %d", line, want)
 	}
 }
 
@@ -222,6 +322,61 @@ func decode(t *testing.T, v any, args ...string) {
 	}
 	if err := json.Unmarshal([]byte(out), v); err != nil {
 		t.Fatalf("%v: not JSON: %v\n%s", args, err, out)
+	}
+}
+
+// TestDidYouMean: a near-miss policy, experiment or workload name is
+// answered with the name probably meant (internal/suggest's one rule, as
+// for flags), on the error's one line.
+func TestDidYouMean(t *testing.T) {
+	out := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--policy", "polux", "--out", out}, `unknown policy "polux" (did you mean pollux? known: `},
+		{[]string{"policies", "tiresia"}, `unknown policy "tiresia" (did you mean tiresias? known: `},
+		{[]string{"sweep", "--experiment", "tabel2", "--out", out}, `unknown experiment "tabel2" (did you mean table2? known: `},
+		{[]string{"run", "--workload", "paper1", "--out", out}, `paper1: no such file or directory (did you mean paper:1?)`},
+	} {
+		_, _, err := execute(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestPolicyOptQuoteHint: a --policy-opt value the shell split at a space
+// leaves a stray argument; the error says how to quote the whole value,
+// on one line, for run and conformance. Without --policy-opt a stray
+// argument is cobra's error.
+func TestPolicyOptQuoteHint(t *testing.T) {
+	_, _, err := execute(t, "run", "--policy", "external", "--policy-opt", "command=python3", "x.py", "--out", t.TempDir())
+	want := `unexpected argument "x.py": if it is the rest of --policy-opt command=python3, split by the shell at a space, quote the whole value: --policy-opt 'command=python3 x.py'`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	_, _, err = execute(t, "conformance", "--policy", "external", "--policy-opt", "command=python3", "x.py")
+	if err == nil || !strings.Contains(err.Error(), "quote the whole value: --policy-opt 'command=python3 x.py'") {
+		t.Errorf("conformance: %v", err)
+	}
+	if _, _, err := execute(t, "run", "x.py"); err == nil || !strings.Contains(err.Error(), `unknown command "x.py"`) {
+		t.Errorf("stray argument without --policy-opt: %v", err)
+	}
+}
+
+// TestShellQuote: the shell reads a quoted value back as it was, spaces,
+// quotes and dollars included (skipped without sh).
+func TestShellQuote(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	for _, s := range []string{"command=python3 x.py", "it's", "a''b", `$HOME "x" \n`, ""} {
+		out, err := exec.Command(sh, "-c", "printf %s "+shellQuote(s)).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("%q quoted as %s reads back %q (%v)", s, shellQuote(s), out, err)
+		}
 	}
 }
 

@@ -19,12 +19,16 @@ import (
 
 // completion offers the values of one enumerable flag or argument: the
 // words, and whether a file or folder may be given instead; list flags
-// complete their last comma-separated item.
+// complete their last comma-separated item. A word ending in ":" or "="
+// (a reference's or an option's head) leaves the cursor after it.
 type completion struct {
 	words func() []string
-	files bool // a file may be given instead (or a folder, with dirs)
-	dirs  bool // only folders
-	list  bool // a comma-separated list
+	// wordsFor, when set, replaces words with the words for what the
+	// command line holds so far and the word being typed.
+	wordsFor func(cmd *cobra.Command, typed string) []string
+	files    bool // a file may be given instead (or a folder, with dirs)
+	dirs     bool // only folders
+	list     bool // a comma-separated list
 }
 
 // flagCompletions are the completions of the enumerable flags, by flag
@@ -56,7 +60,33 @@ func flagCompletions(ext *extensions.Extensions) map[string]completion {
 		"format":      {words: func() []string { return figures.FigureFormats }, list: true},
 		"size":        {words: func() []string { return []string{string(figures.SizeWide), string(figures.SizeColumn)} }},
 		outputFlag:    {words: func() []string { return outputFormats }},
+		"policy-opt":  {wordsFor: func(cmd *cobra.Command, typed string) []string { return policyOptWords(ext, cmd, typed) }},
 	}
+}
+
+// policyOptWords complete --policy-opt: "key=" for each option the
+// command's --policy (given or default) declares, as polluxsim policies
+// lists them; after "key=" of a bool option, its two values.
+func policyOptWords(ext *extensions.Extensions, cmd *cobra.Command, typed string) []string {
+	f := cmd.Flags().Lookup("policy")
+	if f == nil {
+		return nil
+	}
+	docs, err := ext.PolicyRegistry().Describe(f.Value.String())
+	if err != nil {
+		return nil
+	}
+	key, _, value := strings.Cut(typed, "=")
+	var out []string
+	for _, d := range docs {
+		switch {
+		case !value:
+			out = append(out, d.Key+"=")
+		case d.Key == key && d.Type == "bool":
+			out = append(out, key+"=true", key+"=false")
+		}
+	}
+	return out
 }
 
 // calibrationList names the calibrations.
@@ -105,7 +135,10 @@ func poolPrefixes() []string {
 }
 
 // complete is c as cobra's completion function.
-func (c completion) complete(_ *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (c completion) complete(cmd *cobra.Command, _ []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if c.wordsFor != nil {
+		c.words = func() []string { return c.wordsFor(cmd, typed) }
+	}
 	head := ""
 	if c.list {
 		if i := strings.LastIndex(typed, ","); i >= 0 {
@@ -117,7 +150,7 @@ func (c completion) complete(_ *cobra.Command, _ []string, typed string) ([]cobr
 	for _, w := range c.words() {
 		if strings.HasPrefix(w, typed) {
 			out = append(out, head+w)
-			noSpace = noSpace || strings.HasSuffix(w, ":")
+			noSpace = noSpace || strings.HasSuffix(w, ":") || strings.HasSuffix(w, "=")
 		}
 	}
 	d := cobra.ShellCompDirectiveNoFileComp

@@ -40,7 +40,7 @@ fails. -o json prints {"policy", "options", "ok", "checks": [{"name", "doc",
 (round -1 for a violation not tied to a round).`,
 		Example: `  polluxsim conformance --policy tiresias
   polluxsim conformance --policy external --policy-opt command='python3 python/examples/fifo.py'`,
-		Args: cobra.NoArgs,
+		Args: noArgsAfterPolicyOpt(&options),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.check(); err != nil {
 				return err

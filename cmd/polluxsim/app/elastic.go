@@ -11,6 +11,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -53,7 +54,7 @@ func (ef *elasticFlags) resolve(rf *runFlags) error {
 	}
 	if name := rf.spec.Autoscaler; name != "" {
 		if _, ok := rf.ext.AutoscalerRegistry().Lookup(name); !ok {
-			return fmt.Errorf("--autoscaler: unknown autoscaler %q (known: %s)", name, strings.Join(rf.ext.AutoscalerRegistry().Names(), ", "))
+			return fmt.Errorf("--autoscaler: unknown autoscaler %q (%s)", name, reg.Known(name, rf.ext.AutoscalerRegistry().Names()))
 		}
 	}
 	spec, err := rf.spec.WithAutoscalerOptions(rf.ext, layers...)

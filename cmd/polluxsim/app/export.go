@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
@@ -14,6 +13,7 @@ import (
 
 func newExportCmd(ext *extensions.Extensions) *cobra.Command {
 	var in, format, table, out string
+	var o output
 	cmd := &cobra.Command{
 		Use:   "export --in RUN|SWEEP --format csv|jsonl [--table T] --out FILE|DIR",
 		Short: "Write a run's or a sweep's tables as CSV or JSON Lines",
@@ -29,11 +29,14 @@ unit and the pandas dtype that reads it losslessly:
 Without --table every table in the folder goes to the folder --out as TABLE.csv
 (or .jsonl); with --table (jobs, rounds, cluster, types, nodes, results, apps) that
 table goes to the file --out. The files replace earlier ones together at the end.
-The columns are documented in docs/outputs.md.`,
+The columns are documented in docs/outputs.md. -o json prints {"wrote": [FILE...]}.`,
 		Example: `  polluxsim export --in out/table2 --format csv --out out/table2-csv
   polluxsim export --in out/run --format jsonl --table jobs --out jobs.jsonl`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
 			if in == "" || out == "" {
 				return errors.New("--in and --out are required")
 			}
@@ -51,14 +54,14 @@ The columns are documented in docs/outputs.md.`,
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", strings.Join(files, ", "))
-			return err
+			return o.printWrote(cmd.OutOrStdout(), nil, files...)
 		},
 	}
 	cmd.Flags().StringVar(&in, "in", "", "a run's or a sweep's output folder (required)")
 	cmd.Flags().StringVar(&format, "format", outputs.FormatCSV, "csv or jsonl")
 	cmd.Flags().StringVar(&table, "table", "", "one table (jobs, rounds, cluster, types, nodes, results, apps); default: every table in the folder")
 	cmd.Flags().StringVar(&out, "out", "", "output file with --table, else output folder (required)")
+	o.register(cmd.Flags())
 	return cmd
 }
 

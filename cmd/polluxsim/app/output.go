@@ -46,6 +46,24 @@ func (o *output) print(w io.Writer, v any, text func(io.Writer) error) error {
 	return text(w)
 }
 
+// wroteFiles is what a command that writes files prints with -o json:
+// {"wrote": [FILE...]}.
+type wroteFiles struct {
+	Wrote []string `json:"wrote"`
+}
+
+// printWrote says which files a command wrote: "wrote a, b", or with -o
+// json v (nil: wroteFiles of files).
+func (o *output) printWrote(w io.Writer, v any, files ...string) error {
+	if v == nil {
+		v = wroteFiles{Wrote: files}
+	}
+	return o.print(w, v, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "wrote %s\n", strings.Join(files, ", "))
+		return err
+	})
+}
+
 // writeJSON writes v as indented JSON and a newline.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

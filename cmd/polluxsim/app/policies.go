@@ -3,12 +3,12 @@ package app
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
+	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/policies"
 )
 
@@ -33,7 +33,7 @@ options with run --policy-opt key=value, or in a sweep spec's cell "options".
 			list, err := registeredList(names, func(n string) (string, []policies.OptionDoc, error) {
 				r, ok := ext.PolicyRegistry().Lookup(n)
 				if !ok {
-					return "", nil, fmt.Errorf("unknown policy %q (known: %s)", n, strings.Join(ext.PolicyRegistry().Names(), ", "))
+					return "", nil, fmt.Errorf("unknown policy %q (%s)", n, reg.Known(n, ext.PolicyRegistry().Names()))
 				}
 				docs, err := ext.PolicyRegistry().Describe(n)
 				return r.Doc, docs, err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -94,4 +95,29 @@ func (rf *runFlags) resolveOptions(cmd *cobra.Command) error {
 	}
 	rf.spec = spec
 	return nil
+}
+
+// noArgsAfterPolicyOpt is the Args of a command with --policy-opt (run,
+// conformance), whose values opts holds: it takes no arguments. A stray
+// argument after a --policy-opt is most likely the rest of its value, split
+// by the shell at a space (--policy-opt command=python3 x.py), so the error
+// says how to quote it: the last --policy-opt's value and the stray
+// arguments, in single quotes, one line.
+func noArgsAfterPolicyOpt(opts *[]string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 || len(*opts) == 0 {
+			return cobra.NoArgs(cmd, args)
+		}
+		last := (*opts)[len(*opts)-1]
+		whole := last + " " + strings.Join(args, " ")
+		return fmt.Errorf("unexpected argument %q: if it is the rest of --policy-opt %s, split by the shell at a space, quote the whole value: --policy-opt %s",
+			args[0], last, shellQuote(whole))
+	}
+}
+
+// shellQuote quotes s for a POSIX shell: in single quotes, each single
+// quote inside ending the quotes, escaped with a backslash, then reopening
+// them.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

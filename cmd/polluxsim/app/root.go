@@ -8,7 +8,9 @@ package app
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
@@ -17,6 +19,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
+	"github.com/polluxsim/polluxsim/internal/suggest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/traces"
 	"github.com/polluxsim/polluxsim/version"
@@ -219,15 +222,34 @@ Policies (polluxsim policies lists their options):
 }
 
 func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
+	var o output
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of polluxsim",
-		Args:  cobra.NoArgs,
+		Long: `version prints polluxsim's version: the release and, in a build from a git
+checkout, "+" and the commit's first 12 hex digits. -o json prints {"version",
+"release", "go"}: the same, the release alone, and the Go toolchain that built it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintln(cmd.OutOrStdout(), "polluxsim", version.String())
-			return err
+			if err := o.check(); err != nil {
+				return err
+			}
+			v := versionInfo{Version: version.String(), Release: version.Release, Go: runtime.Version()}
+			return o.print(cmd.OutOrStdout(), v, func(w io.Writer) error {
+				_, err := fmt.Fprintln(w, "polluxsim", v.Version)
+				return err
+			})
 		},
 	}
+	o.register(cmd.Flags())
+	return cmd
+}
+
+// versionInfo is version's -o json.
+type versionInfo struct {
+	Version string `json:"version"`
+	Release string `json:"release"`
+	Go      string `json:"go"`
 }
 
 // flagErrorHint adds to an unknown flag's error, on the same line (an
@@ -244,45 +266,19 @@ func flagErrorHint(cmd *cobra.Command, err error) error {
 		name = ""
 	}
 	hint := "see " + cmd.CommandPath() + " --help"
-	if near := nearFlags(cmd, name); name != "" && len(near) > 0 {
-		hint = "did you mean --" + strings.Join(near, " or --") + "? " + hint
+	if near := suggest.Hint(name, flagNames(cmd), func(n string) string { return "--" + n }); name != "" && near != "" {
+		hint = near + " " + hint
 	}
 	return fmt.Errorf("%w (%s)", err, hint)
 }
 
-// nearFlags are the command's flags within two edits of name, or that
-// start with it or it with them.
-func nearFlags(cmd *cobra.Command, name string) []string {
+// flagNames are the command's visible flags' names.
+func flagNames(cmd *cobra.Command) []string {
 	var out []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
-		}
-		short := min(len(f.Name), len(name))
-		if editDistance(f.Name, name) <= 2 || (short >= 3 && (strings.HasPrefix(f.Name, name) || strings.HasPrefix(name, f.Name))) {
+		if !f.Hidden {
 			out = append(out, f.Name)
 		}
 	})
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

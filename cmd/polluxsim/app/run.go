@@ -72,7 +72,7 @@ shorthands for Pollux's options.`,
   polluxsim run --policy tiresias --workload paper:1 --step --out out/t1
   polluxsim run --policy pollux --p -10 --interference 0.5 --no-interference-avoidance --out out/p
   polluxsim run --policy tiresias --policy-opt demote_gpu_hours=8 --out out/t8`,
-		Args: cobra.NoArgs,
+		Args: noArgsAfterPolicyOpt(&rf.policyOpts),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runOnce(cmd, rf)
 		},

@@ -8,6 +8,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
 
+	"github.com/polluxsim/polluxsim/internal/suggest"
 	"github.com/polluxsim/polluxsim/service"
 )
 
@@ -60,7 +61,11 @@ progress finish (--drain) and exits.`,
 			for _, name := range allow {
 				r, ok := ext.PolicyRegistry().Lookup(name)
 				if !ok {
-					return fmt.Errorf("--allow-policy: unknown policy %q (polluxsim policies lists them)", name)
+					hint := suggest.Hint(name, ext.PolicyRegistry().Names(), nil)
+					if hint != "" {
+						hint += " "
+					}
+					return fmt.Errorf("--allow-policy: unknown policy %q (%spolluxsim policies lists them)", name, hint)
 				}
 				if r.Effects == 0 {
 					return fmt.Errorf("--allow-policy %s: the policy has no effects to allow; every caller may already use it", name)

@@ -152,7 +152,7 @@ func TestCLIServeFlags(t *testing.T) {
 		{[]string{"serve", "--max-job-nodes", "-1"}, "--max-job-nodes: want a positive number"},
 		{[]string{"serve", "--max-response", "0"}, "--max-response: want a positive number"},
 		{[]string{"serve", "--max-conns", "0"}, "--max-conns: want a positive number"},
-		{[]string{"serve", "--allow-policy", "externl"}, `--allow-policy: unknown policy "externl"`},
+		{[]string{"serve", "--allow-policy", "externl"}, `--allow-policy: unknown policy "externl" (did you mean external? polluxsim policies lists them)`},
 		{[]string{"serve", "--allow-policy", "fifo"}, "--allow-policy fifo: the policy has no effects to allow"},
 	} {
 		oneLineError(t, runBinary(t, dir, nil, c.args...), c.want)

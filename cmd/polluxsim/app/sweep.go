@@ -313,7 +313,7 @@ func writeSweepTables(w io.Writer, s *sweep.SweepSummary) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "paired ratio (per workload)\tn\tours (95% CI)\treference")
+	fmt.Fprintln(tw, "paired ratio (mean of per-workload ratios)\tn\tours (95% CI)\treference")
 	for _, r := range s.Ratios {
 		ref := "-"
 		if len(r.Reference) > 0 {
