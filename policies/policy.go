@@ -91,9 +91,12 @@ type Oracle interface {
 
 // Job is the observable state of one active (submitted, unfinished) job.
 type Job struct {
-	Name     string
-	App      string
-	Submit   float64 // submission time, seconds
+	Name   string
+	App    string
+	Submit float64 // submission time, seconds
+	// Deadline, when positive, is the time (seconds, on Submit's clock)
+	// by which the job is to finish; 0 means none: a best-effort job.
+	Deadline float64
 	Age      float64 // now − Submit
 	Restarts int     // re-allocations so far, not counting the first start
 	Attained float64 // attained service, GPU-seconds

@@ -225,6 +225,7 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		Name:        j.spec.Name,
 		App:         j.spec.App,
 		Submit:      j.spec.Time,
+		Deadline:    j.spec.DueAt(),
 		Age:         now - j.spec.Time,
 		Restarts:    max(j.restarts, 0),
 		Attained:    j.attained,

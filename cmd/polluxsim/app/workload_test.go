@@ -153,14 +153,18 @@ func TestWorkloadSummarizeCmd(t *testing.T) {
 
 func TestWorkloadGenerateFlagErrors(t *testing.T) {
 	cases := map[string][]string{
-		"--out FILE is required":  {"workload", "generate"},
-		"not both":                {"workload", "generate", "--jobs", "5", "--load", "2", "--out", "x.csv"},
-		"--philly or --summary":   {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
-		"no such file or folder":  {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
-		"positive multiple":       {"workload", "generate", "--load", "-1", "--out", "x.csv"},
-		"less than one job":       {"workload", "generate", "--load", "0.001", "--out", "x.csv"},
-		"divide the 28800-s":      {"workload", "summarize-philly", "--bucket", "7", "--philly", "none.csv", "--out", "s.json"},
-		"--philly FILE and --out": {"workload", "summarize-philly"},
+		"--out FILE is required":          {"workload", "generate"},
+		"not both":                        {"workload", "generate", "--jobs", "5", "--load", "2", "--out", "x.csv"},
+		"--philly or --summary":           {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
+		"no such file or folder":          {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
+		"positive multiple":               {"workload", "generate", "--load", "-1", "--out", "x.csv"},
+		"less than one job":               {"workload", "generate", "--load", "0.001", "--out", "x.csv"},
+		"divide the 28800-s":              {"workload", "summarize-philly", "--bucket", "7", "--philly", "none.csv", "--out", "s.json"},
+		"--philly FILE and --out":         {"workload", "summarize-philly"},
+		"--tightness needs --deadlines":   {"workload", "generate", "--tightness", "2", "--out", "x.csv"},
+		"--best-effort must be in [0, 1]": {"workload", "generate", "--deadlines", "elasticflow", "--best-effort", "2", "--out", "x.csv"},
+		"must be elasticflow":             {"workload", "generate", "--deadlines", "soon", "--out", "x.csv"},
+		"tightness must be in":            {"workload", "generate", "--deadlines", "tightness", "--out", "x.csv"},
 	}
 	for want, args := range cases {
 		if _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), want) {
