@@ -179,6 +179,10 @@ func (e *engine) loop() error {
 		switch ev.kind {
 		case evArrival:
 			j := e.jobs[ev.job]
+			if reason := e.admit(j); reason != "" {
+				err = e.decline(j, reason)
+				break
+			}
 			err = j.setPhase(phasePending, e.now)
 			j.last = e.now
 			e.activate(j)
@@ -213,6 +217,9 @@ func (e *engine) loop() error {
 // has consistent times.
 func (e *engine) checkFinished() error {
 	for _, j := range e.jobs {
+		if j.phase == phaseDeclined && j.epoch == 0 && j.attained == 0 && j.restarts < 0 {
+			continue
+		}
 		if j.phase != phaseDone || j.epoch != j.app.Epochs ||
 			!(j.finish >= j.firstStart && j.firstStart >= j.spec.Time) || math.IsInf(j.finish, 0) {
 			return fmt.Errorf("invariant violated: job %s ended in phase %s after %d of %d epochs (submit %v, start %v, finish %v)",

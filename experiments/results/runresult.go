@@ -111,6 +111,9 @@ func NewRunResult(res *sim.Result, noTiming bool) *RunResult {
 	r.MaxRhoEqualShare, _ = maxRhoEqualShare.Of(d)
 	count := map[string]int{}
 	for _, j := range res.Jobs {
+		if j.Declined != "" {
+			continue // never ran: no JCT (as the run's own figures)
+		}
 		r.AppAvgJCT[j.App] += j.JCT
 		count[j.App]++
 	}
