@@ -2,13 +2,13 @@
 // scheduling policy implements, the registry through which policies are
 // found by name with their options (Registry; Register, Typed, Build,
 // Resolve, Describe over the default one), the optional capabilities
-// (StatsReporter, Incremental, Fallible, AppChecker, io.Closer; see
+// (StatsReporter, Incremental, Fallible, AppChecker, Admitter, io.Closer; see
 // optional.go), the cluster's shape (Cluster, Pool) and placement
 // helpers. The policies themselves live in subpackages — Pollux
 // (policies/pollux), Sia (policies/sia), the Gavel family (policies/gavel:
 // gavel-las, gavel-ftf, gavel-throughput), Optimus+Oracle
 // (policies/optimus), Tiresias (policies/tiresias), SRTF (policies/srtf),
-// FIFO (policies/fifo) — each registering itself at init; policies/builtin
+// EDF (policies/edf), FIFO (policies/fifo) — each registering itself at init; policies/builtin
 // imports them all, and policies/conformance is the suite every registered
 // policy must pass. A policy may also run in another process:
 // policies/protocol is this interface as messages, and policies/external
