@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -145,5 +146,16 @@ func TestDeclinedPhase(t *testing.T) {
 	}
 	if !strings.Contains(phaseDeclined.String(), "declined") {
 		t.Error(phaseDeclined.String())
+	}
+}
+
+// A deadline that is not a finite number of seconds ≥ 0 is refused before
+// the run starts, naming the job.
+func TestBadDeadlineRefused(t *testing.T) {
+	for _, d := range []float64{-1, math.NaN(), math.Inf(1)} {
+		w := fakeWorkload(traces.Job{Name: "a", Time: 5, App: "toy", Replicas: 1, Batch: 32, Deadline: d})
+		if _, err := Run(smallConfig(), fakeSet(), w, fifo.New()); err == nil || !strings.Contains(err.Error(), "job a (job 1): bad deadline") {
+			t.Errorf("deadline %v: error %v", d, err)
+		}
 	}
 }

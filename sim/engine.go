@@ -106,6 +106,9 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		if math.IsNaN(spec.Time) || spec.Time < 0 || math.IsInf(spec.Time, 0) {
 			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
 		}
+		if !(spec.Deadline >= 0) || math.IsInf(spec.Deadline, 0) {
+			return nil, fmt.Errorf("workload %s: job %s (job %d): bad deadline %v (seconds after submission, 0 for none)", w.Source, spec.Name, i+1, spec.Deadline)
+		}
 		if spec.Time > cfg.MaxTime {
 			// An input problem: name the file and line the job came from.
 			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: fmt.Errorf(

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,6 +149,49 @@ func TestWorkloadSummarizeCmd(t *testing.T) {
 	}
 	if s.SourceFile != "philly.csv" || len(s.SourceSHA256) != 64 || strings.Contains(string(mustRead(t, out)), dir) {
 		t.Errorf("provenance: file %q, sha %q (and no machine path in the file)", s.SourceFile, s.SourceSHA256)
+	}
+}
+
+// TestWorkloadGenerateDeadlines: --deadlines adds the deadline column and
+// nothing else (the jobs are those of the same seed without it), and a run
+// of the workload under EDF with admission prints its deadline figures.
+func TestWorkloadGenerateDeadlines(t *testing.T) {
+	dir := t.TempDir()
+	plain, ddl := filepath.Join(dir, "plain.csv"), filepath.Join(dir, "ddl.csv")
+	if printed, err := runCLI(t, "workload", "generate", "--seed", "2", "--jobs", "30", "--out", plain); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	if printed, err := runCLI(t, "workload", "generate", "--seed", "2", "--jobs", "30", "--deadlines", "elasticflow", "--best-effort", "0.2", "--out", ddl); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	a, _, errA := traces.ReadFile(plain, traces.ReadOptions{})
+	b, _, errB := traces.ReadFile(ddl, traces.ReadOptions{})
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	withDeadline := 0
+	for i := range b.Jobs {
+		if b.Jobs[i].Deadline > 0 {
+			withDeadline++
+		}
+		b.Jobs[i].Deadline = 0
+		if b.Jobs[i] != a.Jobs[i] {
+			t.Fatalf("job %d: %+v with deadlines, %+v without", i, b.Jobs[i], a.Jobs[i])
+		}
+	}
+	if withDeadline < 15 || withDeadline == 30 {
+		t.Errorf("%d of 30 jobs have a deadline at best-effort 0.2", withDeadline)
+	}
+	printed, err := runCLI(t, "run", "--no-timing", "--policy", "edf", "--policy-opt", "admission=true", "--workload", ddl, "--out", filepath.Join(dir, "run"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "deadlines met ") || !strings.Contains(printed, fmt.Sprintf("of %d ", withDeadline)) {
+		t.Errorf("run output lacks the deadline line:\n%s", printed)
+	}
+	printed, err = runCLI(t, "run", "--no-timing", "--policy", "edf", "--workload", plain, "--out", filepath.Join(dir, "plain"))
+	if err != nil || strings.Contains(printed, "deadlines") {
+		t.Errorf("a run without deadlines: %v\n%s", err, printed)
 	}
 }
 
