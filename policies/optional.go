@@ -6,8 +6,8 @@ import "io"
 // The simulator and the experiment runner ask for them with a type
 // assertion and never name a particular policy, as plugins declare
 // extension points in the Kubernetes scheduler framework. There are
-// six: StatsReporter, AppChecker, Fallible and Named (below), Incremental
-// (incremental.go), and io.Closer:
+// seven: StatsReporter, AppChecker, Fallible, Named and Admitter (below),
+// Incremental (incremental.go), and io.Closer:
 //
 // A policy holding more than memory (a child process, as policies/external
 // does) implements io.Closer. Whoever builds a policy closes it when done
@@ -86,4 +86,22 @@ func ReportedName(p Policy, registered string) string {
 		}
 	}
 	return registered
+}
+
+// Admitter is implemented by policies with admission control: a policy
+// that may decline a job when it is submitted (ElasticFlow, EDF with
+// admission), so that jobs it cannot serve never take GPUs from those it
+// can. The simulator calls Admit once per job, at its submission, before
+// the job is active; a declined job never runs, is not shown to Schedule,
+// and ends in the run's results as declined, with the reason (counted in
+// the run's metrics; docs/deadlines.md). Policies without it admit every
+// job.
+type Admitter interface {
+	// Admit decides on job, submitted at now, given the jobs active at
+	// that moment (in submission order, the job itself not among them)
+	// on cluster. It returns "" to admit the job, or the reason it is
+	// declined: a short phrase, the same for every job declined for the
+	// same cause (the run counts jobs per reason). Like Schedule, it must
+	// not modify its input.
+	Admit(now float64, cluster Cluster, job *Job, active []Job) (declined string)
 }

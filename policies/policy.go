@@ -2,13 +2,13 @@
 // scheduling policy implements, the registry through which policies are
 // found by name with their options (Registry; Register, Typed, Build,
 // Resolve, Describe over the default one), the optional capabilities
-// (StatsReporter, Incremental, Fallible, AppChecker, io.Closer; see
+// (StatsReporter, Incremental, Fallible, AppChecker, Admitter, io.Closer; see
 // optional.go), the cluster's shape (Cluster, Pool) and placement
 // helpers. The policies themselves live in subpackages — Pollux
 // (policies/pollux), Sia (policies/sia), the Gavel family (policies/gavel:
 // gavel-las, gavel-ftf, gavel-throughput), Optimus+Oracle
 // (policies/optimus), Tiresias (policies/tiresias), SRTF (policies/srtf),
-// FIFO (policies/fifo) — each registering itself at init; policies/builtin
+// EDF (policies/edf), FIFO (policies/fifo) — each registering itself at init; policies/builtin
 // imports them all, and policies/conformance is the suite every registered
 // policy must pass. A policy may also run in another process:
 // policies/protocol is this interface as messages, and policies/external
@@ -104,9 +104,12 @@ type Oracle interface {
 
 // Job is the observable state of one active (submitted, unfinished) job.
 type Job struct {
-	Name     string
-	App      string
-	Submit   float64 // submission time, seconds
+	Name   string
+	App    string
+	Submit float64 // submission time, seconds
+	// Deadline, when positive, is the time (seconds, on Submit's clock)
+	// by which the job is to finish; 0 means none: a best-effort job.
+	Deadline float64
 	Age      float64 // now − Submit
 	Restarts int     // re-allocations so far, not counting the first start
 	Attained float64 // attained service, GPU-seconds

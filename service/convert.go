@@ -178,6 +178,12 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 	if w.SubmissionTime > r.now {
 		return errorf("%s.submission_time: %v is after the round's time %v", f, w.SubmissionTime, r.now)
 	}
+	if err := finite(f+".deadline", w.Deadline); err != nil {
+		return err
+	}
+	if w.Deadline != 0 && !(w.Deadline > w.SubmissionTime) {
+		return errorf("%s.deadline: %v is not after the job's submission_time %v (leave it out for a best-effort job)", f, w.Deadline, w.SubmissionTime)
+	}
 	if err := finite(f+".attained_gpu_seconds", w.Attained); err != nil {
 		return err
 	}
@@ -197,7 +203,7 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		return err
 	}
 	pj := protocol.Job{
-		Name: w.Name, App: w.Application, Submit: w.SubmissionTime, Age: r.now - w.SubmissionTime,
+		Name: w.Name, App: w.Application, Submit: w.SubmissionTime, Deadline: w.Deadline, Age: r.now - w.SubmissionTime,
 		Restarts: w.Restarts, Attained: w.Attained,
 		Request:    protocol.Request{GPUs: w.RequestGPUs, Batch: w.RequestBatch},
 		FixedBatch: w.FixedBatch, MaxGPUs: w.MaxReplicas, Epoch: w.Epoch,
@@ -404,7 +410,7 @@ func encodeNodes(c policies.Cluster) []Node {
 // encodeJob writes one job of a round as the service reads it.
 func encodeJob(j *policies.Job) Job {
 	pj := protocol.FromJob(j)
-	w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Restarts: pj.Restarts,
+	w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Deadline: pj.Deadline, Restarts: pj.Restarts,
 		Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
 		RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
 		MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}

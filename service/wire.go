@@ -85,6 +85,9 @@ type Job struct {
 	Application string `json:"application,omitempty"`
 	// SubmissionTime is when the job was submitted, seconds.
 	SubmissionTime float64 `json:"submission_time"`
+	// Deadline, when positive, is the time (seconds, on SubmissionTime's
+	// clock) by which the job is to finish; absent for a best-effort job.
+	Deadline float64 `json:"deadline,omitempty"`
 	// Restarts are the re-allocations so far, not counting the first
 	// start.
 	Restarts int `json:"restarts"`

@@ -108,6 +108,9 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		if math.IsNaN(spec.Time) || spec.Time < 0 || math.IsInf(spec.Time, 0) {
 			return nil, fmt.Errorf("workload %s: job %s (job %d): bad submission time %v", w.Source, spec.Name, i+1, spec.Time)
 		}
+		if !(spec.Deadline >= 0) || math.IsInf(spec.Deadline, 0) {
+			return nil, fmt.Errorf("workload %s: job %s (job %d): bad deadline %v (seconds after submission, 0 for none)", w.Source, spec.Name, i+1, spec.Deadline)
+		}
 		if spec.Time > cfg.MaxTime {
 			// An input problem: name the file and line the job came from.
 			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: fmt.Errorf(
@@ -187,6 +190,10 @@ func (e *engine) loop() error {
 		switch ev.kind {
 		case evArrival:
 			j := e.jobs[ev.job]
+			if reason := e.admit(j); reason != "" {
+				err = e.decline(j, reason)
+				break
+			}
 			err = j.setPhase(phasePending, e.now)
 			j.last = e.now
 			e.activate(j)
@@ -232,6 +239,9 @@ func (e *engine) loop() error {
 // has consistent times.
 func (e *engine) checkFinished() error {
 	for _, j := range e.jobs {
+		if j.phase == phaseDeclined && j.epoch == 0 && j.attained == 0 && j.restarts < 0 {
+			continue
+		}
 		if j.phase != phaseDone || j.epoch != j.app.Epochs ||
 			!(j.finish >= j.firstStart && j.firstStart >= j.spec.Time) || math.IsInf(j.finish, 0) {
 			return fmt.Errorf("invariant violated: job %s ended in phase %s after %d of %d epochs (submit %v, start %v, finish %v)",

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/polluxsim/polluxsim/models"
+	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -104,4 +105,16 @@ func isolatedJCT(app *profiles.App, spec traces.Job, cfg Config, k int, adaptive
 		total += work / best
 	}
 	return total
+}
+
+// IsolatedRunTime is the job's run time alone on the GPUs it requested
+// (spec.Replicas at its requested batch), packed onto the fewest nodes of
+// gpusPerNode GPUs, with no restarts and no queueing: the one home of a
+// job's isolated run time, over which generated deadlines are set
+// (traces.AssignDeadlines; docs/deadlines.md). It is 0 when the profile
+// cannot run the job there.
+func IsolatedRunTime(app *profiles.App, spec traces.Job, gpusPerNode int) float64 {
+	var cfg Config
+	cfg.Cluster = policies.Cluster{Nodes: 1, GPUsPerNode: max(gpusPerNode, 1)}
+	return isolatedJCT(app, spec, cfg, max(spec.Replicas, 1), false)
 }

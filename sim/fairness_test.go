@@ -83,3 +83,26 @@ func TestCalibratedSingleJob(t *testing.T) {
 		t.Error("a factor for an unknown application was accepted")
 	}
 }
+
+// The isolated run time over which deadlines are generated is the job's
+// time alone on its requested GPUs: on one GPU the closed form, and, for
+// any GPU count, what the engine takes to run the job alone after its
+// start and restart (FIFO gives it exactly its request).
+func TestIsolatedRunTime(t *testing.T) {
+	app := fakeSet().Apps["toy"]
+	spec := traces.Job{Name: "toy-0", App: "toy", Replicas: 1, Batch: 32}
+	if got, want := IsolatedRunTime(app, spec, 4), 3*1000*(0.05+0.001*32); math.Abs(got-want) > 1e-9*want {
+		t.Errorf("one GPU: %v s, want %v", got, want)
+	}
+	for _, k := range []int{1, 2, 3, 4, 6, 8} {
+		spec := traces.Job{Name: "toy-0", App: "toy", Replicas: k, Batch: 32 * k}
+		res, err := Run(smallConfig(), fakeSet(), fakeWorkload(spec), fifo.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran := res.Jobs[0].Finish - res.Jobs[0].FirstStart - DefaultConfig().RestartDelay
+		if got := IsolatedRunTime(app, spec, 4); math.Abs(got-ran) > 1e-6*ran {
+			t.Errorf("%d GPUs: isolated run time %v s, the engine ran it in %v s", k, got, ran)
+		}
+	}
+}

@@ -194,4 +194,6 @@ func (e *engine) decide() error {
 }
 
 // isActive reports whether the job is submitted and unfinished.
-func (j *job) isActive() bool { return j.phase != phaseFuture && j.phase != phaseDone }
+func (j *job) isActive() bool {
+	return j.phase != phaseFuture && j.phase != phaseDone && j.phase != phaseDeclined
+}

@@ -21,22 +21,26 @@ const (
 	phaseRestarting
 	phaseRunning
 	phaseDone
+	// phaseDeclined: the policy declined the job at its submission
+	// (policies.Admitter); it never runs.
+	phaseDeclined
 )
 
 func (p phase) String() string {
-	return [...]string{"future", "pending", "restarting", "running", "done"}[p]
+	return [...]string{"future", "pending", "restarting", "running", "done", "declined"}[p]
 }
 
 // nPhases is the number of phases.
-const nPhases = int(phaseDone) + 1
+const nPhases = int(phaseDeclined) + 1
 
 // transitions[from][to] says whether a job may change from phase from to
 // phase to: it is submitted (future → pending), gets GPUs and restarts
-// (pending → restarting), is re-allocated (running or restarting →
+// (pending → restarting) or is declined at its submission (future →
+// declined, policies.Admitter), is re-allocated (running or restarting →
 // restarting), finishes its restart (restarting → running), loses its
 // GPUs (restarting or running → pending) or completes (running → done).
 var transitions = [nPhases][nPhases]bool{
-	phaseFuture:     {phasePending: true},
+	phaseFuture:     {phasePending: true, phaseDeclined: true},
 	phasePending:    {phaseRestarting: true},
 	phaseRestarting: {phasePending: true, phaseRestarting: true, phaseRunning: true},
 	phaseRunning:    {phasePending: true, phaseRestarting: true, phaseDone: true},
@@ -80,6 +84,8 @@ type job struct {
 	attained   float64
 	firstStart float64
 	finish     float64
+	// declined is the reason the policy declined the job (phaseDeclined).
+	declined string
 
 	// time-weighted sums over running time, for mean batch and efficiency
 	runTime, batchSum, effSum float64
@@ -231,6 +237,7 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		Name:        j.spec.Name,
 		App:         j.spec.App,
 		Submit:      j.spec.Time,
+		Deadline:    j.spec.DueAt(),
 		Age:         now - j.spec.Time,
 		Restarts:    max(j.restarts, 0),
 		Attained:    j.attained,

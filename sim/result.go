@@ -40,6 +40,26 @@ type JobResult struct {
 	// Faults are the job's figures under failures (nil without a fault
 	// model).
 	Faults *JobFaults `json:"faults,omitempty"`
+	// Deadline, when positive, is the time by which the job was to finish
+	// (its submission plus the workload's deadline); 0 for a best-effort
+	// job (docs/deadlines.md).
+	Deadline float64 `json:"deadline_s,omitempty"`
+	// Declined is the reason the policy declined the job at its
+	// submission (policies.Admitter), "" for a job that ran. A declined
+	// job never started: its FirstStart and Queueing are 0 here (finite,
+	// so that stored runs keep them; null in jobs.parquet), its Finish is
+	// its submission, JCT, GPU time and epochs 0, it has no ρ, and the
+	// run's JCT, queueing, makespan and fairness figures leave it out.
+	Declined string `json:"declined,omitempty"`
+}
+
+// Late is how long after its deadline the job finished (≤ 0: in time);
+// ok is false for a job without a deadline or one declined.
+func (j *JobResult) Late() (late float64, ok bool) {
+	if j.Deadline <= 0 || j.Declined != "" {
+		return 0, false
+	}
+	return j.Finish - j.Deadline, true
 }
 
 // RoundRecord is one job's state after one scheduling round.
@@ -169,12 +189,23 @@ func (r *Result) finish(jobs []*job, wall float64) {
 	var gpuSec, queue float64
 	first, last := math.Inf(1), 0.0
 	sums := r.activeSums()
+	ran := 0
 	for _, j := range jobs {
+		if j.phase == phaseDeclined {
+			r.Jobs = append(r.Jobs, JobResult{
+				Name: j.spec.Name, App: j.spec.App, RequestGPUs: j.spec.Replicas, RequestBatch: j.spec.Batch,
+				Submit: j.spec.Time, Finish: j.finish,
+				Deadline: j.spec.DueAt(), Declined: j.declined,
+			})
+			continue
+		}
+		ran++
 		jr := JobResult{
 			Name: j.spec.Name, App: j.spec.App, RequestGPUs: j.spec.Replicas, RequestBatch: j.spec.Batch,
 			Submit: j.spec.Time, FirstStart: j.firstStart, Finish: j.finish,
 			JCT: j.finish - j.spec.Time, Queueing: j.firstStart - j.spec.Time,
 			Restarts: max(j.restarts, 0), GPUSeconds: j.attained, Epochs: j.epoch,
+			Deadline: j.spec.DueAt(),
 		}
 		if j.runTime > 0 {
 			jr.MeanBatch = j.batchSum / j.runTime
@@ -209,7 +240,9 @@ func (r *Result) finish(jobs []*job, wall float64) {
 	s.P50JCT = Percentile(jcts, 50)
 	s.P99JCT = Percentile(jcts, 99)
 	s.MaxJCT = Percentile(jcts, 100)
-	s.AvgQueueing = queue / float64(len(jobs))
+	if ran > 0 {
+		s.AvgQueueing = queue / float64(ran)
+	}
 	s.Makespan = last
 	s.GPUHours = gpuSec / 3600
 	r.typeHours(jobs)

@@ -16,14 +16,15 @@ import (
 // header, in any order.
 type header struct {
 	file  string
-	index map[string]int // required column -> position
+	index map[string]int // required (or present optional) column -> position
 	width int            // number of header fields
 }
 
 // readHeader reads and checks the header line of a CSV file: every column
 // of required must be there exactly once; other columns are ignored with a
-// warning. An empty input is an error.
-func readHeader(cr *csv.Reader, file string, required []string) (*header, []string, error) {
+// warning, except those of optional, which are indexed when present. An
+// empty input is an error.
+func readHeader(cr *csv.Reader, file string, required []string, optional ...string) (*header, []string, error) {
 	rec, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, nil, &InputError{File: file, Line: 1, Err: fmt.Errorf("empty file: expected the header %s", strings.Join(required, ","))}
@@ -36,6 +37,9 @@ func readHeader(cr *csv.Reader, file string, required []string) (*header, []stri
 	}
 	want := make(map[string]bool, len(required))
 	for _, c := range required {
+		want[c] = true
+	}
+	for _, c := range optional {
 		want[c] = true
 	}
 	h := &header{file: file, index: make(map[string]int, len(required)), width: len(rec)}

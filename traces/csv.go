@@ -22,6 +22,9 @@ const (
 	ColApp      = "application"
 	ColReplicas = "num_replicas"
 	ColBatch    = "batch_size"
+	// ColDeadline is the optional deadline column: seconds after the
+	// job's submission (Job.Deadline); an empty cell means none.
+	ColDeadline = "deadline"
 )
 
 // workloadColumns returns the workload columns in the order WriteFile uses.
@@ -38,13 +41,16 @@ type ReadOptions struct {
 
 // ReadFile reads a workload CSV file in the reference (adaptdl) format:
 // a header with the columns name, time, application, num_replicas and
-// batch_size in any order, then one job per line. Extra columns are
-// ignored with a warning.
+// batch_size in any order, then one job per line. An optional deadline
+// column gives each job's deadline in seconds after its submission, an
+// empty cell (or no column) a best-effort job (see docs/deadlines.md).
+// Other columns are ignored with a warning.
 //
 // Every problem is reported as an *InputError naming file:line and the
 // column: a missing column, a row with the wrong number of fields, a cell
 // that is not a number (or is NaN or infinite), a negative time, a
-// num_replicas or batch_size below 1, an empty or duplicate name, a name
+// num_replicas or batch_size below 1, a deadline that is not a positive
+// number of seconds, an empty or duplicate name, a name
 // or application that is not valid UTF-8 or has control characters, an
 // unknown application (when opts.Apps is given), an empty file or a file
 // with no jobs. Up to ten problems are reported at once, joined.
@@ -66,7 +72,7 @@ func ReadFile(path string, opts ReadOptions) (*Workload, []string, error) {
 func Parse(r io.Reader, name string, opts ReadOptions) (*Workload, []string, error) {
 	cr := csv.NewReader(bufio.NewReader(newLineLimiter(r, maxLineBytes)))
 	cr.FieldsPerRecord = -1 // checked here, with a better message
-	h, warnings, err := readHeader(cr, name, workloadColumns())
+	h, warnings, err := readHeader(cr, name, workloadColumns(), ColDeadline)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,6 +173,17 @@ func parseJobRow(rec []string, h *header, line int, known map[string]bool) (Job,
 			job.Batch = v
 		}
 	}
+	if i, ok := h.index[ColDeadline]; ok && strings.TrimSpace(rec[i]) != "" {
+		c := get(ColDeadline)
+		switch d, err := c.float(); {
+		case err != nil:
+			errs = append(errs, err)
+		case d <= 0:
+			errs = append(errs, c.errorf("deadline must be a positive number of seconds after submission, got %s (leave the cell empty for a best-effort job)", strings.TrimSpace(c.text)))
+		default:
+			job.Deadline = d
+		}
+	}
 	return job, errs
 }
 
@@ -183,24 +200,37 @@ func WriteFile(path string, w *Workload) error {
 
 // Write writes w in the reference CSV format: the header
 // name,time,application,num_replicas,batch_size and one line per job,
-// times written as integers when they are whole seconds. It does not check
-// the workload; WriteFile does.
+// times written as integers when they are whole seconds. When a job has a
+// deadline, a last column deadline follows (empty for best-effort jobs);
+// a workload without deadlines is written exactly as before deadlines
+// existed. It does not check the workload; WriteFile does.
 func Write(out io.Writer, w *Workload) error {
 	if w == nil {
 		return errors.New("no workload to write")
 	}
 	bw := bufio.NewWriter(out)
 	cw := csv.NewWriter(bw)
-	if err := cw.Write(workloadColumns()); err != nil {
+	cols := workloadColumns()
+	deadlines := w.HasDeadlines()
+	if deadlines {
+		cols = append(cols, ColDeadline)
+	}
+	if err := cw.Write(cols); err != nil {
 		return err
 	}
-	rec := make([]string, 5)
+	rec := make([]string, len(cols))
 	for _, j := range w.Jobs {
 		rec[0] = j.Name
 		rec[1] = formatSeconds(j.Time)
 		rec[2] = j.App
 		rec[3] = strconv.Itoa(j.Replicas)
 		rec[4] = strconv.Itoa(j.Batch)
+		if deadlines {
+			rec[5] = ""
+			if j.Deadline > 0 {
+				rec[5] = formatSeconds(j.Deadline)
+			}
+		}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}

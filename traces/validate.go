@@ -11,7 +11,8 @@ import (
 
 // Validate checks a workload before a simulation starts. Every job must
 // have a non-empty, unique name in valid UTF-8, a finite time ≥ 0 not before the previous
-// job's, an application, and num_replicas and batch_size of at least 1.
+// job's, an application, num_replicas and batch_size of at least 1, and a
+// deadline that is finite and positive, or 0 (none).
 // When apps is not empty, every job's application must be one of them;
 // when totalGPUs > 0, no job may ask for more GPUs than the cluster has.
 //
@@ -77,6 +78,9 @@ func Validate(w *Workload, apps []string, totalGPUs int) error {
 		}
 		if j.Batch < 1 {
 			bad(ColBatch, "must be at least 1, got %d", j.Batch)
+		}
+		if j.Deadline < 0 || math.IsNaN(j.Deadline) || math.IsInf(j.Deadline, 0) {
+			bad(ColDeadline, "deadline %v is not a positive finite number of seconds (0: none)", j.Deadline)
 		}
 		if errs.truncated {
 			break

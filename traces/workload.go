@@ -21,6 +21,11 @@ type Job struct {
 	// Batch is the total batch size the user asked for (used by Tiresias
 	// and Optimus+Oracle).
 	Batch int
+	// Deadline, when positive, is the job's deadline in seconds after its
+	// submission: the job is to finish by Time + Deadline. Zero means the
+	// job has none: it is best-effort (SLO class SLOBestEffort). See
+	// docs/deadlines.md.
+	Deadline float64
 	// Line is the job's 1-based line in the file it was read from, or 0
 	// when it was not read from a file. Error messages use it.
 	Line int
@@ -37,4 +42,40 @@ type Workload struct {
 	// Parse read the workload CSV; a source of another format names its
 	// own; "" names none (a generated workload has no column).
 	BatchColumn string
+}
+
+// SLO classes of a job (Job.SLO): a job with a deadline, or one without.
+const (
+	SLODeadline   = "deadline"
+	SLOBestEffort = "best-effort"
+)
+
+// SLO is the job's service-level class: SLODeadline when it has a
+// deadline, SLOBestEffort otherwise. The class is implied by the deadline,
+// as in ElasticFlow's traces, whose best-effort jobs have no deadline.
+func (j *Job) SLO() string {
+	if j.Deadline > 0 {
+		return SLODeadline
+	}
+	return SLOBestEffort
+}
+
+// DueAt is the absolute time by which the job is to finish (Time +
+// Deadline), or 0 when it has no deadline: the form policies see
+// (policies.Job.Deadline).
+func (j *Job) DueAt() float64 {
+	if j.Deadline > 0 {
+		return j.Time + j.Deadline
+	}
+	return 0
+}
+
+// HasDeadlines reports whether any job of the workload has a deadline.
+func (w *Workload) HasDeadlines() bool {
+	for i := range w.Jobs {
+		if w.Jobs[i].Deadline > 0 {
+			return true
+		}
+	}
+	return false
 }

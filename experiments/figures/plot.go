@@ -494,9 +494,11 @@ func fractionTicks() []plot.Tick {
 func jctCDF(exp *experiments.Experiment, ps experiments.PlotSpec, byCell map[string][]*results.RunResult) (Figure, error) {
 	return cdfFigure(exp, ps, byCell, exp.Name+": job completion time", "job completion time (hours, log scale)", log10Axis,
 		func(r *results.RunResult) []float64 {
-			h := make([]float64, len(r.JobResults))
-			for i, j := range r.JobResults {
-				h[i] = math.Max(j.JCT, 1) / 3600
+			h := make([]float64, 0, len(r.JobResults))
+			for _, j := range r.JobResults {
+				if j.Declined == "" { // a declined job has no JCT
+					h = append(h, math.Max(j.JCT, 1)/3600)
+				}
 			}
 			return h
 		})

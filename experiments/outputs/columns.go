@@ -21,10 +21,48 @@ type Field[R any] struct {
 	dict bool
 	// put appends row r's value (or a null) to the builder.
 	put func(b array.Builder, r R)
+	// only, when set, makes the column conditional (When).
+	only func(r R) bool
 }
 
 // Doc is the field's documentation.
 func (f Field[R]) Doc() ColumnDoc { return f.doc }
+
+// When makes f a conditional column: a file holds it only when one of its
+// rows has it (has), so that the files of runs without it (a workload
+// without deadlines) are exactly what they were before it existed.
+// Readers ask for such a column only where they know it is written.
+func (f Field[R]) When(has func(r R) bool) Field[R] {
+	f.only = has
+	f.doc.Conditional = true
+	return f
+}
+
+// written is the table with the conditional columns none of its n rows
+// has left out; t itself when it has none.
+func (t *Table[R]) written(row func(i int) R, n int) *Table[R] {
+	var keep []Field[R]
+	cond := false
+	for _, f := range t.Fields {
+		if f.only == nil {
+			keep = append(keep, f)
+			continue
+		}
+		cond = true
+		for i := 0; i < n; i++ {
+			if f.only(row(i)) {
+				keep = append(keep, f)
+				break
+			}
+		}
+	}
+	if !cond {
+		return t
+	}
+	c := *t
+	c.Fields = keep
+	return &c
+}
 
 // stringDict is the in-memory type of string columns: dictionary-encoded,
 // so that readers that keep Arrow's types (pandas through pyarrow, Polars)
@@ -33,72 +71,76 @@ var stringDict = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, Va
 
 // Str declares a string column that is never null.
 func Str[R any](name, unit, doc string, get func(R) string) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeString, false, unit, doc}, stringDict, true, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeString, false, unit, doc, false}, stringDict, true, func(b array.Builder, r R) {
 		b.(*array.BinaryDictionaryBuilder).AppendString(get(r)) //nolint:errcheck // a string builder takes strings
-	}}
+	}, nil}
 }
 
 // StrNull declares a nullable string column: get's ok = false writes a
 // null.
 func StrNull[R any](name, unit, doc string, get func(R) (string, bool)) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeString, true, unit, doc}, stringDict, true, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeString, true, unit, doc, false}, stringDict, true, func(b array.Builder, r R) {
 		if v, ok := get(r); ok {
 			b.(*array.BinaryDictionaryBuilder).AppendString(v) //nolint:errcheck // a string builder takes strings
 		} else {
 			b.AppendNull()
 		}
-	}}
+	}, nil}
 }
 
 // F64 declares a float column that is never null.
 func F64[R any](name, unit, doc string, get func(R) float64) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeFloat, false, unit, doc}, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeFloat, false, unit, doc, false}, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, r R) {
 		b.(*array.Float64Builder).Append(get(r))
-	}}
+	}, nil}
 }
 
 // F64Null declares a nullable float column: get's ok = false, or a NaN,
 // writes a null.
 func F64Null[R any](name, unit, doc string, get func(R) (float64, bool)) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeFloat, true, unit, doc}, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeFloat, true, unit, doc, false}, arrow.PrimitiveTypes.Float64, false, func(b array.Builder, r R) {
 		if v, ok := get(r); ok && !math.IsNaN(v) {
 			b.(*array.Float64Builder).Append(v)
 		} else {
 			b.AppendNull()
 		}
-	}}
+	}, nil}
 }
 
 // I64 declares an integer column that is never null.
 func I64[R any](name, unit, doc string, get func(R) int64) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeInt, false, unit, doc}, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeInt, false, unit, doc, false}, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, r R) {
 		b.(*array.Int64Builder).Append(get(r))
-	}}
+	}, nil}
 }
 
 // I64Null declares a nullable integer column: get's ok = false writes a
 // null.
 func I64Null[R any](name, unit, doc string, get func(R) (int64, bool)) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeInt, true, unit, doc}, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeInt, true, unit, doc, false}, arrow.PrimitiveTypes.Int64, false, func(b array.Builder, r R) {
 		if v, ok := get(r); ok {
 			b.(*array.Int64Builder).Append(v)
 		} else {
 			b.AppendNull()
 		}
-	}}
+	}, nil}
 }
 
 // Bool declares a boolean column that is never null.
 func Bool[R any](name, unit, doc string, get func(R) bool) Field[R] {
-	return Field[R]{ColumnDoc{name, TypeBool, false, unit, doc}, arrow.FixedWidthTypes.Boolean, false, func(b array.Builder, r R) {
+	return Field[R]{ColumnDoc{name, TypeBool, false, unit, doc, false}, arrow.FixedWidthTypes.Boolean, false, func(b array.Builder, r R) {
 		b.(*array.BooleanBuilder).Append(get(r))
-	}}
+	}, nil}
 }
 
 // Lift declares the same column over rows of another type, whose value is
 // that of of(row).
 func Lift[R, S any](f Field[S], of func(R) S) Field[R] {
-	return Field[R]{f.doc, f.typ, f.dict, func(b array.Builder, r R) { f.put(b, of(r)) }}
+	l := Field[R]{f.doc, f.typ, f.dict, func(b array.Builder, r R) { f.put(b, of(r)) }, nil}
+	if f.only != nil {
+		l.only = func(r R) bool { return f.only(of(r)) }
+	}
+	return l
 }
 
 // Table declares an output table whose rows are of type R: its file, who

@@ -34,6 +34,14 @@ func TestExportRoundTrip(t *testing.T) {
 	}
 	for _, tb := range []string{"jobs", "rounds", "cluster", "types"} {
 		doc := Schema(tb + ".parquet")
+		// A run without deadlines has none of the conditional columns.
+		cols := doc.Columns[:0:0]
+		for _, c := range doc.Columns {
+			if !c.Conditional {
+				cols = append(cols, c)
+			}
+		}
+		doc.Columns = cols
 		var types ExportTypes
 		data, _ := os.ReadFile(filepath.Join(out, tb+".csv"+DtypesSuffix))
 		if err := json.Unmarshal(data, &types); err != nil || types.SchemaVersion != strconv.Itoa(SchemaVersion) || len(types.Columns) != len(doc.Columns) {

@@ -109,6 +109,10 @@ type Metric struct {
 	// every run), and in summary.json only when the run has a non-zero
 	// value.
 	Optional bool
+	// Present makes an Optional metric a key of summary.json whenever the
+	// run has a value (Value's ok), zero included; without it, only when
+	// the value is not zero. A run without a value never has the key.
+	Present bool
 	// MayBeNull says that a run may have no value (Value's ok false): its
 	// column is nullable. A column that is not takes Value's v whatever
 	// ok says.
@@ -180,12 +184,13 @@ var builtinFamilies = []Family{
 	}},
 }
 
-// appKeys are the applications of a run's jobs.
+// appKeys are the applications of a run's jobs that ran (a declined job
+// has no JCT, as in the run's own figures).
 func appKeys(d *RunData) []string {
 	seen := map[string]bool{}
 	var keys []string
 	for i := range d.Jobs {
-		if a := d.Jobs[i].App; !seen[a] {
+		if a := d.Jobs[i].App; !seen[a] && d.Jobs[i].Declined == "" {
 			seen[a] = true
 			keys = append(keys, a)
 		}
@@ -194,12 +199,13 @@ func appKeys(d *RunData) []string {
 	return keys
 }
 
-// appAvgJCT is the average JCT of application app's jobs in the run: the
-// sum of their JCTs, in job order, over their number.
+// appAvgJCT is the average JCT of application app's jobs in the run that
+// ran (not declined): the sum of their JCTs, in job order, over their
+// number.
 func appAvgJCT(d *RunData, app string) (float64, bool) {
 	sum, n := 0.0, 0
 	for i := range d.Jobs {
-		if j := &d.Jobs[i]; j.App == app {
+		if j := &d.Jobs[i]; j.App == app && j.Declined == "" {
 			sum += j.JCT
 			n++
 		}
@@ -424,10 +430,14 @@ func maxOverJobs(get func(j *sim.JobResult) float64, has func(j *sim.JobResult) 
 	}
 }
 
-// builtinMetrics are polluxsim's metrics, in table order; per-application
-// average JCTs (avg_jct_s_<application>) and GPU-hours per GPU type
-// (gpu_hours_<type>) are their families (builtinFamilies).
-var builtinMetrics = []Metric{
+// builtinMetrics are polluxsim's metrics, in table order: the core ones,
+// then those of deadlines (deadlines.go); per-application average JCTs
+// (avg_jct_s_<application>) and GPU-hours per GPU type (gpu_hours_<type>)
+// are their families (builtinFamilies).
+var builtinMetrics = append(coreMetrics[:len(coreMetrics):len(coreMetrics)], deadlineMetrics...)
+
+// coreMetrics are the metrics of every run.
+var coreMetrics = []Metric{
 	{Name: "avg_jct_s", Unit: UnitSeconds, Doc: "mean JCT", Report: true, Label: "average JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.AvgJCT })},
 	{Name: "p50_jct_s", Unit: UnitSeconds, Doc: "median JCT", Label: "median JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.P50JCT })},
 	{Name: "p99_jct_s", Unit: UnitSeconds, Doc: "99th percentile JCT", Report: true, Label: "99th percentile JCT", Value: summaryOf(func(s *sim.Summary) float64 { return s.P99JCT })},

@@ -170,11 +170,13 @@ func TestAggregation(t *testing.T) {
 
 // TestFamilies: a family member is found by name, reads as the metric it
 // splits, and its value is the closed form over the run's jobs (the mean
-// JCT of the application's jobs) or the engine's per-type figure; a set
+// JCT of the application's jobs that ran) or the engine's per-type
+// figure; a set
 // without the split metric has no family.
 func TestFamilies(t *testing.T) {
 	d := &RunData{Summary: &sim.Summary{GPUHoursByType: map[string]float64{"a100": 3, "t4": 5}}, Jobs: []sim.JobResult{
-		{App: "bert", JCT: 10}, {App: "cifar10", JCT: 4}, {App: "bert", JCT: 30}, {App: "bert", JCT: 2}}}
+		{App: "bert", JCT: 10}, {App: "cifar10", JCT: 4}, {App: "bert", JCT: 30}, {App: "bert", JCT: 2},
+		{App: "bert", Declined: "late"}, {App: "ncf", Declined: "late"}}} // declined jobs never ran: no JCT
 	ms := BuiltinMetrics()
 	if got := ms.NamesIn([]*RunData{d}); strings.Join(got[len(got)-4:], " ") != "avg_jct_s_bert avg_jct_s_cifar10 gpu_hours_a100 gpu_hours_t4" {
 		t.Errorf("NamesIn ends %q", got[len(got)-4:])

@@ -68,7 +68,8 @@ type RunSummary struct {
 
 // MarshalJSON writes summary.json: run_id, policy, policy_name and jobs; then one key
 // per metric of the set, in its order (null where the run has none; an
-// Optional metric only when the run has a non-zero value; a timing one 0
+// Optional metric only when the run has a non-zero value, or any value
+// when it is Present; a timing one 0
 // when not measured); then the per-GPU-type maps and the policy's
 // counters when there are any; peak_rss_mb, the run's metadata, cluster,
 // cluster_gpus and settings. Every metric of results.parquet is a key
@@ -86,7 +87,7 @@ func (s RunSummary) MarshalJSON() ([]byte, error) {
 	for _, m := range s.metrics.All() {
 		v, ok := m.Value(data)
 		switch {
-		case m.Optional && (!ok || v == 0):
+		case m.Optional && (!ok || (v == 0 && !m.Present)):
 			continue
 		case !ok && !m.Timing:
 			o.add(m.Name, nil)

@@ -62,6 +62,7 @@ func stageTable[R any](b *atomicfile.Batch, path string, t *Table[R], row func(i
 // (atomicfile.Write, or a batch's Write).
 func putTable[R any](put func(path string, fill func(io.Writer) error) error, path string, t *Table[R], row func(i int) R, n int, meta map[string]string, metaOrder []string) error {
 	kv, order := tableMeta(meta, metaOrder)
+	t = t.written(row, n)
 	return put(path, func(w io.Writer) error {
 		tw, err := newTableWriter(path, w, t.arrowFields(), t.columns(row))
 		if err != nil {

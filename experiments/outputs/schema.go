@@ -31,6 +31,9 @@ type ColumnDoc struct {
 	// also stored as the Arrow field metadata "unit".
 	Unit string
 	Doc  string
+	// Conditional columns are in a file only when one of its rows has
+	// them (Field.When); the others are in every file of the table.
+	Conditional bool `json:",omitempty"`
 }
 
 // TableDoc documents one output table.

@@ -115,10 +115,10 @@ var JobsTable = &Table[JobRow]{File: "jobs.parquet", Where: "run, sweep", Doc: "
 	I64("request_gpus", "GPUs", "GPUs the user asked for", func(r JobRow) int64 { return int64(r.Job.RequestGPUs) }),
 	I64("request_batch", "samples", "total batch size the user asked for", func(r JobRow) int64 { return int64(r.Job.RequestBatch) }),
 	F64("submit_s", "s", "submission time from the trace start", func(r JobRow) float64 { return r.Job.Submit }),
-	F64Null("first_start_s", "s", "first allocation; null if the job never started", func(r JobRow) (float64, bool) { return finite(r.Job.FirstStart) }),
+	F64Null("first_start_s", "s", "first allocation; null if the job never started", func(r JobRow) (float64, bool) { return started(r, r.Job.FirstStart) }),
 	F64("finish_s", "s", "completion time", func(r JobRow) float64 { return r.Job.Finish }),
 	F64("jct_s", "s", "job completion time, finish − submit", func(r JobRow) float64 { return r.Job.JCT }),
-	F64Null("queueing_s", "s", "first start − submit; null if the job never started", func(r JobRow) (float64, bool) { return finite(r.Job.Queueing) }),
+	F64Null("queueing_s", "s", "first start − submit; null if the job never started", func(r JobRow) (float64, bool) { return started(r, r.Job.Queueing) }),
 	I64("restarts", "", "re-allocations after the first start", func(r JobRow) int64 { return int64(r.Job.Restarts) }),
 	F64("gpu_hours", "GPU·h", "attained service: GPU time held, restarts included (gpu_seconds before schema 3)", func(r JobRow) float64 { return r.Job.GPUSeconds / 3600 }),
 	F64Null("avg_batch", "samples", "total batch, time-weighted over running time; null if the job never ran", func(r JobRow) (float64, bool) { return r.Job.MeanBatch, r.Job.MeanBatch > 0 }),
@@ -129,7 +129,36 @@ var JobsTable = &Table[JobRow]{File: "jobs.parquet", Where: "run, sweep", Doc: "
 	F64Null("fairness_rho", "ratio", "finish-time fairness ρ = jct_s / exclusive_jct_s; null with exclusive_jct_s", func(r JobRow) (float64, bool) { return r.Job.Fairness, r.Job.ExclusiveJCT > 0 }),
 	F64Null("equal_share_jct_s", "s", "run time in an isolated, equally partitioned cluster (Themis, the paper's definition): exactly total GPUs / contention of GPU time, fractions included; null where it cannot be computed", func(r JobRow) (float64, bool) { return positive(r.Job.EqualShareJCT) }),
 	F64Null("fairness_rho_equal_share", "ratio", "the paper's finish-time fairness ρ = jct_s / equal_share_jct_s; null with equal_share_jct_s", func(r JobRow) (float64, bool) { return r.Job.FairnessEqualShare, r.Job.EqualShareJCT > 0 }),
+	F64Null("deadline_s", "s", "only in tables with a job with a deadline or a declined job: the time the job was to finish by (submit_s + the workload's deadline); null for a best-effort job (docs/deadlines.md)", func(r JobRow) (float64, bool) { return positive(r.Job.Deadline) }).When(hasDeadlineOrDecline),
+	Str("state", "", "only in tables with a job with a deadline or a declined job: done (ran to completion) or declined (by the policy's admission control, never ran; its finish_s is its submission, jct_s 0)", jobState).When(hasDeadlineOrDecline),
+	StrNull("declined_reason", "", "only in tables with a declined job: why the policy declined the job; null for a job that ran", func(r JobRow) (string, bool) { return nonEmpty(r.Job.Declined) }).When(func(r JobRow) bool { return r.Job.Declined != "" }),
 )}
+
+// Job states of jobs.parquet's state column.
+const (
+	JobStateDone     = "done"
+	JobStateDeclined = "declined"
+)
+
+// started is v for a job that started, none for one that never did (a
+// declined job, or a NaN).
+func started(r JobRow, v float64) (float64, bool) {
+	if r.Job.Declined != "" {
+		return 0, false
+	}
+	return finite(v)
+}
+
+func jobState(r JobRow) string {
+	if r.Job.Declined != "" {
+		return JobStateDeclined
+	}
+	return JobStateDone
+}
+
+// hasDeadlineOrDecline: the row's job has a deadline or was declined, the
+// runs whose jobs tables have the deadline and state columns.
+func hasDeadlineOrDecline(r JobRow) bool { return r.Job.Deadline > 0 || r.Job.Declined != "" }
 
 // RoundRow is one row of rounds.parquet: a job's record in a scheduling
 // round of the run Key.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/kv"
+	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -17,7 +18,7 @@ func Builtin() []Source {
 		{Name: CSVSource, Usage: "csv:FILE, or any FILE", Doc: "a workload CSV (name,time,application,num_replicas,batch_size), the reference simulator's format", Resolve: readCSV},
 		{Name: "paper", Usage: "paper:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N, TunedJobs configurations (embedded)", Resolve: paper("paper")},
 		{Name: "paper-realistic", Usage: "paper-realistic:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N with its users' configurations (embedded)", Resolve: paper("paper-realistic")},
-		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W][,oversize=cap|skip|refuse]][,all=true][,max_replicas=N]",
+		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W][,oversize=cap|skip|refuse]][,all=true][,max_replicas=N][,deadlines=elasticflow|tightness[,tightness=F][,deadline_min=F,deadline_max=F][,best_effort=P]]",
 			Doc: "the paper's generator: jobs sampled from the embedded Philly summary, a Philly table or any registered trace (see docs/traces.md)", Resolve: generate},
 		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
 	}
@@ -60,6 +61,11 @@ type Generate struct {
 	// of a trace's jobs larger than the profiles' largest measured
 	// placement (see traces.TraceSampleOptions.Oversize).
 	Oversize string
+	// Deadlines (deadlines, tightness, deadline_min, deadline_max,
+	// best_effort) gives the jobs deadlines, by ElasticFlow's rule or a
+	// tightness factor over their isolated run times, with the generator's
+	// seed (see traces.AssignDeadlines); a zero Rule gives none.
+	Deadlines traces.DeadlineOptions
 }
 
 // DefaultGenerate is the default generated workload: 160 jobs from the
@@ -84,6 +90,17 @@ func (g Generate) Ref() string {
 	if g.MaxReplicas != 0 {
 		parts = append(parts, "max_replicas="+strconv.Itoa(g.MaxReplicas))
 	}
+	if d := g.Deadlines; d.Rule != "" {
+		parts = append(parts, "deadlines="+d.Rule)
+		for _, kv := range []struct {
+			key string
+			v   float64
+		}{{"tightness", d.Tightness}, {"deadline_min", d.Min}, {"deadline_max", d.Max}, {"best_effort", d.BestEffort}} {
+			if kv.v != 0 {
+				parts = append(parts, kv.key+"="+strconv.FormatFloat(kv.v, 'g', -1, 64))
+			}
+		}
+	}
 	return GenerateSource + ":" + strings.Join(parts, ",")
 }
 
@@ -101,6 +118,11 @@ func (g Generate) Validate() error {
 	}
 	if err := checkOversize(g.Oversize); err != nil {
 		return fmt.Errorf("--oversize %w", err)
+	}
+	if g.Deadlines.Rule != "" {
+		if err := g.Deadlines.Check(); err != nil {
+			return fmt.Errorf("generate: %w", err)
+		}
 	}
 	return nil
 }
@@ -156,8 +178,21 @@ func ParseGenerate(arg string) (Generate, error) {
 			if err == nil && g.MaxReplicas < 0 {
 				err = fmt.Errorf("must not be negative (0: no cap)")
 			}
+		case "deadlines":
+			g.Deadlines.Rule = v
+		case "tightness", "deadline_min", "deadline_max", "best_effort":
+			dst := &g.Deadlines.Tightness
+			switch k {
+			case "deadline_min":
+				dst = &g.Deadlines.Min
+			case "deadline_max":
+				dst = &g.Deadlines.Max
+			case "best_effort":
+				dst = &g.Deadlines.BestEffort
+			}
+			*dst, err = strconv.ParseFloat(v, 64)
 		default:
-			return g, fmt.Errorf("generate: unknown key %q (known: jobs, seed, config, philly, summary, trace, window, oversize, all, max_replicas)", k)
+			return g, fmt.Errorf("generate: unknown key %q (known: jobs, seed, config, philly, summary, trace, window, oversize, all, max_replicas, deadlines, tightness, deadline_min, deadline_max, best_effort)", k)
 		}
 		if err != nil {
 			return g, fmt.Errorf("generate: %s=%s: %w", k, v, err)
@@ -178,6 +213,12 @@ func ParseGenerate(arg string) (Generate, error) {
 		return g, fmt.Errorf("generate: window needs trace=NAME")
 	case g.Oversize != "" && g.Trace == "":
 		return g, fmt.Errorf("generate: oversize needs trace=NAME")
+	case g.Deadlines.Rule == "" && g.Deadlines != (traces.DeadlineOptions{}):
+		return g, fmt.Errorf("generate: tightness, deadline_min, deadline_max and best_effort need deadlines=%s or %s", traces.DeadlineElasticFlow, traces.DeadlineTightness)
+	case g.Deadlines.Rule != "":
+		if err := g.Deadlines.Check(); err != nil {
+			return g, fmt.Errorf("generate: %w", err)
+		}
 	}
 	return g, nil
 }
@@ -246,7 +287,37 @@ func (g Generate) MakeFromTrace(t *traces.TraceTable, env Env) (*traces.Workload
 			return nil, nil, fmt.Errorf("generate: window=%s: %w", g.Window, err)
 		}
 	}
-	return sampleTrace(t, opts)
+	w, warnings, err := sampleTrace(t, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, warnings, g.assignDeadlines(w, env)
+}
+
+// assignDeadlines gives w's jobs the deadlines g asks for (none when
+// g.Deadlines.Rule is empty) over their isolated run times on env's
+// profiles and nodes, with the generator's seed.
+func (g Generate) assignDeadlines(w *traces.Workload, env Env) error {
+	if g.Deadlines.Rule == "" {
+		return nil
+	}
+	opts := g.Deadlines
+	opts.Seed = g.Seed
+	gpn := env.GPUsPerNode
+	if gpn < 1 {
+		gpn = 4
+	}
+	if err := traces.AssignDeadlines(w, opts, func(j *traces.Job) float64 {
+		app, ok := env.Profiles.Apps[j.App]
+		if !ok {
+			return 0
+		}
+		return sim.IsolatedRunTime(app, *j, gpn)
+	}); err != nil {
+		return fmt.Errorf("generate: %w", err)
+	}
+	w.Source += ", deadlines " + opts.Rule
+	return nil
 }
 
 // traceOptions are the sampling options every trace workload shares: the
@@ -302,9 +373,17 @@ func (g Generate) MakeFrom(src traces.Source, env Env) (*traces.Workload, error)
 		if !ok {
 			return nil, fmt.Errorf("generate: all=true replays a Philly table, not a summary")
 		}
-		return traces.GenerateAll(t, gopt)
+		w, err := traces.GenerateAll(t, gopt)
+		if err != nil {
+			return nil, err
+		}
+		return w, g.assignDeadlines(w, env)
 	}
-	return traces.Generate(src, gopt)
+	w, err := traces.Generate(src, gopt)
+	if err != nil {
+		return nil, err
+	}
+	return w, g.assignDeadlines(w, env)
 }
 
 // replay is a trace replayed whole: every job of the trace (KeepAllFilter:

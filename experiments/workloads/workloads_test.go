@@ -13,6 +13,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
 	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -102,10 +103,32 @@ func TestBuiltinSources(t *testing.T) {
 	for arg, msg := range map[string]string{
 		"jobs=0": "must be in", "jobs=1,jobs=2": "given twice", "colour=red": "unknown key", "config=odd": "tuned or realistic",
 		"all=true": "needs philly", "window=daily": "needs trace", "philly=a,trace=b": "one of philly", "seed": "not key=value",
+		"tightness=2": "need deadlines=", "deadlines=soon": "must be elasticflow or tightness", "deadlines=tightness": "tightness must be in",
+		"deadlines=elasticflow,best_effort=2": "best_effort", "deadlines=elasticflow,tightness=x": "invalid syntax",
 	} {
 		if _, err := workloads.ParseGenerate(arg); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("generate:%s: err %v, want %q", arg, err, msg)
 		}
+	}
+	// Deadlines leave the jobs as they were and give each a deadline of
+	// its isolated run time times the tightness.
+	ddl, _, err := ext.ResolveWorkload("generate:jobs=40,seed=3,config=realistic,deadlines=tightness,tightness=1.5", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range ddl.Jobs {
+		rt := sim.IsolatedRunTime(set.Apps[j.App], j, 4)
+		if j.Deadline != 1.5*rt || !(rt > 0) {
+			t.Fatalf("job %s: deadline %v, want 1.5 x %v", j.Name, j.Deadline, rt)
+		}
+		j.Deadline = 0
+		if fmt.Sprint(j) != fmt.Sprint(gen.Jobs[i]) {
+			t.Fatalf("job %d changed beyond its deadline: %+v, was %+v", i, j, gen.Jobs[i])
+		}
+	}
+	g, err = workloads.ParseGenerate("jobs=40,seed=3,config=realistic,deadlines=elasticflow,best_effort=0.2")
+	if err != nil || g.Ref() != "generate:jobs=40,seed=3,config=realistic,deadlines=elasticflow,best_effort=0.2" {
+		t.Errorf("round trip with deadlines: %+v %v -> %s", g, err, g.Ref())
 	}
 	rep, _, err := ext.ResolveWorkload("itp:cluster02", env)
 	if err != nil {

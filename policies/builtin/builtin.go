@@ -6,6 +6,7 @@ package builtin
 
 import (
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/edf"
 	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/policies/gavel"
 	"github.com/polluxsim/polluxsim/policies/optimus"
@@ -17,7 +18,7 @@ import (
 
 // Registrations are the built-in policies' registrations.
 func Registrations() []policies.Registration {
-	regs := []policies.Registration{fifo.Registration(), optimus.Registration(), pollux.Registration(),
+	regs := []policies.Registration{edf.Registration(), fifo.Registration(), optimus.Registration(), pollux.Registration(),
 		sia.Registration(), srtf.Registration(), tiresias.Registration()}
 	return append(regs, gavel.Registrations()...)
 }

@@ -216,6 +216,7 @@ type Job struct {
 	Name        string               `json:"name"`
 	App         string               `json:"app"`
 	Submit      float64              `json:"submit"`
+	Deadline    float64              `json:"deadline,omitempty"`
 	Age         float64              `json:"age"`
 	Restarts    int                  `json:"restarts"`
 	Attained    float64              `json:"attained"`

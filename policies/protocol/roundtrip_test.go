@@ -22,7 +22,7 @@ type recorder struct {
 	traits policies.Traits
 	rounds int
 	// seen counts what the rounds held, so the test knows what it covered.
-	params, typeModels, allocs int
+	params, typeModels, allocs, deadlines int
 }
 
 func (r *recorder) Traits() policies.Traits { return r.traits }
@@ -64,6 +64,12 @@ func (r *recorder) Schedule(now float64, c policies.Cluster, jobs []policies.Job
 		if want.Alloc != nil {
 			r.allocs++
 		}
+		if want.Deadline > 0 {
+			r.deadlines++
+			if want.Deadline != want.Submit+1234.5 {
+				r.t.Errorf("round %d: job %s due at %v, want its submission + 1234.5 s", r.rounds, want.Name, want.Deadline)
+			}
+		}
 	}
 	d := r.Policy.Schedule(now, c, jobs)
 	data, err = Encode(Decision{Type: TypeDecision, Round: r.rounds, Alloc: d.Alloc})
@@ -81,7 +87,7 @@ func (r *recorder) Schedule(now float64, c policies.Cluster, jobs []policies.Job
 func TestRealRoundsRoundTrip(t *testing.T) {
 	w := &traces.Workload{Source: "test", Jobs: []traces.Job{
 		{Name: "cifar10-0", Time: 0, App: "cifar10", Replicas: 2, Batch: 256},
-		{Name: "ncf-1", Time: 30, App: "ncf", Replicas: 1, Batch: 32768},
+		{Name: "ncf-1", Time: 30, App: "ncf", Replicas: 1, Batch: 32768, Deadline: 1234.5},
 		{Name: "cifar10-2", Time: 200, App: "cifar10", Replicas: 4, Batch: 512},
 		{Name: "bert-3", Time: 400, App: "bert", Replicas: 4, Batch: 32},
 	}}
@@ -101,8 +107,8 @@ func TestRealRoundsRoundTrip(t *testing.T) {
 			if _, err := sim.Run(cfg, profiles.Default(), w, r); err != nil {
 				t.Fatal(err)
 			}
-			if r.rounds < 10 || r.allocs == 0 {
-				t.Errorf("%d rounds, %d job views holding GPUs: the test covers too little", r.rounds, r.allocs)
+			if r.rounds < 10 || r.allocs == 0 || r.deadlines == 0 {
+				t.Errorf("%d rounds, %d job views holding GPUs, %d with a deadline: the test covers too little", r.rounds, r.allocs, r.deadlines)
 			}
 			if tc.traits.AdaptiveBatch && (r.params == 0 || r.typeModels == 0) {
 				t.Errorf("adaptive run: %d views with params, %d with type models", r.params, r.typeModels)

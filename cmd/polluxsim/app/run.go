@@ -240,6 +240,27 @@ func rhoText(s sim.Summary) string {
 	return fmt.Sprintf("%.2f", s.AvgFairness)
 }
 
+// deadlineText is the run's deadline metrics for people, one line; ""
+// for a run without deadlines (docs/deadlines.md).
+func deadlineText(res *sim.Result) string {
+	d := outputs.NewRunData(res, true)
+	get := func(name string) (float64, bool) {
+		m, _ := outputs.LookupMetric(name)
+		return m.Of(d)
+	}
+	n, ok := get("jobs_with_deadline")
+	if !ok {
+		return ""
+	}
+	declined, _ := get("jobs_declined")
+	late, _ := get("late_jobs")
+	ratio := "-"
+	if r, ok := get("deadline_satisfactory_ratio"); ok {
+		ratio = fmt.Sprintf("%.1f%%", 100*r)
+	}
+	return fmt.Sprintf("  deadlines met %s of %.0f   declined %.0f   late %.0f\n", ratio, n, declined, late)
+}
+
 func printSummary(w io.Writer, run *runner.Result) error {
 	s, files := run.Sim.Summary, run.Files
 	policy := s.Policy
@@ -250,12 +271,12 @@ func printSummary(w io.Writer, run *runner.Result) error {
   avg JCT %.0f s (%.2f h)   p50 %.0f s   p99 %.0f s
   makespan %.0f s   restarts %d   GPU-hours %.1f   utilisation %.1f%%
   avg finish-time fairness rho %s   agent fits %d
-  wall %.2f s (policy %.2f s over %d rounds)
+%s  wall %.2f s (policy %.2f s over %d rounds)
 wrote %s
 `, policy, s.Jobs, run.Spec.ClusterText(),
 		s.AvgJCT, s.AvgJCT/3600, s.P50JCT, s.P99JCT,
 		s.Makespan, s.Restarts, s.GPUHours, 100*s.Utilisation,
-		rhoText(s), s.AgentFits,
+		rhoText(s), s.AgentFits, deadlineText(run.Sim),
 		s.Wall, s.PolicyRoundTotal, s.Rounds,
 		strings.Join(files, ", "))
 	return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/workloads"
@@ -93,6 +94,7 @@ func newWorkloadGenerateCmd(ext *extensions.Extensions) *cobra.Command {
 		tracePath, window, oversize    string
 		config, profilesDir, out       string
 		all                            bool
+		deadlines                      traces.DeadlineOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --out FILE",
@@ -112,11 +114,18 @@ same seed and inputs always give the same file.
 With --all (and --philly), every job the filter keeps by duration and GPU time
 becomes a job at its own submission time, counted from the trace's first one:
 the whole trace replayed over its months, e.g. 74,428 jobs over 106 days for
-the reference's philly.csv (see docs/scale.md for its load).`,
+the reference's philly.csv (see docs/scale.md for its load).
+
+--deadlines gives the jobs deadlines over each job's isolated run time (alone
+on its requested GPUs, from the profiles): elasticflow draws the factor
+uniformly in [--deadline-min, --deadline-max] (0.5-1.5, ElasticFlow's), tightness
+uses --tightness; --best-effort leaves that fraction of jobs without one
+(docs/deadlines.md).`,
 		Example: `  polluxsim workload generate --seed 1 --out workload-1.csv
   polluxsim workload generate --jobs 320 --seed 3 --philly traces/philly.csv --out w.csv
   polluxsim workload generate --load 1.5 --config realistic --profiles ref/ --out w.csv
-  polluxsim workload generate --all --philly traces/philly.csv --out philly-all.csv`,
+  polluxsim workload generate --all --philly traces/philly.csv --out philly-all.csv
+  polluxsim workload generate --trace itp:cluster02 --deadlines elasticflow --out itp-ddl.csv`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
@@ -163,7 +172,10 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 				return fmt.Errorf("--max-replicas must not be negative (0 = no cap), got %d", maxReplicas)
 			}
 			g := workloads.Generate{Jobs: jobs, Seed: seed, Config: config, Philly: phillyPath, Summary: summaryPath,
-				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas, Oversize: oversize}
+				Trace: tracePath, Window: window, All: all, MaxReplicas: maxReplicas, Oversize: oversize, Deadlines: deadlines}
+			if err := checkDeadlineFlags(cmd.Flags(), deadlines); err != nil {
+				return err
+			}
 			if err := g.Validate(); err != nil { // before reading anything, as run does
 				return err
 			}
@@ -200,8 +212,44 @@ the reference's philly.csv (see docs/scale.md for its load).`,
 	gpusPerNodeFlag(f, &gpusPerNode, "GPUs per node when computing tuned configurations")
 	f.Var(flagvalue.NewInt(&maxReplicas, 0), "max-replicas", "cap realistic GPU counts at this many, 0 or more (0: no cap, like the reference)")
 	f.StringVar(&out, "out", "", "output workload CSV (- for standard output)")
+	f.StringVar(&deadlines.Rule, "deadlines", "", "give jobs deadlines: elasticflow (a uniform factor in [--deadline-min, --deadline-max] x the isolated run time) or tightness (--tightness x it); default none")
+	f.Var(flagvalue.NewFloat(&deadlines.Tightness, 0), "tightness", "with --deadlines tightness: the factor over each job's isolated run time, in (0, 1000]")
+	f.Var(flagvalue.NewFloat(&deadlines.Min, 0), "deadline-min", "with --deadlines elasticflow: the factor range's low end, in (0, 1000] (default 0.5 with --deadline-max 1.5)")
+	f.Var(flagvalue.NewFloat(&deadlines.Max, 0), "deadline-max", "with --deadlines elasticflow: the factor range's high end, in (0, 1000] (default 1.5)")
+	f.Var(flagvalue.NewFloat(&deadlines.BestEffort, 0), "best-effort", "with --deadlines: the fraction of jobs, in [0, 1], left best-effort (no deadline)")
 	f.BoolVar(&all, "all", false, "every job of the --philly table the filter keeps, each at its own submission time over the whole trace (no sampling, no time-of-day window)")
 	return cmd
+}
+
+// checkDeadlineFlags checks the deadline flags of workload generate, each
+// against its bounds and in its own name, before anything is read.
+func checkDeadlineFlags(f *pflag.FlagSet, d traces.DeadlineOptions) error {
+	for _, c := range []struct {
+		flag   string
+		v      float64
+		lo, hi float64
+		openLo bool
+	}{
+		{"tightness", d.Tightness, 0, traces.MaxDeadlineFactor, true},
+		{"deadline-min", d.Min, 0, traces.MaxDeadlineFactor, true},
+		{"deadline-max", d.Max, 0, traces.MaxDeadlineFactor, true},
+		{"best-effort", d.BestEffort, 0, 1, false},
+	} {
+		if !f.Changed(c.flag) {
+			continue
+		}
+		if d.Rule == "" {
+			return fmt.Errorf("--%s needs --deadlines %s or %s", c.flag, traces.DeadlineElasticFlow, traces.DeadlineTightness)
+		}
+		if (c.openLo && !(c.v > c.lo)) || !(c.v >= c.lo) || c.v > c.hi {
+			open := "["
+			if c.openLo {
+				open = "("
+			}
+			return fmt.Errorf("--%s must be in %s%v, %v], got %v", c.flag, open, c.lo, c.hi, c.v)
+		}
+	}
+	return nil
 }
 
 // formatMix lists a workload's jobs per application, by name.

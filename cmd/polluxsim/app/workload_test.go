@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -151,16 +152,63 @@ func TestWorkloadSummarizeCmd(t *testing.T) {
 	}
 }
 
+// TestWorkloadGenerateDeadlines: --deadlines adds the deadline column and
+// nothing else (the jobs are those of the same seed without it), and a run
+// of the workload under EDF with admission prints its deadline figures.
+func TestWorkloadGenerateDeadlines(t *testing.T) {
+	dir := t.TempDir()
+	plain, ddl := filepath.Join(dir, "plain.csv"), filepath.Join(dir, "ddl.csv")
+	if printed, err := runCLI(t, "workload", "generate", "--seed", "2", "--jobs", "30", "--out", plain); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	if printed, err := runCLI(t, "workload", "generate", "--seed", "2", "--jobs", "30", "--deadlines", "elasticflow", "--best-effort", "0.2", "--out", ddl); err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	a, _, errA := traces.ReadFile(plain, traces.ReadOptions{})
+	b, _, errB := traces.ReadFile(ddl, traces.ReadOptions{})
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	withDeadline := 0
+	for i := range b.Jobs {
+		if b.Jobs[i].Deadline > 0 {
+			withDeadline++
+		}
+		b.Jobs[i].Deadline = 0
+		if b.Jobs[i] != a.Jobs[i] {
+			t.Fatalf("job %d: %+v with deadlines, %+v without", i, b.Jobs[i], a.Jobs[i])
+		}
+	}
+	if withDeadline < 15 || withDeadline == 30 {
+		t.Errorf("%d of 30 jobs have a deadline at best-effort 0.2", withDeadline)
+	}
+	printed, err := runCLI(t, "run", "--no-timing", "--policy", "edf", "--policy-opt", "admission=true", "--workload", ddl, "--out", filepath.Join(dir, "run"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, printed)
+	}
+	if !strings.Contains(printed, "deadlines met ") || !strings.Contains(printed, fmt.Sprintf("of %d ", withDeadline)) {
+		t.Errorf("run output lacks the deadline line:\n%s", printed)
+	}
+	printed, err = runCLI(t, "run", "--no-timing", "--policy", "edf", "--workload", plain, "--out", filepath.Join(dir, "plain"))
+	if err != nil || strings.Contains(printed, "deadlines") {
+		t.Errorf("a run without deadlines: %v\n%s", err, printed)
+	}
+}
+
 func TestWorkloadGenerateFlagErrors(t *testing.T) {
 	cases := map[string][]string{
-		"--out FILE is required":  {"workload", "generate"},
-		"not both":                {"workload", "generate", "--jobs", "5", "--load", "2", "--out", "x.csv"},
-		"--philly or --summary":   {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
-		"no such file or folder":  {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
-		"positive multiple":       {"workload", "generate", "--load", "-1", "--out", "x.csv"},
-		"less than one job":       {"workload", "generate", "--load", "0.001", "--out", "x.csv"},
-		"divide the 28800-s":      {"workload", "summarize-philly", "--bucket", "7", "--philly", "none.csv", "--out", "s.json"},
-		"--philly FILE and --out": {"workload", "summarize-philly"},
+		"--out FILE is required":          {"workload", "generate"},
+		"not both":                        {"workload", "generate", "--jobs", "5", "--load", "2", "--out", "x.csv"},
+		"--philly or --summary":           {"workload", "generate", "--philly", "a", "--summary", "b", "--out", "x.csv"},
+		"no such file or folder":          {"workload", "generate", "--profiles", "/nonexistent", "--out", "x.csv"},
+		"positive multiple":               {"workload", "generate", "--load", "-1", "--out", "x.csv"},
+		"less than one job":               {"workload", "generate", "--load", "0.001", "--out", "x.csv"},
+		"divide the 28800-s":              {"workload", "summarize-philly", "--bucket", "7", "--philly", "none.csv", "--out", "s.json"},
+		"--philly FILE and --out":         {"workload", "summarize-philly"},
+		"--tightness needs --deadlines":   {"workload", "generate", "--tightness", "2", "--out", "x.csv"},
+		"--best-effort must be in [0, 1]": {"workload", "generate", "--deadlines", "elasticflow", "--best-effort", "2", "--out", "x.csv"},
+		"must be elasticflow":             {"workload", "generate", "--deadlines", "soon", "--out", "x.csv"},
+		"tightness must be in":            {"workload", "generate", "--deadlines", "tightness", "--out", "x.csv"},
 	}
 	for want, args := range cases {
 		if _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), want) {
