@@ -36,11 +36,13 @@ func TestDuckDBReadsTables(t *testing.T) {
 		Name     string `json:"name"`
 		Type     string `json:"type"`
 		Nullable bool   `json:"nullable"`
+		// Conditional columns are in a file only when a row has them.
+		Conditional bool `json:"conditional"`
 	}
 	schema := map[string][]col{}
 	for _, tb := range outputs.Tables() {
 		for _, c := range tb.Columns {
-			schema[tb.File] = append(schema[tb.File], col{c.Name, c.Type, c.Nullable})
+			schema[tb.File] = append(schema[tb.File], col{c.Name, c.Type, c.Nullable, c.Conditional})
 		}
 	}
 	data, _ := json.Marshal(schema)
