@@ -112,7 +112,12 @@ type Job struct {
 	Deadline float64
 	Age      float64 // now − Submit
 	Restarts int     // re-allocations so far, not counting the first start
-	Attained float64 // attained service, GPU-seconds
+	// Interruptions counts the times the job lost its GPUs to a failure
+	// (of a node it held, or its own) so far: always 0 without a fault
+	// model. A job whose count grew since the last round was interrupted
+	// in between and holds no GPU (docs/failures.md).
+	Interruptions int
+	Attained      float64 // attained service, GPU-seconds
 	// Alloc is the current allocation: GPUs on each node (length
 	// Cluster.Nodes), or nil when the job holds no GPU.
 	Alloc   []int

@@ -190,7 +190,7 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"restarts", w.Restarts}, {"request_gpus", w.RequestGPUs}, {"request_batch", w.RequestBatch},
+	}{{"restarts", w.Restarts}, {"interruptions", w.Interruptions}, {"request_gpus", w.RequestGPUs}, {"request_batch", w.RequestBatch},
 		{"fixed_batch", w.FixedBatch}, {"max_replicas", w.MaxReplicas}, {"epoch", w.Epoch}} {
 		if err := count(f+"."+c.name, c.v); err != nil {
 			return err
@@ -204,7 +204,7 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 	}
 	pj := protocol.Job{
 		Name: w.Name, App: w.Application, Submit: w.SubmissionTime, Deadline: w.Deadline, Age: r.now - w.SubmissionTime,
-		Restarts: w.Restarts, Attained: w.Attained,
+		Restarts: w.Restarts, Interruptions: w.Interruptions, Attained: w.Attained,
 		Request:    protocol.Request{GPUs: w.RequestGPUs, Batch: w.RequestBatch},
 		FixedBatch: w.FixedBatch, MaxGPUs: w.MaxReplicas, Epoch: w.Epoch,
 	}
@@ -410,7 +410,7 @@ func encodeNodes(c policies.Cluster) []Node {
 // encodeJob writes one job of a round as the service reads it.
 func encodeJob(j *policies.Job) Job {
 	pj := protocol.FromJob(j)
-	w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Deadline: pj.Deadline, Restarts: pj.Restarts,
+	w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Deadline: pj.Deadline, Restarts: pj.Restarts, Interruptions: pj.Interruptions,
 		Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
 		RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
 		MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}

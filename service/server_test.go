@@ -95,6 +95,7 @@ func TestBadRequests(t *testing.T) {
 		{"huge number", round, edit(`"beta_c": 0.004`, `"beta_c": 1e400`), 400, "request body"},
 		{"bounds reversed", round, edit(`[50, 256]`, `[256, 50]`), 400, "jobs[0].hints.localBszBounds"},
 		{"deadline before submission", round, edit(`"submission_time": 540,`, `"submission_time": 540, "deadline": 500,`), 400, "jobs[2].deadline: 500 is not after the job's submission_time 540"},
+		{"negative interruptions", round, edit(`"submission_time": 540,`, `"submission_time": 540, "interruptions": -1,`), 400, "jobs[2].interruptions: want an integer ≥ 0, got -1"},
 		{"negative deadline", round, edit(`"submission_time": 540,`, `"submission_time": 540, "deadline": -5,`), 400, "jobs[2].deadline: want a finite number ≥ 0"},
 		{"submitted later", round, edit(`"submission_time": 540`, `"submission_time": 900`), 400, "jobs[2].submission_time: 900 is after the round's time 600"},
 		{"replicas over node", round, edit(`"allocation": ["node-b"]`, `"allocation": ["node-b", "node-b", "node-b", "node-b", "node-b"]`), 400, `jobs[1].allocation: 5 replicas on node "node-b", which has 4 GPUs`},

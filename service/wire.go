@@ -91,6 +91,9 @@ type Job struct {
 	// Restarts are the re-allocations so far, not counting the first
 	// start.
 	Restarts int `json:"restarts"`
+	// Interruptions counts the times the job lost its GPUs to a failure
+	// so far; absent when none.
+	Interruptions int `json:"interruptions,omitempty"`
 	// Attained is the service attained so far, GPU-seconds.
 	Attained float64 `json:"attained_gpu_seconds,omitempty"`
 	// Allocation is AdaptDL's allocation: the node of each replica (one

@@ -251,6 +251,9 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		Grad:        j.agent.grad,
 		Epoch:       j.epoch,
 	}
+	if j.ft != nil {
+		v.Interruptions = j.ft.Interruptions
+	}
 	if oracle {
 		j.oracle = jobOracle{app: j.on(), base: j.app, epoch: j.epoch, progress: j.progress}
 		v.Oracle = &j.oracle

@@ -132,6 +132,21 @@ var JobsTable = &Table[JobRow]{File: "jobs.parquet", Where: "run, sweep", Doc: "
 	F64Null("deadline_s", "s", "only in tables with a job with a deadline or a declined job: the time the job was to finish by (submit_s + the workload's deadline); null for a best-effort job (docs/deadlines.md)", func(r JobRow) (float64, bool) { return positive(r.Job.Deadline) }).When(hasDeadlineOrDecline),
 	Str("state", "", "only in tables with a job with a deadline or a declined job: done (ran to completion) or declined (by the policy's admission control, never ran; its finish_s is its submission, jct_s 0)", jobState).When(hasDeadlineOrDecline),
 	StrNull("declined_reason", "", "only in tables with a declined job: why the policy declined the job; null for a job that ran", func(r JobRow) (string, bool) { return nonEmpty(r.Job.Declined) }).When(func(r JobRow) bool { return r.Job.Declined != "" }),
+	I64Null("interruptions", "", "only in tables of runs with failures (--failures): times the job lost its GPUs to a node failure or a failure of its own (docs/failures.md); their sum is summary.json's interruptions; null for a run without failures in a table that has some", func(r JobRow) (int64, bool) {
+		return jobFaultsOf(r, func(f *sim.JobFaults) int64 { return int64(f.Interruptions) })
+	}).When(hasFaults),
+	F64Null("lost_gpu_hours", "GPU·h", "only in tables of runs with failures: GPU time of work lost to failures (since the job's last checkpoints, redone); null as interruptions", func(r JobRow) (float64, bool) {
+		return jobFaultsOf(r, func(f *sim.JobFaults) float64 { return f.LostGPUSeconds / 3600 })
+	}).When(hasFaults),
+	F64Null("checkpoint_gpu_hours", "GPU·h", "only in tables of runs with failures: GPU time spent writing checkpoints; null as interruptions", func(r JobRow) (float64, bool) {
+		return jobFaultsOf(r, func(f *sim.JobFaults) float64 { return f.CheckpointGPUSeconds / 3600 })
+	}).When(hasFaults),
+	F64Null("ettr", "fraction [0–1]", "only in tables of runs with failures: effective training time ratio, running time whose work was kept, checkpoints out, over first start to finish; null for a job that never ran and as interruptions", func(r JobRow) (float64, bool) {
+		if r.Job.Declined != "" || !(r.Job.Finish > r.Job.FirstStart) {
+			return 0, false
+		}
+		return jobFaultsOf(r, func(f *sim.JobFaults) float64 { return f.ETTR })
+	}).When(hasFaults),
 )}
 
 // Job states of jobs.parquet's state column.
@@ -159,6 +174,20 @@ func jobState(r JobRow) string {
 // hasDeadlineOrDecline: the row's job has a deadline or was declined, the
 // runs whose jobs tables have the deadline and state columns.
 func hasDeadlineOrDecline(r JobRow) bool { return r.Job.Deadline > 0 || r.Job.Declined != "" }
+
+// hasFaults: the row's job ran under a fault model, the runs whose jobs
+// tables have the failure columns.
+func hasFaults(r JobRow) bool { return r.Job.Faults != nil }
+
+// jobFaultsOf is a figure of the row's job under failures; none for a job
+// of a run without (a row of another run in a sweep's table).
+func jobFaultsOf[T any](r JobRow, get func(f *sim.JobFaults) T) (T, bool) {
+	if r.Job.Faults == nil {
+		var zero T
+		return zero, false
+	}
+	return get(r.Job.Faults), true
+}
 
 // RoundRow is one row of rounds.parquet: a job's record in a scheduling
 // round of the run Key.

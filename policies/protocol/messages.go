@@ -213,24 +213,26 @@ type Pool struct {
 
 // Job is policies.Job without its oracle.
 type Job struct {
-	Name        string               `json:"name"`
-	App         string               `json:"app"`
-	Submit      float64              `json:"submit"`
-	Deadline    float64              `json:"deadline,omitempty"`
-	Age         float64              `json:"age"`
-	Restarts    int                  `json:"restarts"`
-	Attained    float64              `json:"attained"`
-	Alloc       []int                `json:"alloc"`
-	Request     Request              `json:"request"`
-	Limits      Limits               `json:"limits"`
-	FixedBatch  int                  `json:"fixed_batch,omitempty"`
-	MaxGPUs     int                  `json:"max_gpus,omitempty"`
-	MaxSeenGPUs int                  `json:"max_seen_gpus"`
-	Params      *Params              `json:"params,omitempty"`
-	Grad        GradStats            `json:"grad"`
-	Epoch       int                  `json:"epoch"`
-	Types       []string             `json:"types,omitempty"`
-	TypeModels  map[string]TypeModel `json:"type_models,omitempty"`
+	Name     string  `json:"name"`
+	App      string  `json:"app"`
+	Submit   float64 `json:"submit"`
+	Deadline float64 `json:"deadline,omitempty"`
+	Age      float64 `json:"age"`
+	Restarts int     `json:"restarts"`
+	// Interruptions is optional: absent when 0 (always without failures).
+	Interruptions int                  `json:"interruptions,omitempty"`
+	Attained      float64              `json:"attained"`
+	Alloc         []int                `json:"alloc"`
+	Request       Request              `json:"request"`
+	Limits        Limits               `json:"limits"`
+	FixedBatch    int                  `json:"fixed_batch,omitempty"`
+	MaxGPUs       int                  `json:"max_gpus,omitempty"`
+	MaxSeenGPUs   int                  `json:"max_seen_gpus"`
+	Params        *Params              `json:"params,omitempty"`
+	Grad          GradStats            `json:"grad"`
+	Epoch         int                  `json:"epoch"`
+	Types         []string             `json:"types,omitempty"`
+	TypeModels    map[string]TypeModel `json:"type_models,omitempty"`
 }
 
 // Request is policies.Request.

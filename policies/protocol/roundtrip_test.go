@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/faults"
 	"github.com/polluxsim/polluxsim/internal/schematest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/fifo"
@@ -22,7 +23,7 @@ type recorder struct {
 	traits policies.Traits
 	rounds int
 	// seen counts what the rounds held, so the test knows what it covered.
-	params, typeModels, allocs, deadlines int
+	params, typeModels, allocs, deadlines, interrupted int
 }
 
 func (r *recorder) Traits() policies.Traits { return r.traits }
@@ -64,6 +65,9 @@ func (r *recorder) Schedule(now float64, c policies.Cluster, jobs []policies.Job
 		if want.Alloc != nil {
 			r.allocs++
 		}
+		if want.Interruptions > 0 {
+			r.interrupted++
+		}
 		if want.Deadline > 0 {
 			r.deadlines++
 			if want.Deadline != want.Submit+1234.5 {
@@ -82,8 +86,9 @@ func (r *recorder) Schedule(now float64, c policies.Cluster, jobs []policies.Job
 
 // TestRealRoundsRoundTrip: the rounds of two real simulations (an
 // untyped cluster and a T4 + A100 one under an adaptive policy, so that
-// fitted θ_sys and per-type models are on the wire) survive the wire form
-// bit for bit and validate against the schema.
+// fitted θ_sys and per-type models are on the wire), and one under
+// failures (so that jobs' interruptions are), survive the wire form bit
+// for bit and validate against the schema.
 func TestRealRoundsRoundTrip(t *testing.T) {
 	w := &traces.Workload{Source: "test", Jobs: []traces.Job{
 		{Name: "cifar10-0", Time: 0, App: "cifar10", Replicas: 2, Batch: 256},
@@ -92,23 +97,30 @@ func TestRealRoundsRoundTrip(t *testing.T) {
 		{Name: "bert-3", Time: 400, App: "bert", Replicas: 4, Batch: 32},
 	}}
 	for _, tc := range []struct {
-		name    string
-		cluster policies.Cluster
-		traits  policies.Traits
+		name     string
+		cluster  policies.Cluster
+		traits   policies.Traits
+		failures *faults.Model
 	}{
-		{"untyped", policies.Cluster{Nodes: 2, GPUsPerNode: 4}, policies.Traits{NeedsOracle: true, UserGPUs: true}},
+		{"untyped", policies.Cluster{Nodes: 2, GPUsPerNode: 4}, policies.Traits{NeedsOracle: true, UserGPUs: true}, nil},
 		{"t4+a100", policies.NewCluster(policies.Pool{Type: "t4", Nodes: 1, GPUsPerNode: 4, Price: 1.5, Name: "old"},
-			policies.Pool{Type: "a100", Nodes: 1, GPUsPerNode: 8}), policies.Traits{AdaptiveBatch: true, NeedsOracle: true}},
+			policies.Pool{Type: "a100", Nodes: 1, GPUsPerNode: 8}), policies.Traits{AdaptiveBatch: true, NeedsOracle: true}, nil},
+		{"failures", policies.Cluster{Nodes: 2, GPUsPerNode: 4}, policies.Traits{NeedsOracle: true, UserGPUs: true},
+			&faults.Model{JobFailRate: 100, Repair: faults.Dist{Kind: "fixed", Mean: 600}, Checkpoint: faults.Checkpoint{Mode: "fixed", Interval: 300}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &recorder{Policy: fifo.New(), t: t, root: loadSchema(t), traits: tc.traits}
 			cfg := sim.DefaultConfig()
 			cfg.Cluster, cfg.Rounds, cfg.FullRounds = tc.cluster, sim.RoundsNone, true
+			cfg.Failures, cfg.FaultSeed = tc.failures, 1
 			if _, err := sim.Run(cfg, profiles.Default(), w, r); err != nil {
 				t.Fatal(err)
 			}
 			if r.rounds < 10 || r.allocs == 0 || r.deadlines == 0 {
 				t.Errorf("%d rounds, %d job views holding GPUs, %d with a deadline: the test covers too little", r.rounds, r.allocs, r.deadlines)
+			}
+			if (r.interrupted > 0) != (tc.failures != nil) {
+				t.Errorf("%d job views with interruptions, want some exactly under failures", r.interrupted)
 			}
 			if tc.traits.AdaptiveBatch && (r.params == 0 || r.typeModels == 0) {
 				t.Errorf("adaptive run: %d views with params, %d with type models", r.params, r.typeModels)

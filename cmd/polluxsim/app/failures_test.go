@@ -2,9 +2,12 @@ package app
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/polluxsim/polluxsim/experiments/outputs"
 )
 
 // --failures through the binary: a fault log with a bad row and a rate
@@ -51,5 +54,48 @@ func TestCLIFailures(t *testing.T) {
 	}
 	if sums[0]["avg_jct_s"] != sums[1]["avg_jct_s"] || sums[0]["interruptions"] != sums[1]["interruptions"] {
 		t.Errorf("two runs with the same seed differ: %v, %v", sums[0]["avg_jct_s"], sums[1]["avg_jct_s"])
+	}
+	jobFaultColumns(t, filepath.Join(dir, "a"), s)
+	r := runBinary(t, dir, nil, "run", "--quiet", "--no-timing", "--policy", "tiresias", "--workload", "paper:1", "--out", "none")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, c := range failureColumns {
+		if _, err := outputs.ReadTableColumns(filepath.Join(dir, "none", "jobs.parquet"), c); err == nil {
+			t.Errorf("jobs.parquet of a run without failures has column %s", c)
+		}
+	}
+}
+
+var failureColumns = []string{"interruptions", "lost_gpu_hours", "checkpoint_gpu_hours", "ettr"}
+
+// jobFaultColumns checks the failure columns of run dir's jobs.parquet
+// against the run's summary.json (sum): the interruptions add up to the
+// run's, the lost and checkpoint GPU-hours to its, the ETTRs average to
+// its (every job of these runs ran), and some job was interrupted.
+func jobFaultColumns(t *testing.T, dir string, sum map[string]any) {
+	t.Helper()
+	cols, err := outputs.ReadTableColumns(filepath.Join(dir, "jobs.parquet"), failureColumns...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := map[string]float64{}
+	for _, c := range failureColumns {
+		for _, v := range cols.Nums[c] {
+			if math.IsNaN(v) || v < 0 {
+				t.Fatalf("%s has %v", c, v)
+			}
+			total[c] += v
+		}
+	}
+	total["ettr"] /= float64(cols.Rows)
+	for c, k := range map[string]string{"interruptions": "interruptions", "lost_gpu_hours": "gpu_hours_lost", "checkpoint_gpu_hours": "checkpoint_gpu_hours", "ettr": "avg_ettr"} {
+		w, _ := sum[k].(float64)
+		if math.Abs(total[c]-w) > 1e-9*math.Max(1, w) {
+			t.Errorf("jobs.parquet's %s add up to %v, summary.json's %s is %v", c, total[c], k, w)
+		}
+	}
+	if total["interruptions"] == 0 {
+		t.Error("no job was interrupted")
 	}
 }
