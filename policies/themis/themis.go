@@ -130,8 +130,8 @@ func Rho(age, wait, ran, rem float64, g, n, total int) float64 {
 // for gpus[i] GPUs each (all or nothing) out of free GPUs: the set that
 // maximises Π_i v_i with v_i = win[i] if i gets its GPUs, lose[i]
 // otherwise (valuations > 0), and each winner's partial-allocation
-// fraction c_i (0 for losers). Ties go to the set that is smaller in
-// lexicographic order of the bidders' indices taken out (stable).
+// fraction c_i (0 for losers). Among allocations of equal value the
+// bidders listed first win (Schedule lists them the worst ρ first).
 func Auction(gpus []int, win, lose []float64, free int) (won []bool, c []float64) {
 	won = knapsack(gpus, win, lose, free, -1)
 	c = make([]float64, len(gpus))
@@ -160,29 +160,31 @@ func Auction(gpus []int, win, lose []float64, free int) (won []bool, c []float64
 }
 
 // knapsack maximises Σ log v_i over the bidders (skip excluded) by dynamic
-// programming over the free GPUs.
+// programming over the free GPUs. A bidder is taken only where that
+// strictly raises the value over the bidders before it left out, so among
+// equal allocations the bidders listed first win.
 func knapsack(gpus []int, win, lose []float64, free, skip int) []bool {
 	n := len(gpus)
-	// best[i][f]: the largest gain Σ log(win/lose) over bidders i.. with f GPUs.
+	// best[i][f]: the largest gain Σ log(win/lose) over bidders 0..i-1 on f GPUs.
 	best := make([][]float64, n+1)
 	for i := range best {
 		best[i] = make([]float64, free+1)
 	}
-	for i := n - 1; i >= 0; i-- {
+	for i := 0; i < n; i++ {
 		gain := math.Log(win[i]) - math.Log(lose[i])
 		for f := 0; f <= free; f++ {
-			best[i][f] = best[i+1][f]
+			best[i+1][f] = best[i][f]
 			if i != skip && gpus[i] <= f && gain > 0 {
-				if v := gain + best[i+1][f-gpus[i]]; v > best[i][f] {
-					best[i][f] = v
+				if v := gain + best[i][f-gpus[i]]; v > best[i+1][f] {
+					best[i+1][f] = v
 				}
 			}
 		}
 	}
 	set := make([]bool, n)
 	f := free
-	for i := 0; i < n; i++ {
-		if best[i][f] != best[i+1][f] {
+	for i := n - 1; i >= 0; i-- {
+		if best[i+1][f] != best[i][f] {
 			set[i] = true
 			f -= gpus[i]
 		}

@@ -145,6 +145,10 @@ func TestAuctionPayment(t *testing.T) {
 	if want := 0.6 / 0.8; math.Abs(c[0]-want) > 1e-12 {
 		t.Fatalf("c = %v, want %v", c[0], want)
 	}
+	// Equal bids: the first listed (the worse ρ) wins.
+	if won, _ := themis.Auction([]int{2, 2, 2}, []float64{1, 1, 1}, []float64{0.5, 0.5, 0.5}, 4); !won[0] || !won[1] || won[2] {
+		t.Fatalf("equal bids: winners %v, want the first two", won)
+	}
 	// Alone, no one pays.
 	if _, c := themis.Auction([]int{2, 2}, []float64{1, 0.8}, []float64{0.5, 0.6}, 4); c[0] != 1 || c[1] != 1 {
 		t.Fatalf("c = %v with room for both, want 1, 1", c)
