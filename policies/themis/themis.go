@@ -114,16 +114,16 @@ func Remaining(c policies.Cluster, j *policies.Job) float64 {
 //
 //	T_shared      = age + wait + rem
 //	T_independent = ran + rem · max(1, g·N / total)
-//	ρ             = T_shared / T_independent  (1 when T_independent is 0)
+//	ρ             = T_shared / T_independent  (1 where that is not finite and positive)
 //
 // T_independent is the job's time from submission alone on an equal
 // 1/N share: its g GPUs time-sliced to total/N when that is fewer.
 func Rho(age, wait, ran, rem float64, g, n, total int) float64 {
 	tid := ran + rem*math.Max(1, float64(g)*float64(n)/float64(max(total, 1)))
-	if !(tid > 0) {
-		return 1
+	if r := (age + wait + rem) / tid; r > 0 && !math.IsInf(r, 0) {
+		return r
 	}
-	return (age + wait + rem) / tid
+	return 1 // nothing to measure (T_independent 0) or an unknown remaining time
 }
 
 // Auction returns the proportional-fair allocation among bidders asking

@@ -26,6 +26,8 @@ func TestRhoClosedForm(t *testing.T) {
 		{0, 0, 0, 300, 1, 1, 8, 1},               // alone at submission: fair
 		{40, 0, 0, 0, 1, 2, 8, 1},                // nothing to measure: 1
 		{100, 0, 0, 100, 8, 16, 8, 200.0 / 1600}, // 16 jobs on 8 GPUs: 1/2 GPU each
+		{100, 0, 10, math.Inf(1), 1, 2, 8, 1},    // unknown remaining time: 1
+		{100, 0, 0, 0, 1, 2, 8, 1},               // neither run nor remaining: 1
 	} {
 		got := themis.Rho(tc.age, tc.wait, tc.ran, tc.rem, tc.g, tc.n, tc.total)
 		if math.Abs(got-tc.want) > 1e-12 {
