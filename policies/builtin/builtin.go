@@ -13,13 +13,14 @@ import (
 	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/policies/sia"
 	"github.com/polluxsim/polluxsim/policies/srtf"
+	"github.com/polluxsim/polluxsim/policies/themis"
 	"github.com/polluxsim/polluxsim/policies/tiresias"
 )
 
 // Registrations are the built-in policies' registrations.
 func Registrations() []policies.Registration {
 	regs := []policies.Registration{edf.Registration(), fifo.Registration(), optimus.Registration(), pollux.Registration(),
-		sia.Registration(), srtf.Registration(), tiresias.Registration()}
+		sia.Registration(), srtf.Registration(), themis.Registration(), tiresias.Registration()}
 	return append(regs, gavel.Registrations()...)
 }
 
