@@ -1,5 +1,5 @@
 // The extensions of issue 41 as a new user writes them, each in one file
-// of its own and no edit elsewhere: a policy with options (themis), a
+// of its own and no edit elsewhere: a policy with options (least-served), a
 // workload source named from a sweep spec (mini), a figure kind with a
 // parameter (box), a run-level metric (pending), a binary with them
 // (cmd/polluxsim-ext) and one without the built-ins (cmd/polluxsim-bare).
@@ -19,9 +19,9 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/examples/extensions/box"
+	"github.com/polluxsim/polluxsim/examples/extensions/leastserved"
 	"github.com/polluxsim/polluxsim/examples/extensions/mini"
 	"github.com/polluxsim/polluxsim/examples/extensions/pending"
-	"github.com/polluxsim/polluxsim/examples/extensions/themis"
 	"github.com/polluxsim/polluxsim/experiments"
 	"github.com/polluxsim/polluxsim/experiments/extensions"
 	"github.com/polluxsim/polluxsim/experiments/figures"
@@ -34,14 +34,14 @@ import (
 )
 
 // The policy passes the conformance suite, its option bounds included.
-func TestThemisConformance(t *testing.T) {
-	conformance.Run(t, policies.MustRegistry(themis.Registration()), "themis")
+func TestLeastServedConformance(t *testing.T) {
+	conformance.Run(t, policies.MustRegistry(leastserved.Registration()), "least-served")
 }
 
 // A library user passes the same value to spec parsing: the spec names the
 // source and the kind, whose parameters each decodes strictly itself.
 func TestSpecWithExtensions(t *testing.T) {
-	ext, err := intree.With(extensions.WithPolicy(themis.Registration()), extensions.WithSource(mini.Source), figures.WithKind(box.Kind))
+	ext, err := intree.With(extensions.WithPolicy(leastserved.Registration()), extensions.WithSource(mini.Source), figures.WithKind(box.Kind))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestBinaries(t *testing.T) {
 	stock := buildtest.Must(t, dir, "polluxsim", "../../cmd/polluxsim")
 
 	// The binary without the built-ins knows only its own.
-	if out, _ := buildtest.Run(t, bare, "policies"); !strings.Contains(out, "themis") || strings.Contains(out, "pollux") || strings.Contains(out, "fifo") {
+	if out, _ := buildtest.Run(t, bare, "policies"); !strings.Contains(out, "least-served") || strings.Contains(out, "pollux") || strings.Contains(out, "fifo") {
 		t.Errorf("bare policies:\n%s", out)
 	}
 	if out, _ := buildtest.Run(t, bare, "workload", "sources"); !strings.Contains(out, "mini") || strings.Contains(out, "paper") {
@@ -93,7 +93,7 @@ func TestBinaries(t *testing.T) {
 		t.Errorf("bare sweep --list:\n%s\nstderr:\n%s", out, errs)
 	}
 	out, _ := buildtest.Run(t, bare, "run", "--policy-opt", "age_weight=0.5", "--workload", "mini:testdata/mini-1.csv", "--quiet", "--out", filepath.Join(dir, "bare-run"))
-	if !strings.Contains(out, "policy themis: 10 jobs") {
+	if !strings.Contains(out, "policy least-served: 10 jobs") {
 		t.Errorf("bare run printed %q", out)
 	}
 
@@ -113,7 +113,7 @@ func TestBinaries(t *testing.T) {
 	// The stock binary reports and plots that sweep, naming what it skips.
 	page := filepath.Join(dir, "stock.html")
 	_, errs := buildtest.Run(t, stock, "report", "--in", sw, "--out", page)
-	for _, want := range []string{`policy "themis"`, `figure kind "box"`, `workload source "mini"`} {
+	for _, want := range []string{`policy "least-served"`, `figure kind "box"`, `workload source "mini"`} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stock report's stderr does not name %s:\n%s", want, errs)
 		}
@@ -122,7 +122,7 @@ func TestBinaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Themis / FIFO", "themis", "<svg"} {
+	for _, want := range []string{"Least-served / FIFO", "least-served", "<svg"} {
 		if !bytes.Contains(html, []byte(want)) {
 			t.Errorf("stock report lacks %q", want)
 		}
@@ -142,7 +142,7 @@ func TestBinaries(t *testing.T) {
 	// naming what it does not know.
 	merged := filepath.Join(dir, "stock-merged")
 	outText, errs := buildtest.Run(t, stock, "merge", "--out", merged, sw)
-	for _, want := range []string{`policy "themis"`, `figure kind "box"`, `workload source "mini"`} {
+	for _, want := range []string{`policy "least-served"`, `figure kind "box"`, `workload source "mini"`} {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stock merge's stderr does not name %s:\n%s", want, errs)
 		}

@@ -1,4 +1,4 @@
-// Command polluxsim-ext is polluxsim with a policy (themis), a workload
+// Command polluxsim-ext is polluxsim with a policy (least-served), a workload
 // source (mini), a figure kind (box), a metric (avg_pending_jobs) and an
 // output table (holds.parquet) of one's own, beside the built-ins.
 package main
@@ -9,13 +9,13 @@ import (
 	"github.com/polluxsim/polluxsim/cmd/polluxsim/app"
 	"github.com/polluxsim/polluxsim/examples/extensions/box"
 	"github.com/polluxsim/polluxsim/examples/extensions/holdtable"
+	"github.com/polluxsim/polluxsim/examples/extensions/leastserved"
 	"github.com/polluxsim/polluxsim/examples/extensions/mini"
 	"github.com/polluxsim/polluxsim/examples/extensions/pending"
-	"github.com/polluxsim/polluxsim/examples/extensions/themis"
 )
 
 func main() {
 	os.Exit(app.Main(app.WithName("polluxsim-ext"),
-		app.WithPolicy(themis.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind),
+		app.WithPolicy(leastserved.Registration()), app.WithSource(mini.Source), app.WithKind(box.Kind),
 		app.WithMetric(pending.Metric), app.WithTable(holdtable.Table)))
 }

@@ -1,11 +1,12 @@
-// Package themis is a policy of one's own, in one file: "themis", a
-// Themis-like least-attained-service policy. Waiting and running jobs are
+// Package leastserved is a policy of one's own, in one file:
+// "least-served", a least-attained-service policy with leases (Themis-like;
+// the built-in policies/themis is Themis itself). Waiting and running jobs are
 // ordered by the GPU-time they have received per requested GPU (the
 // least first); each round the first ones that fit run at the GPUs and
 // batch size their users asked for, capped at max_gpus; a job that has
 // received more than lease_hours of service beyond the least served
 // running job may be preempted for it.
-package themis
+package leastserved
 
 import (
 	"cmp"
@@ -15,7 +16,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 )
 
-// Options are themis's options.
+// Options are least-served's options.
 type Options struct {
 	AgeWeight  float64 `option:"age_weight" doc:"weight of a job's age (seconds) against its service per GPU (GPU-seconds), in [0, 1]"`
 	LeaseHours float64 `option:"lease_hours" doc:"service in GPU-hours per GPU a running job keeps before it may be preempted, 0 or more"`
@@ -32,10 +33,10 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Registration is the policy's registration: app.WithPolicy(themis.Registration()).
+// Registration is the policy's registration: app.WithPolicy(leastserved.Registration()).
 func Registration() policies.Registration {
 	return policies.Typed(policies.Registration{
-		Name: "themis",
+		Name: "least-served",
 		Doc:  "example: least attained service per requested GPU first, at the requested GPUs, with leases",
 	}, func() Options { return Options{AgeWeight: 0, LeaseHours: 1} }, func(o Options, _ policies.Env) (policies.Policy, error) {
 		return &policy{opt: o}, nil
@@ -44,7 +45,7 @@ func Registration() policies.Registration {
 
 type policy struct{ opt Options }
 
-func (*policy) Name() string            { return "themis" }
+func (*policy) Name() string            { return "least-served" }
 func (*policy) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
 
 // Schedule orders the jobs by attained service per GPU; running jobs
