@@ -90,3 +90,33 @@ func PlaceJob(c Cluster, free []int, gpus int, j *Job) []int {
 	}
 	return alloc
 }
+
+// RunInOrder is the decision of a policy that runs jobs at the GPUs their
+// users asked for, in order (a permutation of the jobs' indices): each
+// job that still fits in the cluster's GPUs runs, later smaller ones
+// backfilling past one that does not; a running job that runs on keeps
+// its allocation, and the others start on the nodes with the most free
+// GPUs (PlaceJob), in order. SRTF and EDF decide so, each by its order.
+func RunInOrder(c Cluster, jobs []Job, order []int) Decision {
+	run := make([]bool, len(jobs))
+	left := c.TotalGPUs()
+	for _, i := range order {
+		if want := jobs[i].Request.GPUs; want <= left {
+			run[i] = true
+			left -= want
+		}
+	}
+	alloc := make([][]int, len(jobs))
+	for i := range jobs {
+		if run[i] && Sum(jobs[i].Alloc) == jobs[i].Request.GPUs {
+			alloc[i] = append([]int(nil), jobs[i].Alloc...)
+		}
+	}
+	free := FreeGPUs(c, alloc)
+	for _, i := range order {
+		if run[i] && alloc[i] == nil {
+			alloc[i] = PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i])
+		}
+	}
+	return Decision{Alloc: alloc}
+}

@@ -115,27 +115,7 @@ func Order(jobs []policies.Job) []int {
 // Schedule implements policies.Policy.
 func (*Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	order := Order(jobs)
-	run := make([]bool, len(jobs))
-	left := c.TotalGPUs()
-	for _, i := range order {
-		if want := jobs[i].Request.GPUs; want <= left {
-			run[i] = true
-			left -= want
-		}
-	}
-	alloc := make([][]int, len(jobs))
-	for i := range jobs {
-		if run[i] && policies.Sum(jobs[i].Alloc) == jobs[i].Request.GPUs {
-			alloc[i] = append([]int(nil), jobs[i].Alloc...)
-		}
-	}
-	free := policies.FreeGPUs(c, alloc)
-	for _, i := range order {
-		if run[i] && alloc[i] == nil {
-			alloc[i] = policies.PlaceJob(c, free, jobs[i].Request.GPUs, &jobs[i])
-		}
-	}
-	return policies.Decision{Alloc: alloc}
+	return policies.RunInOrder(c, jobs, order)
 }
 
 // Admit implements policies.Admitter: without admission control, or for a
