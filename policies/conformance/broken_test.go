@@ -21,19 +21,6 @@ type userGPUs struct{}
 func (userGPUs) Name() string            { return "broken" }
 func (userGPUs) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
 
-// overCapacity puts every job's request on node 0.
-type overCapacity struct{ userGPUs }
-
-func (overCapacity) Name() string { return "broken-over-capacity" }
-func (overCapacity) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
-	d := policies.Decision{Alloc: make([][]int, len(jobs))}
-	for i := range jobs {
-		d.Alloc[i] = make([]int, c.Nodes)
-		d.Alloc[i][0] = jobs[i].Request.GPUs
-	}
-	return d
-}
-
 // oneEach claims to run jobs on their request but gives each one GPU.
 type oneEach struct{ userGPUs }
 
@@ -160,7 +147,7 @@ func TestBrokenPoliciesAreCaught(t *testing.T) {
 		new  conformance.Factory
 		want conformance.Rule
 	}{
-		{"over capacity", stateless(overCapacity{}), conformance.RuleCapacity},
+		{"over capacity", stateless(conformance.OverCapacity{PolicyName: "broken-over-capacity"}), conformance.RuleCapacity},
 		{"ignores the request", stateless(oneEach{}), conformance.RuleUserGPUs},
 		{"ignores the caps", stateless(twoEach{}), conformance.RuleCap},
 		{"sorts its input", stateless(mutator{Policy: fifo.New(), edit: func(jobs []policies.Job) {
@@ -235,7 +222,9 @@ func TestBrokenRegisteredPolicy(t *testing.T) {
 	if err := reg.Register(policies.Registration{
 		Name: "broken-over-capacity",
 		Doc:  "a test policy that ignores node capacity",
-		New:  func(any, policies.Env) (policies.Policy, error) { return overCapacity{}, nil },
+		New: func(any, policies.Env) (policies.Policy, error) {
+			return conformance.OverCapacity{PolicyName: "broken-over-capacity"}, nil
+		},
 	}); err != nil {
 		t.Fatal(err)
 	}

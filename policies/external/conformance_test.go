@@ -32,20 +32,6 @@ func TestConformanceOverTheWire(t *testing.T) {
 	}
 }
 
-// overCapacity is broken.py in Go: every job's request on node 0.
-type overCapacity struct{}
-
-func (overCapacity) Name() string            { return "external" }
-func (overCapacity) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
-func (overCapacity) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
-	d := policies.Decision{Alloc: make([][]int, len(jobs))}
-	for i := range jobs {
-		d.Alloc[i] = make([]int, c.Nodes)
-		d.Alloc[i][0] = jobs[i].Request.GPUs
-	}
-	return d
-}
-
 // TestConformanceCatchesBrokenPython: the broken Python policy is caught
 // by the rules that catch the same policy in Go, in the same scenarios
 // and rounds.
@@ -56,7 +42,9 @@ func TestConformanceCatchesBrokenPython(t *testing.T) {
 	}
 	var goV []*conformance.Violation
 	for _, sc := range conformance.Scenarios() {
-		goV = append(goV, conformance.Check(sc, func(policies.Env) (policies.Policy, error) { return overCapacity{}, nil })...)
+		goV = append(goV, conformance.Check(sc, func(policies.Env) (policies.Policy, error) {
+			return conformance.OverCapacity{PolicyName: "external"}, nil
+		})...)
 	}
 	key := func(vs []*conformance.Violation) []string {
 		var out []string

@@ -13,24 +13,11 @@ import (
 	"github.com/polluxsim/polluxsim/policies/conformance"
 )
 
-// overCapacity puts every job's request on node 0 (as
-// python/examples/broken.py does): the capacity rule catches it.
-type overCapacity struct{}
-
-func (overCapacity) Name() string            { return "over-capacity" }
-func (overCapacity) Traits() policies.Traits { return policies.Traits{UserGPUs: true} }
-func (overCapacity) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
-	d := policies.Decision{Alloc: make([][]int, len(jobs))}
-	for i := range jobs {
-		d.Alloc[i] = make([]int, c.Nodes)
-		d.Alloc[i][0] = jobs[i].Request.GPUs
-	}
-	return d
-}
-
 var overCapacityRegistration = policies.Registration{
 	Name: "over-capacity", Doc: "every job on node 0 (a broken policy)",
-	New: func(any, policies.Env) (policies.Policy, error) { return overCapacity{}, nil },
+	New: func(any, policies.Env) (policies.Policy, error) {
+		return conformance.OverCapacity{PolicyName: "over-capacity"}, nil
+	},
 }
 
 // conformanceChecks are the names the command prints a line for: every
