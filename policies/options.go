@@ -66,6 +66,10 @@ type OptionDoc struct {
 	Type    string // number, integer, unsigned, bool or string
 	Default string // the default, as it would be written on the command line
 	Doc     string // one line
+	// ServeMax, when not empty, is the largest value a caller of the
+	// service may set (the field's `serve:"N"` tag): an option whose cost
+	// in memory or time grows with it (see CheckServeBounds).
+	ServeMax string
 }
 
 // DescribeOptions is Describe for a registration that need not be in the
@@ -87,7 +91,11 @@ func DescribeOptions(r Registration) ([]OptionDoc, error) {
 		if f.only != nil && !slices.Contains(f.only, r.Name) {
 			continue
 		}
-		docs = append(docs, OptionDoc{Key: f.key, Type: typeName(f.kind), Default: fmt.Sprint(rv.Field(f.index).Interface()), Doc: f.doc})
+		d := OptionDoc{Key: f.key, Type: typeName(f.kind), Default: fmt.Sprint(rv.Field(f.index).Interface()), Doc: f.doc}
+		if f.serveMax != nil {
+			d.ServeMax = strconv.FormatFloat(*f.serveMax, 'g', -1, 64)
+		}
+		docs = append(docs, d)
 	}
 	return docs, nil
 }
@@ -116,6 +124,44 @@ func ResolveOptions(r Registration, base OptionSet, layers ...any) (OptionSet, e
 		}
 	}
 	return encode(v)
+}
+
+// CheckServeBounds reports the first option of s above its serve bound
+// (the field's `serve:"N"` tag): options whose memory or time grow with
+// their value, which a service bounds for callers it does not trust
+// (polluxsim serve refuses them unless its operator lifts the bounds).
+func CheckServeBounds(r Registration, s OptionSet) error {
+	if r.Defaults == nil {
+		return nil
+	}
+	v, err := decode(r, s)
+	if err != nil {
+		return err
+	}
+	fields, err := optionFields(v)
+	if err != nil {
+		return err
+	}
+	rv := reflect.ValueOf(v).Elem()
+	for _, f := range fields {
+		if f.serveMax == nil {
+			continue
+		}
+		var x float64
+		switch fv := rv.Field(f.index); f.kind {
+		case reflect.Int:
+			x = float64(fv.Int())
+		case reflect.Uint64:
+			x = float64(fv.Uint())
+		default:
+			x = fv.Float()
+		}
+		if x > *f.serveMax {
+			return fmt.Errorf("%s: option %s is %v, above %v, the most a service caller may set (its memory and time grow with it)",
+				r.label(), f.key, rv.Field(f.index).Interface(), *f.serveMax)
+		}
+	}
+	return nil
 }
 
 // DecodeOptions returns the options value of a set for r: a new pointer
@@ -295,6 +341,9 @@ type optionField struct {
 	// a family sharing one options struct that the option applies to
 	// (empty: all).
 	only []string
+	// serveMax, from the field's `serve:"N"` tag, is the largest value a
+	// service caller may set (nil: no bound beyond Validate's).
+	serveMax *float64
 }
 
 // optionFields lists the tagged fields of a pointer to an options struct.
@@ -324,6 +373,16 @@ func optionFields(v any) ([]optionField, error) {
 		f := optionField{key: key, doc: sf.Tag.Get("doc"), index: i, kind: sf.Type.Kind()}
 		if only := sf.Tag.Get("for"); only != "" {
 			f.only = strings.Split(only, ",")
+		}
+		if tag, ok := sf.Tag.Lookup("serve"); ok {
+			bound, err := strconv.ParseFloat(tag, 64)
+			switch k := sf.Type.Kind(); {
+			case k != reflect.Float64 && k != reflect.Int && k != reflect.Uint64:
+				return nil, fmt.Errorf("option %s: a serve bound needs a number, not a %s", key, typeName(k))
+			case err != nil || math.IsNaN(bound) || math.IsInf(bound, 0):
+				return nil, fmt.Errorf("option %s: serve tag %q is not a finite number", key, tag)
+			}
+			f.serveMax = &bound
 		}
 		out = append(out, f)
 	}

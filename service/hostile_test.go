@@ -60,6 +60,7 @@ type hostileStep struct {
 type hostileCase struct {
 	item, name string
 	session    string
+	options    string // the session's options, a JSON object (empty: none)
 	steps      []hostileStep
 }
 
@@ -131,6 +132,15 @@ func hostileCases() []hostileCase {
 		{item: "1", name: "60,000 levels of nesting", session: "fifo", steps: []hostileStep{
 			post("/v1/sessions", strings.Repeat("[", 60000), 400, "nested deeper than 64 levels"),
 			post("/v1/sessions/{session}/rounds", `{"time":0,"nodes":`+strings.Repeat(`[{"name":`, 30000), 400, "nested deeper than 64 levels"),
+		}},
+		{item: "options", name: "policy options whose memory grows with them", steps: []hostileStep{
+			// population 100,000 on the round of the next case takes 1.6 GB
+			// resident (beyond this child's 2 GB of address space); 256, 56 MB
+			post("/v1/sessions", `{"policy":"pollux","options":{"population":100000}}`, 400, "option population is 100000, above 256"),
+			post("/v1/sessions", `{"policy":"pollux","options":{"generations":100000}}`, 400, "option generations is 100000, above 1000"),
+		}},
+		{item: "options", name: "the largest population a caller may set, on 1,000 jobs and 1,024 nodes", session: "pollux", options: `{"population":256}`, steps: []hostileStep{
+			post("/v1/sessions/{session}/rounds", `{"time":600,"nodes":[`+nodes(1024, 4, short)+`],"jobs":[`+pendingJobs(1000)+`]}`, 200, `{"name":"j0","allocation":["0"]}`),
 		}},
 		// Further probes' reproductions go here, a row each.
 	}
@@ -213,7 +223,11 @@ func TestHostile(t *testing.T) {
 		name := "item " + c.item + ": " + c.name
 		session := ""
 		if c.session != "" {
-			status, out, err := hostileSend("POST", base+"/v1/sessions", `{"policy":"`+c.session+`"}`,
+			opts := ""
+			if c.options != "" {
+				opts = `,"options":` + c.options
+			}
+			status, out, err := hostileSend("POST", base+"/v1/sessions", `{"policy":"`+c.session+`"`+opts+`}`,
 				map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
 			var r SessionResponse
 			if err != nil || status != 201 || json.Unmarshal([]byte(out), &r) != nil {
@@ -424,6 +438,20 @@ func heldJobs(n, nodes int) string {
 			b.WriteByte(',')
 		}
 		fmt.Fprintf(&b, `{"name":"j%d","submission_time":0,"restarts":0,"allocation":["%d"]}`, i, i%nodes)
+	}
+	return b.String()
+}
+
+// pendingJobs is n jobs of the six applications waiting for GPUs, as a
+// round's jobs.
+func pendingJobs(n int) string {
+	apps := []string{"bert", "cifar10", "deepspeech2", "imagenet", "ncf", "yolov3"}
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"j%d","application":%q,"submission_time":0,"restarts":0,"allocation":[]}`, i, apps[i%len(apps)])
 	}
 	return b.String()
 }

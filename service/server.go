@@ -81,6 +81,11 @@ type Config struct {
 	// that callers may use; a policy with effects not named is refused.
 	// Only the operator sets it (polluxsim serve --allow-policy).
 	Allow []string
+	// CostlyOptions lets callers set policy options above their serve
+	// bounds (policies.CheckServeBounds: options whose memory or time grow
+	// with their value, such as Pollux's population). Only the operator
+	// sets it (polluxsim serve --allow-costly-options).
+	CostlyOptions bool
 	// Log receives what callers are not told: why a policy with effects
 	// could not be built (nil: nowhere).
 	Log io.Writer
@@ -94,6 +99,7 @@ type Server struct {
 	tokenSum [sha256.Size]byte
 	token    bool
 	allow    map[string]bool
+	costly   bool
 	log      io.Writer
 	bodies   bodies
 
@@ -104,7 +110,7 @@ type Server struct {
 
 // New returns a server with no sessions.
 func New(cfg Config) *Server {
-	s := &Server{reg: cfg.Registry, lim: cfg.Limits, sessions: map[string]*session{}, allow: map[string]bool{}, log: cfg.Log}
+	s := &Server{reg: cfg.Registry, lim: cfg.Limits, sessions: map[string]*session{}, allow: map[string]bool{}, costly: cfg.CostlyOptions, log: cfg.Log}
 	for _, name := range cfg.Allow {
 		s.allow[name] = true
 	}
@@ -222,6 +228,11 @@ func (s *Server) newSession(req *SessionRequest) (created, int, error) {
 	opts, err := s.reg.Resolve(req.Policy, "", layers...)
 	if err != nil {
 		return created{}, 400, fmt.Errorf("policy: %v", err)
+	}
+	if !s.costly {
+		if err := policies.CheckServeBounds(reg, opts); err != nil {
+			return created{}, 400, fmt.Errorf("options: %v; the operator can lift the bound (polluxsim serve --allow-costly-options)", err)
+		}
 	}
 	pol, err := s.reg.Build(req.Policy, opts, policies.Env{Seed: req.Seed, RestartDelay: req.RestartDelay})
 	if err != nil && reg.Effects != 0 {

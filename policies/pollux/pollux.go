@@ -27,8 +27,8 @@ type Options struct {
 	// MaxNodesPerJob caps the nodes any job spans (the reference: 16).
 	MaxNodesPerJob int `option:"max_nodes_per_job" doc:"cap on the nodes any job spans, at least 1"`
 	// Population and Generations size the genetic algorithm (100 and 100).
-	Population  int `option:"population" doc:"genetic algorithm population, in [1, 100000]"`
-	Generations int `option:"generations" doc:"genetic algorithm generations per round in [0, 100000] (0: only local search from the carried-over population)"`
+	Population  int `option:"population" serve:"256" doc:"genetic algorithm population, in [1, 100000]"`
+	Generations int `option:"generations" serve:"1000" doc:"genetic algorithm generations per round in [0, 100000] (0: only local search from the carried-over population)"`
 	// CrossoverProb is the probability that two parents are crossed (0.9).
 	CrossoverProb float64 `option:"crossover_prob" doc:"probability that two parents are crossed, in [0, 1]"`
 	// LocalSearch enables the greedy single-GPU improvement of the best

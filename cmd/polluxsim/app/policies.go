@@ -61,6 +61,9 @@ type optionDoc struct {
 	Type    string `json:"type"`
 	Default string `json:"default"`
 	Doc     string `json:"doc"`
+	// ServeMax is the most a caller of polluxsim serve may set (empty:
+	// no bound beyond the option's own).
+	ServeMax string `json:"serve_max,omitempty"`
 }
 
 // registeredList describes each of names (a policy's or an autoscaler's)
@@ -96,7 +99,11 @@ func writeRegistered(w io.Writer, list []registered) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  option\ttype\tdefault\tmeaning")
 		for _, d := range r.Options {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", d.Key, d.Type, d.Default, d.Doc)
+			doc := d.Doc
+			if d.ServeMax != "" {
+				doc += " (polluxsim serve: at most " + d.ServeMax + " unless --allow-costly-options)"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", d.Key, d.Type, d.Default, doc)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -18,6 +18,7 @@ func newServeCmd(ext *extensions.Extensions) *cobra.Command {
 		lim                       = service.DefaultLimits()
 		drain                     time.Duration
 		allow                     []string
+		costly                    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -86,8 +87,11 @@ progress finish (--drain) and exits.`,
 				fmt.Fprintf(w, "%s: warning: --allow-policy %s: every caller may now use a policy that %s, with options of its choosing\n",
 					cmd.Root().Name(), name, r.Effects)
 			}
+			if costly {
+				fmt.Fprintf(w, "%s: warning: --allow-costly-options: a caller's policy options may now take memory and time without the service's bounds\n", cmd.Root().Name())
+			}
 			fmt.Fprintf(w, "%s serve: listening on http://%s\n", cmd.Root().Name(), ln.Addr())
-			err = service.New(service.Config{Registry: ext.PolicyRegistry(), Autoscalers: ext.AutoscalerRegistry(), Limits: lim, Token: token, Allow: allow, Log: w}).Serve(ctx, ln, drain)
+			err = service.New(service.Config{Registry: ext.PolicyRegistry(), Autoscalers: ext.AutoscalerRegistry(), Limits: lim, Token: token, Allow: allow, CostlyOptions: costly, Log: w}).Serve(ctx, ln, drain)
 			if err == nil {
 				fmt.Fprintf(w, "%s serve: stopped\n", cmd.Root().Name())
 			}
@@ -109,6 +113,7 @@ progress finish (--drain) and exits.`,
 	f.IntVar(&lim.MaxConns, "max-conns", lim.MaxConns, "most connections open at once (more wait to be accepted), at least 1")
 	f.DurationVar(&lim.BodyTimeout, "body-timeout", lim.BodyTimeout, "longest time a request's body may take to arrive, and an answer to be taken, in (0, 1e6] seconds")
 	f.StringSliceVar(&allow, "allow-policy", nil, "let callers use these policies with effects (external starts processes; remote reads files and the environment and reaches URLs), comma-separated")
+	f.BoolVar(&costly, "allow-costly-options", false, "let callers set policy options above their service bounds (options whose memory or time grow with them,, such as Pollux's population; polluxsim policies names each bound)")
 	f.DurationVar(&drain, "drain", 30*time.Second, "on SIGTERM, longest wait for the requests in progress, in (0, 1e6] seconds")
 	return cmd
 }
