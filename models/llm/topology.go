@@ -103,8 +103,10 @@ func (a Allocation) Validate(g GPU) error {
 }
 
 // ordered is the allocation in the order a layout fills it: by rack, then
-// most GPUs first, then by node, so that rings cross racks as little as
-// the order can make them and partly used nodes come last.
+// by node index (a launcher's host order, racks kept together so rings
+// cross racks as little as the order can make them). Splitting a share
+// over its node and the next node of the same rack only refines this
+// order, which is why spreading a job never speeds it up (a test).
 func (a Allocation) ordered(topo Topology) Allocation {
 	o := append(Allocation(nil), a...)
 	sort.SliceStable(o, func(i, j int) bool {
@@ -112,17 +114,13 @@ func (a Allocation) ordered(topo Topology) Allocation {
 		if ri != rj {
 			return ri < rj
 		}
-		if o[i].GPUs != o[j].GPUs {
-			return o[i].GPUs > o[j].GPUs
-		}
 		return o[i].Node < o[j].Node
 	})
 	return o
 }
 
 // Layout is the order in which a configuration's t·p·d GPUs fill an
-// allocation's nodes (taken in the order by rack, most GPUs first, then
-// node). Tensor-parallel ranks are always innermost, so each tensor group
+// allocation's nodes (taken by rack, then by node index). Tensor-parallel ranks are always innermost, so each tensor group
 // is t consecutive GPUs of one node whenever t divides every share.
 type Layout int
 
