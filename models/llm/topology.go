@@ -155,7 +155,7 @@ var layouts = []Layout{ReplicasInNodes, StagesAcrossNodes}
 // stage k. It fails when c does not use exactly a's GPUs or when t does not
 // divide every share (a tensor group would span nodes).
 func (l Layout) Nodes(a Allocation, topo Topology, c Parallelism) ([]int, error) {
-	if c.GPUs() != a.GPUs() {
+	if float64(c.TP)*float64(c.PP)*float64(c.DP) != float64(a.GPUs()) {
 		return nil, fmt.Errorf("placement: t=%d p=%d d=%d is %d GPUs, the allocation %d", c.TP, c.PP, c.DP, c.GPUs(), a.GPUs())
 	}
 	if l < ReplicasInNodes || l > StagesAcrossNodes {
