@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -275,5 +276,71 @@ func TestPlacementRejects(t *testing.T) {
 	}
 	if _, err := cal.Plan(llama70B, g, Allocation{{0, 9}}, Topology{}, 64, sp); err == nil {
 		t.Error("Plan: 9 GPUs on an 8-GPU node accepted")
+	}
+}
+
+// TestLayoutsExhaustive: on every allocation of one to three nodes with 1
+// to 8 GPUs each, for every tensor degree, pipeline degree and layout,
+// Layout.Nodes keeps each tensor group on one node and gives each node its
+// share when the tensor degree divides every share, and refuses otherwise.
+func TestLayoutsExhaustive(t *testing.T) {
+	topo := Topology{RackNodes: 2, Oversubscription: 2}
+	checked, refused := 0, 0
+	var shares []int
+	var rec func()
+	rec = func() {
+		if len(shares) > 0 {
+			a := AllocationOf(append([]int{0}, shares...)) // nodes 1..k, racks 0, 1
+			gpus := a.GPUs()
+			for tp := 1; tp <= 8; tp *= 2 {
+				divides := true
+				for _, s := range shares {
+					divides = divides && s%tp == 0
+				}
+				for pp := 1; tp*pp <= gpus; pp++ {
+					if gpus%(tp*pp) != 0 {
+						continue
+					}
+					c := Parallelism{TP: tp, PP: pp, DP: gpus / (tp * pp), MicroBatch: 1, MicroBatches: 1}
+					for _, l := range layouts {
+						if !divides {
+							if _, err := l.Nodes(a, topo, c); err == nil {
+								t.Fatalf("%+v on %v (%s): a tensor group across nodes accepted", c, a, l)
+							}
+							refused++
+							continue
+						}
+						checkLayout(t, a, topo, c, l)
+						checked++
+					}
+				}
+			}
+		}
+		if len(shares) == 3 {
+			return
+		}
+		for s := 1; s <= 8; s++ {
+			shares = append(shares, s)
+			rec()
+			shares = shares[:len(shares)-1]
+		}
+	}
+	rec()
+	if checked < 1000 || refused < 1000 {
+		t.Fatalf("only %d layouts checked and %d refused", checked, refused)
+	}
+}
+
+func TestAllocationPerNode(t *testing.T) {
+	v := []int{0, 3, 0, 8, 1}
+	a := AllocationOf(v)
+	if a.String() != "[1:3 3:8 4:1]" || a.GPUs() != 12 {
+		t.Fatalf("AllocationOf(%v) = %v (%d GPUs)", v, a, a.GPUs())
+	}
+	if got := a.PerNode(len(v)); fmt.Sprint(got) != fmt.Sprint(v) {
+		t.Errorf("PerNode: %v, want %v", got, v)
+	}
+	if got := a.PerNode(4); fmt.Sprint(got) != "[0 3 0 8]" {
+		t.Errorf("PerNode(4): %v, want the share on node 4 left out", got)
 	}
 }

@@ -72,6 +72,19 @@ func AllocationOf(gpusPerNode []int) Allocation {
 	return a
 }
 
+// PerNode is the allocation as a vector of GPUs per node of a cluster of
+// nodes nodes (the inverse of AllocationOf); shares on nodes outside the
+// cluster are left out.
+func (a Allocation) PerNode(nodes int) []int {
+	v := make([]int, max(nodes, 0))
+	for _, s := range a {
+		if s.Node >= 0 && s.Node < len(v) {
+			v[s.Node] += s.GPUs
+		}
+	}
+	return v
+}
+
 // GPUs is the allocation's GPU count.
 func (a Allocation) GPUs() int {
 	n := 0
