@@ -344,3 +344,24 @@ func TestAllocationPerNode(t *testing.T) {
 		t.Errorf("PerNode(4): %v, want the share on node 4 left out", got)
 	}
 }
+
+// TestLayoutNodesRejects: Layout.Nodes, exported, refuses what it cannot
+// lay out instead of indexing out of range.
+func TestLayoutNodesRejects(t *testing.T) {
+	for _, x := range []struct {
+		a Allocation
+		c Parallelism
+	}{
+		{Allocation{{0, 4}, {1, -2}}, Parallelism{TP: 1, PP: 1, DP: 2}},
+		{Allocation{{0, -2}}, Parallelism{TP: 1, PP: 1, DP: -2}},
+		{Allocation{{0, 0}}, Parallelism{TP: 1, PP: 0, DP: 0}},
+		{nil, Parallelism{TP: 0, PP: 0, DP: 0}},
+		{Allocation{{0, 8}}, Parallelism{TP: 0, PP: 8, DP: 1}},
+	} {
+		for _, l := range layouts {
+			if nodes, err := l.Nodes(x.a, Topology{}, x.c); err == nil {
+				t.Errorf("%+v on %v (%s): accepted, %v", x.c, x.a, l, nodes)
+			}
+		}
+	}
+}

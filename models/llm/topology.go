@@ -168,6 +168,14 @@ var layouts = []Layout{ReplicasInNodes, StagesAcrossNodes}
 // stage k. It fails when c does not use exactly a's GPUs or when t does not
 // divide every share (a tensor group would span nodes).
 func (l Layout) Nodes(a Allocation, topo Topology, c Parallelism) ([]int, error) {
+	if c.TP < 1 || c.PP < 1 || c.DP < 1 {
+		return nil, fmt.Errorf("placement: degrees t=%d p=%d d=%d, want each ≥ 1", c.TP, c.PP, c.DP)
+	}
+	for _, s := range a {
+		if s.GPUs < 1 {
+			return nil, fmt.Errorf("placement: %d GPUs on node %d, want ≥ 1", s.GPUs, s.Node)
+		}
+	}
 	if float64(c.TP)*float64(c.PP)*float64(c.DP) != float64(a.GPUs()) {
 		return nil, fmt.Errorf("placement: t=%d p=%d d=%d is %d GPUs, the allocation %d", c.TP, c.PP, c.DP, c.GPUs(), a.GPUs())
 	}
@@ -178,7 +186,7 @@ func (l Layout) Nodes(a Allocation, topo Topology, c Parallelism) ([]int, error)
 	nodes := make([]int, c.GPUs())
 	cell := 0 // the tensor group being placed, in fill order
 	for _, s := range a.ordered(topo) {
-		if c.TP < 1 || s.GPUs%t != 0 {
+		if s.GPUs%t != 0 {
 			return nil, fmt.Errorf("placement: tensor degree %d does not divide the %d GPUs on node %d", t, s.GPUs, s.Node)
 		}
 		for range s.GPUs / t {
