@@ -31,6 +31,14 @@
 // noise scale, and DeepSeek LLM's optimal batch against compute; the
 // efficiency itself is models.GradStats.Efficiency.
 //
+// Where a job's GPUs sit (topology.go, placed.go, place.go): a Topology of
+// 8-GPU NVLink nodes, optionally in racks under a spine oversubscribed O:1;
+// PlacedStep times a job on a concrete Allocation, its ranks filled in
+// one of two Layouts, tensor groups never across nodes and each
+// data-parallel ring at the slowest link it crosses (1/O across racks);
+// Plan is the fastest configuration on an allocation; Place chooses
+// nodes for a job (fewest racks, then fewest nodes, then best fit).
+//
 // Of this module it imports models only. docs/llm.md holds the formulas with their sources and every measurement
 // against its prediction.
 package llm

@@ -65,3 +65,32 @@ func ExampleCriticalBatchTokens() {
 	// loss 2.5: B_crit  2.5M tokens; efficiency of 2,048 sequences against 256: 0.46
 	// loss 2.0: B_crit  7.4M tokens; efficiency of 2,048 sequences against 256: 0.68
 }
+
+// Place a 13B job of 32 GPUs on a cluster of racks of four H100 nodes
+// under a 3:1 oversubscribed spine, whole tensor groups of 8 per node;
+// plan its configuration there, and on the same GPU count split over two
+// racks.
+func ExampleCalibration_Plan() {
+	gpu, _ := llm.GPUType("h100")
+	model := llm.Transformer{Name: "13b", Params: 12.85e9, Layers: 40, Hidden: 5120, Heads: 40, Vocab: 50368, SeqLen: 2048}
+	topo := llm.Topology{RackNodes: 4, Oversubscription: 3}
+	free := []int{8, 8, 0, 8, 8, 8, 4, 8, 8, 8, 8, 8}
+	alloc, err := llm.Place(free, topo, 32, 8)
+	if err != nil {
+		panic(err)
+	}
+	sp := llm.Space{Stack: llm.StackLLMFoundry, Flash: true, MaxMicroBatch: 4}
+	for _, a := range []llm.Allocation{alloc, {{Node: 0, GPUs: 8}, {Node: 1, GPUs: 8}, {Node: 4, GPUs: 8}, {Node: 5, GPUs: 8}}} {
+		best, err := llm.Fitted().Plan(model, gpu, a, topo, 256, sp)
+		if err != nil {
+			panic(err)
+		}
+		p := best.Par
+		fmt.Printf("%v: t=%d p=%d d=%d b=%d %s, %s: %.0f tokens/s per GPU, data-parallel %.2f s (%.2f s exposed)\n",
+			a, p.TP, p.PP, p.DP, p.MicroBatch, p.Sharding, best.Layout, best.Step.TokensPerGPUSecond(32),
+			best.Step.DataComm, best.Step.DataExposed)
+	}
+	// Output:
+	// [8:8 9:8 10:8 11:8]: t=2 p=1 d=16 b=4 zero1, replicas-in-nodes: 5681 tokens/s per GPU, data-parallel 0.27 s (0.04 s exposed)
+	// [0:8 1:8 4:8 5:8]: t=2 p=1 d=16 b=4 zero1, replicas-in-nodes: 5609 tokens/s per GPU, data-parallel 0.51 s (0.08 s exposed)
+}

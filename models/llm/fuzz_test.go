@@ -33,3 +33,43 @@ func FuzzStep(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPlace: any free GPUs, topology, job size and unit either is refused
+// or placed within the free GPUs in whole units; and any configuration on
+// that allocation is refused or gets a finite, positive step.
+func FuzzPlace(f *testing.F) {
+	f.Add([]byte{8, 8, 3, 8}, 2, 3.0, 16, 2, 2, 4)
+	f.Add([]byte{0, 0}, 0, 0.0, 1, 1, 1, 1)
+	f.Add([]byte{255, 7, 1}, -1, math.NaN(), 8, 0, 1, 1)
+	f.Add([]byte{8, 8, 8, 8, 8, 8, 8, 8}, 4, math.Inf(1), 64, 8, 80, 1)
+	f.Fuzz(func(t *testing.T, freeBytes []byte, rackNodes int, over float64, gpus, unit, pp, dp int) {
+		free := make([]int, len(freeBytes))
+		for i, b := range freeBytes {
+			free[i] = int(b % 10)
+		}
+		topo := Topology{RackNodes: rackNodes, Oversubscription: over}
+		a, err := Place(free, topo, gpus, unit)
+		if err != nil {
+			return
+		}
+		sum := 0
+		for _, s := range a {
+			if s.GPUs < 1 || s.GPUs%unit != 0 || s.GPUs > free[s.Node] {
+				t.Fatalf("free %v, %d GPUs in units of %d: share %+v", free, gpus, unit, s)
+			}
+			sum += s.GPUs
+		}
+		if sum != gpus {
+			t.Fatalf("free %v: %v holds %d GPUs, want %d", free, a, sum, gpus)
+		}
+		g, _ := GPUType("h100")
+		model := Transformer{Name: "f", Params: 1.3e9, Layers: 24, Hidden: 2048, Heads: 16, Vocab: 50368, SeqLen: 2048}
+		par := Parallelism{TP: unit, PP: pp, DP: dp, MicroBatch: 1, MicroBatches: 4, Sharding: FullShard}
+		for _, l := range layouts {
+			st, err := Fitted().PlacedStep(Job{Model: model, Par: par, GPU: g, Stack: StackLLMFoundry}, a, topo, l)
+			if err == nil && (!(st.Time > 0) || math.IsInf(st.Time, 0)) {
+				t.Fatalf("%+v on %v: step %+v", par, a, st)
+			}
+		}
+	})
+}

@@ -23,6 +23,10 @@ type Candidate struct {
 	Par    Parallelism
 	Step   Step
 	Memory Memory
+	// Layout is how the configuration fills its nodes: ReplicasInNodes
+	// (the layout Step assumes) from Configurations, the faster of the
+	// two from Plan.
+	Layout Layout
 }
 
 // Configurations lists every configuration of model m on gpus GPUs of type
@@ -31,8 +35,21 @@ type Candidate struct {
 // groups stay inside a node (t ≤ g.PerNode, a power of two dividing the
 // heads); p divides the layers into equal stages;
 // d = gpus/(t·p); b divides globalBatch/d and m = globalBatch/(d·b).
-// Sharded modes need d > 1.
+// Sharded modes need d > 1. Steps are Step's: replicas packed whole into
+// consecutive nodes (Plan times a concrete allocation).
 func (cal Calibration) Configurations(m Transformer, g GPU, gpus, globalBatch int, sp Space) ([]Candidate, error) {
+	return cal.search(m, g, gpus, globalBatch, sp, func(int) bool { return true },
+		func(job Job) (Step, Layout, error) {
+			st, err := cal.Step(job)
+			return st, ReplicasInNodes, err
+		})
+}
+
+// search lists the configurations of m on gpus GPUs for globalBatch that
+// fit in memory and whose tensor degree tensorOK allows, each timed by
+// timed, fastest first.
+func (cal Calibration) search(m Transformer, g GPU, gpus, globalBatch int, sp Space,
+	tensorOK func(t int) bool, timed func(Job) (Step, Layout, error)) ([]Candidate, error) {
 	if gpus < 1 || globalBatch < 1 || gpus > 1<<24 || globalBatch > 1<<30 {
 		return nil, fmt.Errorf("configurations: %d GPUs and a batch of %d sequences must be ≥ 1 and of a plausible size", gpus, globalBatch)
 	}
@@ -52,7 +69,7 @@ func (cal Calibration) Configurations(m Transformer, g GPU, gpus, globalBatch in
 	}
 	var out []Candidate
 	for t := 1; t <= g.PerNode && t <= gpus; t *= 2 {
-		if m.Heads%t != 0 || gpus%t != 0 {
+		if m.Heads%t != 0 || gpus%t != 0 || !tensorOK(t) {
 			continue
 		}
 		for p := 1; p <= m.Layers && t*p <= gpus; p++ {
@@ -79,11 +96,11 @@ func (cal Calibration) Configurations(m Transformer, g GPU, gpus, globalBatch in
 						if err != nil {
 							continue
 						}
-						st, err := cal.Step(Job{Model: m, Par: c, GPU: g, Stack: sp.Stack})
+						st, l, err := timed(Job{Model: m, Par: c, GPU: g, Stack: sp.Stack})
 						if err != nil {
 							return nil, err
 						}
-						out = append(out, Candidate{Par: c, Step: st, Memory: mem})
+						out = append(out, Candidate{Par: c, Step: st, Memory: mem, Layout: l})
 					}
 				}
 			}

@@ -100,10 +100,32 @@ func (cal Calibration) validate() error {
 // formulas). It fails when the job is malformed or its stack has no
 // calibration on its GPU type; it does not check memory (CheckMemory does).
 func (cal Calibration) Step(job Job) (Step, error) {
-	m, c, g := job.Model, job.Par, job.GPU
-	if err := validate(m, c, g); err != nil {
+	if err := validate(job.Model, job.Par, job.GPU); err != nil {
 		return Step{}, err
 	}
+	return cal.step(job, job.GPU.packedLinks(job.Par))
+}
+
+// links are the bandwidths a step's collectives see where its GPUs sit.
+type links struct {
+	// data is the per-GPU bandwidth of the slowest data-parallel ring,
+	// bytes/s.
+	data float64
+	// acrossNodes is whether some data-parallel group spans nodes (and so
+	// pays the latency of a collective across nodes).
+	acrossNodes bool
+}
+
+// packedLinks are the links of a job whose replicas are packed whole into
+// consecutive nodes (the layout Step assumes).
+func (g GPU) packedLinks(c Parallelism) links {
+	return links{data: g.dataLink(c), acrossNodes: c.GPUs() > g.PerNode}
+}
+
+// step is Step for a validated job whose data-parallel rings see l;
+// tensor groups are always inside a node.
+func (cal Calibration) step(job Job, l links) (Step, error) {
+	m, c, g := job.Model, job.Par, job.GPU
 	if err := cal.validate(); err != nil {
 		return Step{}, err
 	}
@@ -127,9 +149,9 @@ func (cal Calibration) Step(job Job) (Step, error) {
 	// 16-bit weights are gathered and 16-bit gradients reduced: 2 bytes
 	// a parameter of the replica's shard of the model.
 	shardBytes := gradBytes * m.Params / (t * p)
-	ring := RingAllReduce(c.DP, shardBytes, g.dataLink(c))
+	ring := RingAllReduce(c.DP, shardBytes, l.data)
 	var hops float64 // latency of one collective over the replicas
-	if c.GPUs() > g.PerNode {
+	if l.acrossNodes {
 		hops = 2 * math.Ceil(math.Log2(float64(c.DP))) * cal.Latency
 	}
 	mb, layers := float64(c.MicroBatches), float64(m.Layers)/p
