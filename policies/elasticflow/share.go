@@ -161,33 +161,43 @@ func (p *Profile) Reserve(pl *Plan) {
 // each level q of the curve in increasing order, walk back from the
 // deadline over the profile's segments, taking in each the largest level
 // of at most min(q, free) GPUs, until the work is covered; the first q that
-// covers it is the share, and the plan runs from the segment where the
-// walk stopped, forward, until the work is done (before the deadline).
-// Filling from the deadline backward leaves the nearest time free for jobs
-// that arrive later. ok is false when no level covers the work.
+// covers it is the share. The plan then runs forward from now: the
+// segments before the one where the walk stopped at the level below q (as
+// the artifact's last_quota; none below the first level), the others at
+// q, each capped by what is free, until the work is done. Filling from the
+// deadline backward keeps a job at the smallest share that meets its
+// deadline. ok is false when no level covers the work.
 func MinShare(c Curve, p *Profile, deadline float64) (pl Plan, ok bool) {
 	start := p.At[0]
 	if !(deadline > start) || len(c) == 0 {
 		return Plan{}, false
 	}
-	// alloc is what level cap q takes in segment i: −1 for none.
-	alloc := func(q, i int) int { return min(q, c.atMost(p.Free[i])) }
+	// alloc is what level cap q (an index, −1 for none) takes in segment
+	// i: −1 for none.
+	alloc := func(q, i int) int {
+		if q < 0 {
+			return -1
+		}
+		return min(q, c.atMost(p.Free[i]))
+	}
 	last := sort.SearchFloat64s(p.At, deadline) - 1 // the segment holding the deadline
 	for q := range c {
 		work := 0.0
-		for i := last; i >= 0; i-- {
-			a := alloc(q, i)
-			if a < 0 {
-				continue
+		for stop := last; stop >= 0; stop-- {
+			if a := alloc(q, stop); a >= 0 {
+				work += (min(p.end(stop), deadline) - p.At[stop]) * c[a].Rate
 			}
-			work += (min(p.end(i), deadline) - p.At[i]) * c[a].Rate
 			if work < 1 {
 				continue
 			}
 			pl = Plan{Share: c[q].GPUs}
 			done := 0.0
-			for s := i; s <= last; s++ {
-				a := alloc(q, s)
+			for s := 0; s <= last && done < 1-1e-12; s++ {
+				level := q
+				if s < stop {
+					level = q - 1
+				}
+				a := alloc(level, s)
 				if a < 0 {
 					continue
 				}
@@ -198,9 +208,6 @@ func MinShare(c Curve, p *Profile, deadline float64) (pl Plan, ok bool) {
 				done += (to - from) * c[a].Rate
 				pl.Pieces = append(pl.Pieces, Piece{From: from, To: to, GPUs: c[a].GPUs})
 				pl.End = to
-				if done >= 1-1e-12 {
-					break
-				}
 			}
 			return pl, true
 		}
