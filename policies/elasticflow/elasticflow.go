@@ -141,7 +141,9 @@ type planned struct {
 
 // planAll plans the jobs with a deadline among jobs in EDF order at their
 // minimum satisfactory shares, each on what those before it leave
-// (artifact: estimate_all_jobs).
+// (artifact: estimate_all_jobs); a job no share can make meet its deadline
+// (met false) is planned to finish as early as it can (Fastest), in its
+// place in that order.
 func (p *Policy) planAll(now float64, c policies.Cluster, jobs []policies.Job, curves []Curve) planned {
 	out := planned{plans: make([]Plan, len(jobs)), met: make([]bool, len(jobs))}
 	prof := NewProfile(now, c.TotalGPUs())
@@ -149,10 +151,13 @@ func (p *Policy) planAll(now float64, c policies.Cluster, jobs []policies.Job, c
 		if jobs[i].Deadline <= 0 {
 			continue
 		}
-		if pl, ok := MinShare(curves[i], prof, p.due(&jobs[i])); ok {
-			prof.Reserve(&pl)
-			out.plans[i], out.met[i] = pl, true
+		pl, ok := MinShare(curves[i], prof, p.due(&jobs[i]))
+		out.met[i] = ok
+		if !ok {
+			pl, _ = Fastest(curves[i], prof)
 		}
+		prof.Reserve(&pl)
+		out.plans[i] = pl
 	}
 	return out
 }
@@ -195,10 +200,8 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 	count := make([]int, len(jobs))
 	used := 0
 	for i := range jobs {
-		if pl.met[i] {
-			count[i] = pl.plans[i].At(now)
-			used += count[i]
-		}
+		count[i] = pl.plans[i].At(now)
+		used += count[i]
 	}
 	Leftover(p.marginal, curves, count, edf.Order(jobs), c.TotalGPUs()-used)
 	alloc, repacked := Place(c, jobs, count)

@@ -33,9 +33,11 @@ func job(name string, w, deadline float64) policies.Job {
 // Admission on one node of 4 GPUs without restart delay, in closed form:
 // a job needing 2 GPUs to its deadline fits beside another needing 2, a
 // third does not; one due earlier that needs all 4 first would make an
-// admitted job late; one that cannot make it even alone is declined;
-// best-effort jobs and, without admission control, every job are
-// admitted.
+// admitted job late; one that cannot make it even alone is declined; a
+// job admitted earlier that is late already runs as fast as it can in its
+// place in deadline order, so a newcomer due before it is admitted and one
+// due after it, behind its whole remaining run, is not; best-effort jobs
+// and, without admission control, every job are admitted.
 func TestAdmit(t *testing.T) {
 	c := policies.Cluster{Nodes: 1, GPUsPerNode: 4}
 	p := New(DefaultOptions(), policies.Env{})
@@ -53,7 +55,8 @@ func TestAdmit(t *testing.T) {
 		{"earlier, leaves room", job("d", 200, 100), []policies.Job{a}, ""},
 		{"late even alone", job("e", 1000, 100), nil, DeclineShare},
 		{"best-effort", job("f", 1e9, 0), []policies.Job{a, b}, ""},
-		{"an admitted job late already", job("g", 100, 500), []policies.Job{job("late", 1e6, 100)}, ""},
+		{"due before an admitted job late already", job("g", 100, 50), []policies.Job{job("late", 1e6, 100)}, ""},
+		{"due after an admitted job late already", job("h", 100, 500), []policies.Job{job("late", 1e6, 100)}, DeclineShare},
 	}
 	for _, tc := range cases {
 		if got := p.Admit(0, c, &tc.j, tc.active); got != tc.want {

@@ -214,3 +214,32 @@ func MinShare(c Curve, p *Profile, deadline float64) (pl Plan, ok bool) {
 	}
 	return Plan{}, false
 }
+
+// Fastest plans a job's remaining work (1) as early as the profile allows:
+// from now on, in each segment the largest level of the curve that is
+// free, until the work is done. It is what the artifact's ef_sim_allocation
+// gives a job whose deadline no share meets (every segment at the largest
+// level tried, capped by what is free, past the deadline until done), so
+// that a late job still runs, in its place in deadline order. ok is false
+// when the job never finishes (no level is ever free).
+func Fastest(c Curve, p *Profile) (pl Plan, ok bool) {
+	if len(c) == 0 {
+		return Plan{}, false
+	}
+	done := 0.0
+	for s := 0; s < len(p.At) && done < 1-1e-12; s++ {
+		a := c.atMost(p.Free[s])
+		if a < 0 {
+			continue
+		}
+		from, to := p.At[s], p.end(s)
+		if need := (1 - done) / c[a].Rate; from+need <= to {
+			to = from + need
+		}
+		done += (to - from) * c[a].Rate
+		pl.Pieces = append(pl.Pieces, Piece{From: from, To: to, GPUs: c[a].GPUs})
+		pl.End = to
+		pl.Share = max(pl.Share, c[a].GPUs)
+	}
+	return pl, done >= 1-1e-12
+}
