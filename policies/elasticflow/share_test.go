@@ -183,3 +183,19 @@ func minFree(p *Profile) int {
 	}
 	return m
 }
+
+// A job no share can save runs as fast as the profile allows: on 8 GPUs
+// with 6 held over [0, 100), a 1000 GPU-second (linear) job takes the 2
+// free GPUs, then all 8 from 100 on, done at 100 + 800/8 = 200.
+func TestFastest(t *testing.T) {
+	p := NewProfile(0, 8)
+	p.Reserve(&Plan{Pieces: []Piece{{From: 0, To: 100, GPUs: 6}}})
+	pl, ok := Fastest(linear(1000, 8), p)
+	want := []Piece{{0, 100, 2}, {100, 200, 8}}
+	if !ok || len(pl.Pieces) != 2 || pl.Pieces[0] != want[0] || pl.Pieces[1] != want[1] || pl.End != 200 || pl.Share != 8 {
+		t.Errorf("plan %+v, %v; want %v", pl, ok, want)
+	}
+	if _, ok := MinShare(linear(1000, 8), p, 150); ok {
+		t.Error("MinShare met a deadline of 150 that Fastest cannot")
+	}
+}
