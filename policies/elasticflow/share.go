@@ -58,10 +58,10 @@ func (c Curve) index(k int) int {
 	return -1
 }
 
-// MinShareAlone is the minimum satisfactory share of a job alone on the
-// cluster: the fewest GPUs of its curve whose rate finishes its remaining
-// work within the time it has left, Rate·left ≥ 1 (the paper's minimum satisfactory share), or
-// 0 when no level does.
+// MinShareAlone is the paper's minimum satisfactory share of a job alone
+// on the cluster: the fewest GPUs of its curve whose rate finishes its
+// remaining work within the time it has left, Rate·left ≥ 1, or 0 when no
+// level does.
 func MinShareAlone(c Curve, left float64) int {
 	for _, l := range c {
 		if l.Rate*left >= 1 {
