@@ -124,6 +124,15 @@ type Env struct {
 	Workers int
 }
 
+// RestartDelayFor is the restart delay of a job of application app: its
+// override in RestartDelayByApp, else RestartDelay.
+func (e Env) RestartDelayFor(app string) float64 {
+	if d, ok := e.RestartDelayByApp[app]; ok {
+		return d
+	}
+	return e.RestartDelay
+}
+
 // Typed completes r (its name, doc and other fields) with the options and
 // constructor of a policy whose options are a struct of type O: defaults
 // returns them with the policy's defaults, build makes the policy from the

@@ -21,7 +21,6 @@ import (
 	"cmp"
 	"slices"
 
-	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 )
 
@@ -134,14 +133,8 @@ func (p *Policy) Admit(now float64, c policies.Cluster, j *policies.Job, _ []pol
 // Earliest is the earliest time job j could finish if it started now,
 // alone, on its requested GPUs packed onto the fewest nodes: the restart
 // delay, then its remaining steps at the true step time (j.Oracle), its
-// batch split as the engine splits it (policies.ConfigureWith).
+// batch split as the engine splits it (policies.Job.RunTimeAlone).
 func (p *Policy) Earliest(now float64, c policies.Cluster, j *policies.Job) float64 {
-	delay := p.delay
-	if d, ok := p.delayByApp[j.App]; ok {
-		delay = d
-	}
-	k := j.Request.GPUs
-	placement := models.PackedPlacement(k, c.MaxNodeGPUs())
-	m, s, batch := j.Configure(false, len(placement), k) // as the engine configures it
-	return now + delay + j.Oracle.RemainingIterations(batch)*j.Oracle.IterTime(placement, float64(m), s)
+	delay := policies.Env{RestartDelay: p.delay, RestartDelayByApp: p.delayByApp}.RestartDelayFor(j.App)
+	return now + delay + j.RunTimeAlone(c, j.Request.GPUs)
 }
