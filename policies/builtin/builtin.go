@@ -8,6 +8,7 @@ import (
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/edf"
 	"github.com/polluxsim/polluxsim/policies/fifo"
+	"github.com/polluxsim/polluxsim/policies/gandiva"
 	"github.com/polluxsim/polluxsim/policies/gavel"
 	"github.com/polluxsim/polluxsim/policies/optimus"
 	"github.com/polluxsim/polluxsim/policies/pollux"
@@ -19,7 +20,7 @@ import (
 
 // Registrations are the built-in policies' registrations.
 func Registrations() []policies.Registration {
-	regs := []policies.Registration{edf.Registration(), fifo.Registration(), optimus.Registration(), pollux.Registration(),
+	regs := []policies.Registration{edf.Registration(), fifo.Registration(), gandiva.Registration(), optimus.Registration(), pollux.Registration(),
 		sia.Registration(), srtf.Registration(), themis.Registration(), tiresias.Registration()}
 	return append(regs, gavel.Registrations()...)
 }
