@@ -80,9 +80,16 @@ type Policy struct {
 	opt  Options
 	jobs map[string]*job
 	tick int64 // the latest lease handed out (-1 before the first)
+	// Counts of SLO jobs over the run: admitted at arrival, left
+	// unaccepted at arrival, and admitted ones that lost their admission
+	// (overrun, or no plan found).
+	admitted, refused, lost int
 }
 
-var _ policies.Policy = (*Policy)(nil)
+var (
+	_ policies.Policy        = (*Policy)(nil)
+	_ policies.StatsReporter = (*Policy)(nil)
+)
 
 // New returns a Chronus policy with options o (validated by the caller).
 func New(o Options) *Policy { return &Policy{opt: o, jobs: map[string]*job{}, tick: -1} }
@@ -103,6 +110,15 @@ func Registration() policies.Registration {
 
 // Name implements policies.Policy.
 func (*Policy) Name() string { return Name }
+
+// PolicyStats implements policies.StatsReporter: the SLO jobs admitted
+// and left unaccepted at arrival, and the admitted ones that lost their
+// admission later, over the run so far.
+func (p *Policy) PolicyStats() policies.Stats {
+	return policies.Stats{Counters: map[string]float64{
+		"slo_admitted": float64(p.admitted), "slo_unaccepted": float64(p.refused), "slo_admission_lost": float64(p.lost),
+	}}
+}
 
 // Traits implements policies.Policy: fixed user GPUs and batch sizes, the
 // oracle for the run times (the artifact's jobs carry their duration).
@@ -150,6 +166,9 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		}
 		ran := jobs[i].Attained / float64(max(jobs[i].Request.GPUs, 1))
 		if jobs[i].Alloc != nil && ran >= s.est || s.class == Accepted && s.need <= 0 {
+			if s.class == Accepted {
+				p.lost++
+			}
 			s.class, s.plan, s.overran = Unaccepted, nil, true
 		}
 	}
@@ -229,6 +248,7 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 		s := p.jobs[jobs[i].Name]
 		if plans[d] == nil {
 			s.class = Unaccepted
+			p.lost++
 			continue
 		}
 		s.plan = make([]int64, len(plans[d]))
@@ -304,6 +324,11 @@ func (p *Policy) admit(c policies.Cluster, jobs []policies.Job, rem []float64, k
 				s.class = Accepted
 				demands = append(demands, d)
 			}
+		}
+		if s.class == Accepted {
+			p.admitted++
+		} else {
+			p.refused++
 		}
 	}
 }
