@@ -39,10 +39,14 @@ const Name = "gandiva"
 type Options struct {
 	// QuantumSeconds is the time-slicing quantum.
 	QuantumSeconds float64 `option:"quantum_s" doc:"time-slicing quantum in seconds, in (0, 1e6]: every quantum the running jobs of an over-subscribed node set are suspended and the next ones resumed (ElasticFlow's artifact: 60)"`
+	// ArtifactExpand deals a size's jobs anew after an expansion exactly
+	// when the artifact does (see expand); false deals them whenever a
+	// set was added.
+	ArtifactExpand bool `option:"artifact_expand" doc:"after adding node sets for a job size, move its jobs onto them only when ElasticFlow's artifact does (its reused loop variable: not after a last new set of one node) (true), or whenever a set was added (false)"`
 }
 
-// DefaultOptions are the artifact's: a 60-second quantum.
-func DefaultOptions() Options { return Options{QuantumSeconds: 60} }
+// DefaultOptions are the artifact's: a 60-second quantum, its expansion.
+func DefaultOptions() Options { return Options{QuantumSeconds: 60, ArtifactExpand: true} }
 
 // Validate checks the options' bounds.
 func (o *Options) Validate() error {

@@ -127,7 +127,8 @@ func TestCapacityAndTarget(t *testing.T) {
 
 // Migration: four 1-GPU jobs time-slice on node 0 while a 4-GPU job holds
 // node 1; when it ends, the 1-GPU size's target grows to its demand, a set
-// is made on node 1 and the jobs are dealt over both sets, so all four run.
+// is made on node 1 and the jobs are dealt over both sets, so all four run
+// (the artifact deals them: its second attempt found no free node).
 func TestMigrationOntoFreedNode(t *testing.T) {
 	c := policies.Cluster{Nodes: 2, GPUsPerNode: 2}
 	big := policies.Job{Name: "big", Request: policies.Request{GPUs: 2, Batch: 64}}
@@ -171,5 +172,40 @@ func TestWaitsForFreeNode(t *testing.T) {
 	jobs[0].Alloc = nil
 	if d = p.Schedule(60, c, jobs); policies.Sum(d.Alloc[0]) != 2 {
 		t.Fatalf("alloc %v: want b running once a ended", d.Alloc)
+	}
+}
+
+// The artifact's expansion: four 1-GPU jobs time-slice on node 0 (2 GPUs)
+// while 2-GPU jobs hold nodes 1 and 2. When both end, the 1-GPU size's
+// target (4 GPUs) exceeds what it holds by 2, so two sets are made on
+// nodes 1 and 2; the last made has one node, so the artifact does not
+// deal the jobs over them (its reused loop variable) and they stay
+// time-sliced on node 0. Dealing whenever a set was added
+// (artifact_expand=false) runs all four.
+func TestArtifactExpansion(t *testing.T) {
+	c := policies.Cluster{Nodes: 3, GPUsPerNode: 2}
+	for _, artifact := range []bool{true, false} {
+		p := gandiva.New(gandiva.Options{QuantumSeconds: 60, ArtifactExpand: artifact})
+		jobs := append(sameJobs(4, 1), policies.Job{Name: "big1", Request: policies.Request{GPUs: 2, Batch: 64}},
+			policies.Job{Name: "big2", Request: policies.Request{GPUs: 2, Batch: 64}})
+		jobs[0], jobs[1], jobs[2], jobs[3], jobs[4], jobs[5] = jobs[4], jobs[5], jobs[0], jobs[1], jobs[2], jobs[3]
+		d := p.Schedule(0, c, jobs)
+		for i := range jobs {
+			jobs[i].Alloc = d.Alloc[i]
+		}
+		if d.Alloc[0] == nil || d.Alloc[1] == nil {
+			t.Fatalf("at 0: alloc %v, want both 2-GPU jobs running", d.Alloc)
+		}
+		small := jobs[2:]
+		d = p.Schedule(30, c, small)
+		running := 0
+		for i := range small {
+			if d.Alloc[i] != nil {
+				running++
+			}
+		}
+		if want := map[bool]int{true: 2, false: 4}[artifact]; running != want {
+			t.Errorf("artifact_expand=%v: %d small jobs run once the big ones ended (alloc %v), want %d", artifact, running, d.Alloc, want)
+		}
 	}
 }

@@ -160,17 +160,27 @@ func (p *Policy) adjust(c policies.Cluster, jobs []policies.Job, byName map[stri
 	}
 }
 
-// expand adds up to n sets of size g on free nodes and, if it added any,
-// deals the size's jobs anew over all its sets.
+// expand adds up to n sets of size g on free nodes (gandiva_node_set_expand)
+// and deals the size's jobs anew over all its sets when the artifact does:
+// with the artifact's expansion (the default), after the n attempts unless
+// the last one made a set of a single node — its loop variable, reused by
+// the inner loop over the new set's nodes, then ends at 0 and the test
+// `i > 0` fails (the sets made stay empty and are freed); otherwise only
+// when a set was added.
 func (p *Policy) expand(c policies.Cluster, g, n int, jobs []policies.Job, byName map[string]int) {
-	added := 0
+	added, last := 0, 0 // sets made, and the nodes of the last attempt's set (0: it failed)
 	for range n {
-		if p.newSet(c, g, nil) == nil {
-			break
+		last = 0
+		if s := p.newSet(c, g, nil); s != nil {
+			added++
+			last = len(s.nodes)
 		}
-		added++
 	}
-	if added == 0 {
+	deal := added > 0
+	if p.opt.ArtifactExpand {
+		deal = last != 1
+	}
+	if !deal {
 		return
 	}
 	var queue []string
