@@ -356,6 +356,10 @@ func (p *Policy) opportunistic(now float64, c policies.Cluster, jobs []policies.
 		}
 		j := &jobs[i]
 		if j.Deadline > 0 && s.class != BestEffort && s.class != Lowest && j.Deadline < now+rem[i] {
+			if s.class == Accepted { // its plan no longer counts (abstract_lease_list takes admitted jobs only)
+				p.lost++
+				s.plan = nil
+			}
 			s.class = Lowest
 		}
 		progress := s.dur - rem[i]
