@@ -7,10 +7,11 @@ import "github.com/polluxsim/polluxsim/models"
 // size, at the batch it runs at under a non-adaptive policy (its request,
 // split as the engine splits it: Configure), without restarts: its
 // remaining steps at that batch (j.Oracle) times the true step time there.
-// It needs the oracle (Traits.NeedsOracle); 0 for k < 1. EDF's admission
-// and ElasticFlow's throughput curve are read from it.
+// It needs the oracle (Traits.NeedsOracle); 0 for k < 1 or without one.
+// EDF's admission, ElasticFlow's throughput curve, Themis' ρ and Chronus'
+// leases are read from it.
 func (j *Job) RunTimeAlone(c Cluster, k int) float64 {
-	if k < 1 {
+	if k < 1 || j.Oracle == nil {
 		return 0
 	}
 	placement := models.PackedPlacement(k, c.MaxNodeGPUs())

@@ -6,9 +6,11 @@ package builtin
 
 import (
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/chronus"
 	"github.com/polluxsim/polluxsim/policies/edf"
 	"github.com/polluxsim/polluxsim/policies/elasticflow"
 	"github.com/polluxsim/polluxsim/policies/fifo"
+	"github.com/polluxsim/polluxsim/policies/gandiva"
 	"github.com/polluxsim/polluxsim/policies/gavel"
 	"github.com/polluxsim/polluxsim/policies/optimus"
 	"github.com/polluxsim/polluxsim/policies/pollux"
@@ -20,7 +22,7 @@ import (
 
 // Registrations are the built-in policies' registrations.
 func Registrations() []policies.Registration {
-	regs := []policies.Registration{edf.Registration(), elasticflow.Registration(), fifo.Registration(), optimus.Registration(), pollux.Registration(),
+	regs := []policies.Registration{chronus.Registration(), edf.Registration(), elasticflow.Registration(), fifo.Registration(), gandiva.Registration(), optimus.Registration(), pollux.Registration(),
 		sia.Registration(), srtf.Registration(), themis.Registration(), tiresias.Registration()}
 	return append(regs, gavel.Registrations()...)
 }

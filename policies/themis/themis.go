@@ -32,7 +32,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 )
 
@@ -94,18 +93,6 @@ func (*Policy) Name() string { return Name }
 // Traits implements policies.Policy: fixed user GPUs and batch sizes, the
 // oracle for the remaining time.
 func (*Policy) Traits() policies.Traits { return policies.Traits{UserGPUs: true, NeedsOracle: true} }
-
-// Remaining is job j's remaining run time alone on its requested GPUs
-// packed onto the fewest nodes, at the true step time (0 without an oracle).
-func Remaining(c policies.Cluster, j *policies.Job) float64 {
-	if j.Oracle == nil {
-		return 0
-	}
-	k := j.Request.GPUs
-	placement := models.PackedPlacement(k, c.MaxNodeGPUs())
-	m, s, batch := j.Configure(false, len(placement), k)
-	return j.Oracle.RemainingIterations(batch) * j.Oracle.IterTime(placement, float64(m), s)
-}
 
 // Rho is Themis' finish-time fairness of a job that has run for `ran`
 // seconds (its attained service over its GPUs) at age `age`, with `rem`
@@ -224,7 +211,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 	for _, i := range open {
 		j := &jobs[i]
 		g := max(j.Request.GPUs, 1)
-		rem := Remaining(c, j)
+		rem := j.RunTimeAlone(c, j.Request.GPUs)
 		ran := j.Attained / float64(g)
 		now1[i] = Rho(j.Age, 0, ran, rem, g, len(jobs), total)
 		wait[i] = Rho(j.Age, p.opt.LeaseSeconds, ran, rem, g, len(jobs), total)
