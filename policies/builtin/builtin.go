@@ -20,7 +20,7 @@ import (
 
 // Registrations are the built-in policies' registrations.
 func Registrations() []policies.Registration {
-	regs := []policies.Registration{edf.Registration(), elasticflow.Registration(), fifo.Registration(), optimus.Registration(), pollux.Registration(),
+	regs := []policies.Registration{edf.Registration(), edf.ElasticRegistration(), elasticflow.Registration(), fifo.Registration(), optimus.Registration(), pollux.Registration(),
 		sia.Registration(), srtf.Registration(), themis.Registration(), tiresias.Registration()}
 	return append(regs, gavel.Registrations()...)
 }
