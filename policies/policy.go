@@ -8,7 +8,7 @@
 // (policies/pollux), Sia (policies/sia), the Gavel family (policies/gavel:
 // gavel-las, gavel-ftf, gavel-throughput), Optimus+Oracle
 // (policies/optimus), Tiresias (policies/tiresias), SRTF (policies/srtf),
-// EDF (policies/edf), ElasticFlow (policies/elasticflow), Themis (policies/themis), Chronus (policies/chronus), Gandiva (policies/gandiva), FIFO (policies/fifo) — each registering itself at init; policies/builtin
+// EDF and the artifact's elastic EDF (policies/edf), ElasticFlow (policies/elasticflow), Themis (policies/themis), Chronus (policies/chronus), Gandiva (policies/gandiva), FIFO (policies/fifo) — each registering itself at init; policies/builtin
 // imports them all, and policies/conformance is the suite every registered
 // policy must pass. A policy may also run in another process:
 // policies/protocol is this interface as messages, and policies/external

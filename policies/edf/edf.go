@@ -13,16 +13,16 @@
 // alone from that moment on the most GPUs it may use (its request: EDF
 // runs jobs at their request), restart included, at the true step time
 // (the oracle): such a job would be late under any schedule, so
-// declining it only frees GPUs for the others. docs/deadlines.md says
-// where this differs from ElasticFlow's artifact.
+// declining it only frees GPUs for the others.
+//
+// The package also registers EDF as ElasticFlow's artifact runs it,
+// edf-elastic (Elastic): every job in deadline order at the fastest level
+// of its scaling curve that the jobs before it leave free, and admission
+// by ElasticFlow's rule over those plans. docs/deadlines.md says why it is
+// a policy of its own and where the two differ.
 package edf
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/polluxsim/polluxsim/policies"
-)
+import "github.com/polluxsim/polluxsim/policies"
 
 // Name is the policy's registered name.
 const Name = "edf"
@@ -79,42 +79,9 @@ func (p *Policy) Traits() policies.Traits {
 	return policies.Traits{UserGPUs: true, NeedsOracle: p.admission}
 }
 
-// Before reports whether job a comes before job b in EDF's order: a job
-// with a deadline before one without; two with deadlines by deadline; then
-// by submission. Jobs equal in all of these keep their order (Order sorts
-// stably).
-func Before(a, b *policies.Job) bool { return compare(a, b) < 0 }
-
-func compare(a, b *policies.Job) int {
-	da, db := a.Deadline > 0, b.Deadline > 0
-	switch {
-	case da && !db:
-		return -1
-	case !da && db:
-		return 1
-	case da && db:
-		if d := cmp.Compare(a.Deadline, b.Deadline); d != 0 {
-			return d
-		}
-	}
-	return cmp.Compare(a.Submit, b.Submit)
-}
-
-// Order is the jobs' indices in EDF's order (stable: ties keep the input
-// order, which is submission order).
-func Order(jobs []policies.Job) []int {
-	order := make([]int, len(jobs))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return compare(&jobs[a], &jobs[b]) })
-	return order
-}
-
 // Schedule implements policies.Policy.
 func (*Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
-	order := Order(jobs)
-	return policies.RunInOrder(c, jobs, order)
+	return policies.RunInOrder(c, jobs, policies.DeadlineOrder(jobs))
 }
 
 // Admit implements policies.Admitter: without admission control, or for a

@@ -181,7 +181,7 @@ func TestAdmitsBestEffort(t *testing.T) {
 	if r := edf.New(false, 30, nil).Admit(0, c, j, nil); r != "" {
 		t.Errorf("declined without admission control: %s", r)
 	}
-	if !edf.Before(&policies.Job{Deadline: 5, Submit: 9}, &policies.Job{Submit: 0}) || edf.Before(&policies.Job{Deadline: 5}, &policies.Job{Deadline: 4}) {
+	if !policies.DeadlineBefore(&policies.Job{Deadline: 5, Submit: 9}, &policies.Job{Submit: 0}) || policies.DeadlineBefore(&policies.Job{Deadline: 5}, &policies.Job{Deadline: 4}) {
 		t.Error("Before")
 	}
 	// Nothing left to run: the earliest finish is the restart, the
@@ -200,8 +200,11 @@ type zeroOracle struct{ policies.Oracle }
 func (zeroOracle) RemainingIterations(int) float64            { return 0 }
 func (zeroOracle) IterTime(_ []int, _ float64, _ int) float64 { return 1 }
 
-// The conformance suite, with and without admission control.
+// The conformance suite, with and without admission control, for EDF and
+// its elastic variant.
 func TestConformance(t *testing.T) {
 	reg := builtin.Registry()
 	t.Run("admission", func(t *testing.T) { conformance.Run(t, reg, edf.Name, "admission=true") })
+	t.Run("elastic", func(t *testing.T) { conformance.Run(t, reg, edf.ElasticName) })
+	t.Run("elastic-admission", func(t *testing.T) { conformance.Run(t, reg, edf.ElasticName, "admission=true") })
 }

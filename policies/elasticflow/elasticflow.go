@@ -28,7 +28,6 @@ import (
 	"fmt"
 
 	"github.com/polluxsim/polluxsim/policies"
-	"github.com/polluxsim/polluxsim/policies/edf"
 )
 
 // Name is the policy's registered name.
@@ -106,31 +105,71 @@ func (*Policy) Name() string { return Name }
 
 // Traits implements policies.Policy: fixed user batch sizes, GPUs chosen
 // by the policy, the oracle's step times and remaining steps.
-func (*Policy) Traits() policies.Traits { return policies.Traits{NeedsOracle: true} }
+func (*Policy) Traits() policies.Traits { return traits() }
+
+func traits() policies.Traits { return policies.Traits{NeedsOracle: true} }
 
 // PolicyStats implements policies.StatsReporter.
 func (p *Policy) PolicyStats() policies.Stats {
 	return policies.Stats{Counters: map[string]float64{"buddy_repacks": float64(p.repacks)}}
 }
 
-// curve is job j's scaling curve on cluster c: powers of two up to its
-// cap (policies.GPUCap) and the cluster's size.
-func (p *Policy) curve(c policies.Cluster, j *policies.Job) Curve {
+// JobCurve is job j's scaling curve on cluster c (Levels): powers of two
+// up to its cap (policies.GPUCap, the batch it asked for over its smallest
+// per-GPU batch) and the cluster's size, from its run time alone at each
+// count (policies.Job.RunTimeAlone); nil without the oracle. ElasticFlow
+// and EDF as ElasticFlow's artifact runs it (policies/edf, option elastic)
+// scale jobs along it.
+func JobCurve(c policies.Cluster, j *policies.Job) Curve {
 	if j.Oracle == nil {
 		return nil
 	}
 	limit := c.TotalGPUs()
-	if capped := policies.GPUCap(j, p.Traits()); capped > 0 {
+	if capped := policies.GPUCap(j, traits()); capped > 0 {
 		limit = min(limit, capped)
 	}
 	return Levels(limit, func(k int) float64 { return j.RunTimeAlone(c, k) })
 }
 
-// due is the time by which job j's plan must be done: its deadline less
-// one restart delay (every job pays one before its first step, and one
-// whenever its GPUs change).
-func (p *Policy) due(j *policies.Job) float64 {
-	return j.Deadline - p.env.RestartDelayFor(j.App)
+// Due is the time by which job j's plan must be done: its deadline less
+// one restart delay of env (every job pays one before its first step, and
+// one whenever its GPUs change).
+func Due(env policies.Env, j *policies.Job) float64 {
+	return j.Deadline - env.RestartDelayFor(j.App)
+}
+
+// Refusal is why an admission rule declines a newcomer (Admission).
+type Refusal int
+
+const (
+	// Admitted: not declined.
+	Admitted Refusal = iota
+	// OwnDeadline: the newcomer's plan misses its deadline.
+	OwnDeadline
+	// OthersDeadline: with the newcomer, an admitted job's plan misses a
+	// deadline it meets without it.
+	OthersDeadline
+)
+
+// Admission is ElasticFlow's admission rule (artifact: the admission step
+// of ef_sim_jobs_access_control and of one_queue_edf_sim_jobs_access_control),
+// whatever the plans are made by: met(n) plans the first n of the jobs,
+// the admitted ones (admitted of them) and the newcomer last, and reports
+// whose plan meets its deadline. The newcomer is admitted when its plan
+// with the admitted jobs meets its deadline and every admitted job whose
+// plan meets its deadline without the newcomer still does with it.
+func Admission(admitted int, met func(n int) []bool) Refusal {
+	with := met(admitted + 1)
+	if !with[admitted] {
+		return OwnDeadline
+	}
+	without := met(admitted)
+	for i := range admitted {
+		if without[i] && !with[i] {
+			return OthersDeadline
+		}
+	}
+	return Admitted
 }
 
 // planned is the outcome of planning a round's deadline jobs.
@@ -147,11 +186,11 @@ type planned struct {
 func (p *Policy) planAll(now float64, c policies.Cluster, jobs []policies.Job, curves []Curve) planned {
 	out := planned{plans: make([]Plan, len(jobs)), met: make([]bool, len(jobs))}
 	prof := NewProfile(now, c.TotalGPUs())
-	for _, i := range edf.Order(jobs) {
+	for _, i := range policies.DeadlineOrder(jobs) {
 		if jobs[i].Deadline <= 0 {
 			continue
 		}
-		pl, ok := MinShare(curves[i], prof, p.due(&jobs[i]))
+		pl, ok := MinShare(curves[i], prof, Due(p.env, &jobs[i]))
 		out.met[i] = ok
 		if !ok {
 			pl, _ = Fastest(curves[i], prof)
@@ -173,17 +212,13 @@ func (p *Policy) Admit(now float64, c policies.Cluster, j *policies.Job, active 
 	jobs := append(append(make([]policies.Job, 0, len(active)+1), active...), *j)
 	curves := make([]Curve, len(jobs))
 	for i := range jobs {
-		curves[i] = p.curve(c, &jobs[i])
+		curves[i] = JobCurve(c, &jobs[i])
 	}
-	with := p.planAll(now, c, jobs, curves)
-	if !with.met[len(active)] {
+	switch Admission(len(active), func(n int) []bool { return p.planAll(now, c, jobs[:n], curves[:n]).met }) {
+	case OwnDeadline:
 		return DeclineShare
-	}
-	without := p.planAll(now, c, jobs[:len(active)], curves[:len(active)])
-	for i := range active {
-		if without.met[i] && !with.met[i] {
-			return DeclineOthers
-		}
+	case OthersDeadline:
+		return DeclineOthers
 	}
 	return ""
 }
@@ -194,7 +229,7 @@ func (p *Policy) Admit(now float64, c policies.Cluster, j *policies.Job, active 
 func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
 	curves := make([]Curve, len(jobs))
 	for i := range jobs {
-		curves[i] = p.curve(c, &jobs[i])
+		curves[i] = JobCurve(c, &jobs[i])
 	}
 	pl := p.planAll(now, c, jobs, curves)
 	count := make([]int, len(jobs))
@@ -203,7 +238,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		count[i] = pl.plans[i].At(now)
 		used += count[i]
 	}
-	Leftover(p.marginal, curves, count, edf.Order(jobs), c.TotalGPUs()-used)
+	Leftover(p.marginal, curves, count, policies.DeadlineOrder(jobs), c.TotalGPUs()-used)
 	alloc, repacked := Place(c, jobs, count)
 	if repacked {
 		p.repacks++
