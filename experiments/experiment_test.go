@@ -103,7 +103,7 @@ func TestParseExperimentErrors(t *testing.T) {
 	if _, err := ParseExperiment([]byte("\xef\xbb\xbf"+`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "fifo"}]}`), "bom.json", testExt()); err != nil {
 		t.Errorf("spec with a byte-order mark: %v", err)
 	}
-	if _, _, err := LoadExperiment("fig10", testExt()); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (did you mean fig7, fig8a, fig8b, fig8c or fig9? known: ci, ci-real, failures, fig7") {
+	if _, _, err := LoadExperiment("fig10", testExt()); err == nil || !strings.Contains(err.Error(), "unknown experiment \"fig10\" (did you mean fig7, fig8a, fig8b, fig8c or fig9? known: ci, ci-real, deadlines, failures, fig7") {
 		t.Errorf("unknown experiment: %v", err)
 	}
 }
