@@ -1,7 +1,7 @@
 """Write a polluxsim scheduling policy in Python.
 
 A policy is a subclass of Policy with a schedule method (and, for long
-traces, schedule_incremental); serve(policy) speaks the polluxsim policy
+traces, schedule_incremental; for admission control, admit); serve(policy) speaks the polluxsim policy
 protocol with the simulator over standard input and output. Run it with
 
     polluxsim run --policy external --policy-opt command='python3 my_policy.py'
