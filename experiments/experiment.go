@@ -64,6 +64,11 @@ type Experiment struct {
 	// top.
 	Options map[string]json.RawMessage `json:"options,omitempty"`
 	Cells   []Cell                     `json:"cells"`
+	// Grid, when set, adds cells as every one of its policies under every
+	// one of its settings, and plots of them (grid.go). It is expanded
+	// into Cells and Plots when the spec is read, and is then nil (so the
+	// experiment written back as JSON has its cells once).
+	Grid *Grid `json:"grid,omitempty"`
 	// Ratios are paired comparisons of two cells, per workload.
 	Ratios []Ratio `json:"ratios,omitempty"`
 	// Plots lists the figures `polluxsim plot` draws (default: JCT and ρ
@@ -366,6 +371,12 @@ func parseExperiment(data []byte, name string, stored bool, ext *extensions.Exte
 	}
 	if err := checkExplicit(data, &e); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	if e.Grid != nil {
+		if err := e.Grid.expand(&e); err != nil {
+			return nil, fmt.Errorf("experiment %s: %w", name, err)
+		}
+		e.Grid = nil
 	}
 	if err := e.resolve(); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)

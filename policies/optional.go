@@ -1,6 +1,9 @@
 package policies
 
-import "io"
+import (
+	"io"
+	"strings"
+)
 
 // Optional interfaces: small capabilities a policy may have beyond Policy.
 // The simulator and the experiment runner ask for them with a type
@@ -104,4 +107,27 @@ type Admitter interface {
 	// same cause (the run counts jobs per reason). Like Schedule, it must
 	// not modify its input.
 	Admit(now float64, cluster Cluster, job *Job, active []Job) (declined string)
+}
+
+// MaxDeclineReason bounds the reason a declined job is recorded with,
+// bytes.
+const MaxDeclineReason = 200
+
+// DeclineReason is the reason an Admitter's answer declines a job with,
+// as it is recorded: folded onto one line, at most MaxDeclineReason bytes
+// (cut at a character's boundary), "declined" when it is only blanks; ""
+// (the job admitted) for "". The simulator and the service both record
+// an answer so.
+func DeclineReason(answer string) string {
+	if answer == "" {
+		return ""
+	}
+	reason := strings.Join(strings.Fields(answer), " ")
+	if reason == "" {
+		reason = "declined"
+	}
+	if len(reason) > MaxDeclineReason {
+		reason = strings.ToValidUTF8(reason[:MaxDeclineReason], "")
+	}
+	return reason
 }

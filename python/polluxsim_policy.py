@@ -1,7 +1,7 @@
 """Write a polluxsim scheduling policy in Python.
 
 A policy is a subclass of Policy with a schedule method (and, for long
-traces, schedule_incremental); serve(policy) speaks the polluxsim policy
+traces, schedule_incremental; for admission control, admit); serve(policy) speaks the polluxsim policy
 protocol with the simulator over standard input and output. Run it with
 
     polluxsim run --policy external --policy-opt command='python3 my_policy.py'
@@ -16,14 +16,16 @@ its log.
 """
 
 import json
+import math
 import numbers
 import sys
 import traceback
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional, Tuple
 
-PROTOCOL = 2
-"""The newest protocol version this module speaks."""
+PROTOCOL = 3
+"""The newest protocol version this module speaks (3: admission control,
+Policy.admit)."""
 
 MIN_PROTOCOL = 1
 """The oldest protocol version this module speaks: with an engine that
@@ -305,6 +307,60 @@ def place_job(cluster: Cluster, free: List[int], gpus: int, job: Job) -> Optiona
     return alloc
 
 
+def run_in_order(cluster: Cluster, jobs: List[Job], order: List[int]) -> List[Optional[List[int]]]:
+    """The decision of a policy that runs jobs at the GPUs their users asked
+    for, in order (a permutation of the jobs' indices): each job that still
+    fits in the cluster's GPUs runs, later smaller ones backfilling past one
+    that does not; a running job that runs on keeps its allocation, the
+    others start on the nodes with the most free GPUs (place_job), in order
+    (policies.RunInOrder)."""
+    run = [False] * len(jobs)
+    left = cluster.total_gpus()
+    for i in order:
+        if jobs[i].request.gpus <= left:
+            run[i] = True
+            left -= jobs[i].request.gpus
+    alloc = [list(j.alloc) if run[i] and j.gpus() == j.request.gpus else None for i, j in enumerate(jobs)]
+    free = free_gpus(cluster, alloc)
+    for i in order:
+        if run[i] and alloc[i] is None:
+            alloc[i] = place_job(cluster, free, jobs[i].request.gpus, jobs[i])
+    return alloc
+
+
+BATCH_TOLERANCE = 1e-8
+"""models.BatchTolerance."""
+
+
+def ceil_batch(x: float) -> float:
+    """models.CeilBatch: the ceiling with a relative tolerance."""
+    return float(math.ceil(x - BATCH_TOLERANCE))
+
+
+def packed_placement(k: int, per_node: int) -> List[int]:
+    """models.PackedPlacement: k GPUs packed onto nodes of per_node."""
+    p = []
+    while k > 0:
+        take = min(k, per_node)
+        p.append(take)
+        k -= take
+    return p
+
+
+def split_batch(lim: Limits, k: int, batch: float) -> Tuple[int, int]:
+    """models.Limits.Split: a total batch on k GPUs as (per-GPU batch m,
+    accumulation steps s), the smallest s with m = ceil(batch/(k(s+1))) at
+    most max_local (at least one step of accumulation on a single GPU
+    beyond init_batch), m then lowered so that k*m*(s+1) <= max_batch."""
+    local = batch / k
+    min_accum = 1 if k == 1 and local > lim.init_batch + BATCH_TOLERANCE else 0
+    s = max(int(ceil_batch(local / lim.max_local)) - 1, 0, min_accum)
+    m = int(ceil_batch(local / (s + 1)))
+    if lim.max_batch > 0:
+        m = min(m, lim.max_batch // (k * (s + 1)))
+    return m, s
+
+
 class Policy:
     """A scheduling policy. Set name and the traits; implement schedule,
     and optionally schedule_incremental.
@@ -342,6 +398,19 @@ class Policy:
     # It returns the jobs whose allocation changes: a list of (key, alloc),
     # alloc None for none. It must make exactly schedule's decisions.
     schedule_incremental = None
+
+    # admit(self, now, cluster, job, active) -> None or a reason
+    #
+    # Defined by a policy with admission control (policies.Admitter,
+    # protocol version 3): called once per job at its submission, before
+    # any round sees it, with the jobs active at that moment (in submission
+    # order, job not among them). It returns None (or "") to admit the job,
+    # or the reason it is declined, a short phrase (one line; the simulator
+    # keeps at most 200 bytes): a declined job never runs. A policy with
+    # needs_oracle may ask the oracle of job and of the active jobs. With a
+    # simulator of an older protocol version it is never called (every job
+    # is admitted) and a warning goes to standard error.
+    admit = None
 
 
 class _Conn:
@@ -458,6 +527,21 @@ def _changes(changes) -> list:
     return out
 
 
+_ADMISSION_VERSION = 3
+"""The protocol version that added admission control."""
+
+
+def _declined(reason, job: Job) -> str:
+    """admit's return value as an admission's reason ("" admits), or
+    PolicyError naming what it returned."""
+    if reason is None or reason == "":
+        return ""
+    if not isinstance(reason, str):
+        raise PolicyError("admit returned %s for job %s, expected None to admit it or a str, the reason it is declined"
+                          % (_describe(reason), job.name))
+    return " ".join(reason.split()) or "declined"
+
+
 _JOB_FIELDS = [f.name for f in fields(Job) if f.name != "_conn"]
 
 
@@ -503,6 +587,13 @@ def _serve(policy: Policy, conn: _Conn) -> int:
                         "user_gpus": bool(policy.user_gpus)}}
     if incremental:
         ready["incremental"] = True
+    admission = callable(getattr(policy, "admit", None))
+    if admission and conn.version < _ADMISSION_VERSION:
+        print("polluxsim_policy: the simulator speaks protocol version %d, which has no admission control: "
+              "%s.admit is not called and every job is admitted" % (conn.version, type(policy).__name__), file=sys.stderr)
+        admission = False
+    if admission:
+        ready["admission"] = True
     opts = policy.options()
     if opts:
         ready["options"] = opts
@@ -535,6 +626,16 @@ def _serve(policy: Policy, conn: _Conn) -> int:
                 _update(tracked[kj["key"]], Job.from_wire(kj["job"]))
             changes = _changes(policy.schedule_incremental(msg["now"], cluster, added, removed))
             conn.send({"type": "incremental_decision", "round": msg["round"], "changes": changes})
+        elif kind == "admit":
+            if not admission:
+                raise ProtocolError("an admit message for a policy without admission control")
+            job = Job.from_wire(msg["job"], oracle)
+            active = [Job.from_wire(j, oracle) for j in msg.get("active") or []]
+            reason = _declined(policy.admit(msg["now"], cluster_from_wire(msg["cluster"]), job, active), job)
+            answer = {"type": "admission", "job": job.name}
+            if reason:
+                answer["declined"] = reason
+            conn.send(answer)
         elif kind == "error":
             print("polluxsim: " + msg.get("message", ""), file=sys.stderr)
             return 1

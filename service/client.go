@@ -60,8 +60,13 @@ func RemoteRegistration() policies.Registration {
 		if err != nil {
 			return nil, err
 		}
-		if p.incremental {
+		switch {
+		case p.incremental && p.admission:
+			return &RemoteAdmittingIncremental{&RemoteIncremental{Remote: p, views: protocol.NewTracker(), names: map[string]*policies.Job{}}}, nil
+		case p.incremental:
 			return &RemoteIncremental{Remote: p, views: protocol.NewTracker(), names: map[string]*policies.Job{}}, nil
+		case p.admission:
+			return &RemoteAdmitting{p}, nil
 		}
 		return p, nil
 	})
@@ -121,7 +126,9 @@ type Remote struct {
 	err    error
 	// incremental says the session's policy decides incrementally.
 	incremental bool
-	stats       policies.Stats
+	// admission says the session's policy has admission control.
+	admission bool
+	stats     policies.Stats
 }
 
 // RemoteIncremental is a Remote whose service's policy decides
@@ -165,7 +172,7 @@ func NewRemote(o RemoteOptions, env policies.Env) (*Remote, error) {
 	}
 	p.session, p.policy = resp.Session, resp.Policy
 	p.traits = resp.Traits.Policies()
-	p.incremental = resp.Incremental
+	p.incremental, p.admission = resp.Incremental, resp.Admission
 	return p, nil
 }
 
@@ -214,9 +221,9 @@ func (p *Remote) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 	return dec
 }
 
-// post posts a round's body to the session's endpoint (rounds or
-// changes), answers the service's oracle queries from the jobs job
-// finds by name, and returns the decision; the policy's stats are kept.
+// post posts a round's body to the session's endpoint (rounds, changes
+// or admissions), answers the service's oracle queries from the jobs job
+// finds by name, and returns the decision.
 func (p *Remote) post(endpoint string, body any, job func(name string) *policies.Job) (RoundResponse, error) {
 	path := "/v1/sessions/" + p.session
 	var resp RoundResponse
@@ -239,7 +246,6 @@ func (p *Remote) post(endpoint string, body any, job func(name string) *policies
 			return resp, err
 		}
 	}
-	p.stats = resp.PolicyStats.Stats()
 	return resp, nil
 }
 
@@ -260,6 +266,7 @@ func (p *Remote) round(now float64, c policies.Cluster, jobs []policies.Job) (po
 	if err != nil {
 		return policies.Decision{}, err
 	}
+	p.stats = resp.PolicyStats.Stats()
 	if len(resp.Jobs) != len(jobs) {
 		return policies.Decision{}, fmt.Errorf("the service decided for %d jobs, %d were posted", len(resp.Jobs), len(jobs))
 	}
@@ -336,6 +343,7 @@ func (p *RemoteIncremental) changes(now float64, c policies.Cluster, r policies.
 	if err != nil {
 		return nil, err
 	}
+	p.stats = resp.PolicyStats.Stats()
 	index := nodeIndex(c)
 	cs := make([]policies.Change, len(resp.Changes))
 	for i, ch := range resp.Changes {

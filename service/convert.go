@@ -63,6 +63,12 @@ func count(field string, n int) error {
 // cluster is; otherwise consecutive nodes of one type and GPU count form a
 // pool.
 func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
+	return decodeRoundNamed(req, lim, func(i int) string { return "jobs[" + strconv.Itoa(i) + "]" })
+}
+
+// decodeRoundNamed is decodeRound naming the request's job i field(i) in
+// its errors.
+func decodeRoundNamed(req *RoundRequest, lim Limits, field func(i int) string) (*round, error) {
 	if err := finite("time", req.Time); err != nil {
 		return nil, err
 	}
@@ -114,7 +120,7 @@ func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
 	seen := make(map[string]bool, len(req.Jobs))
 	r.out = make([]outJob, len(req.Jobs))
 	for i := range req.Jobs {
-		f := "jobs[" + strconv.Itoa(i) + "]"
+		f := field(i)
 		if err := checkJobGPUs(f, &req.Jobs[i], lim); err != nil {
 			return nil, err
 		}

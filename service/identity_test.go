@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -97,5 +99,73 @@ func TestRemoteIdentity(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// admissionWorkload is a generated workload with ElasticFlow's deadlines
+// (0.5 to 1.5 times each job's run time alone, a fifth of the jobs
+// best-effort), on which EDF with admission declines some jobs.
+const admissionWorkload = "generate:jobs=40,seed=2,config=realistic,deadlines=elasticflow,best_effort=0.2"
+
+// TestRemoteAdmissionIdentity: admission control through the service is
+// the same code as in process. EDF with admission (its oracle asked over
+// HTTP within each admission) and without, decided in process and through
+// a service on a loopback port, give the same jobs.parquet (declined jobs
+// and their reasons included) and rounds.parquet in every column but
+// run_id, policy and policy_options; with admission some jobs are
+// declined, and the session said it has admission control.
+func TestRemoteAdmissionIdentity(t *testing.T) {
+	srv := New(Config{Registry: testExt.Policies, Autoscalers: testExt.Autoscalers})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	run := func(spec runspec.RunSpec, dir string) {
+		t.Helper()
+		if _, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: admissionWorkload},
+			runner.Options{Ext: testExt, Out: dir, NoTiming: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, admission := range []string{"false", "true"} {
+		t.Run("admission="+admission, func(t *testing.T) {
+			dir := t.TempDir()
+			local, err := runspec.DefaultSpec("edf").WithOptions(testExt, []string{"admission=" + admission})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(local, filepath.Join(dir, "local"))
+			remote, err := runspec.DefaultSpec("remote").WithOptions(testExt,
+				[]string{"url=" + ts.URL, "policy=edf", `options={"admission": ` + admission + `}`})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(remote, filepath.Join(dir, "remote"))
+			if n := srv.Sessions(); n != 0 {
+				t.Errorf("%d sessions open after the run", n)
+			}
+			for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
+				a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
+				b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))
+				if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
+					t.Errorf("%s: %s", table, d)
+				}
+				a.Release()
+				b.Release()
+			}
+			var sum struct {
+				Declined float64 `json:"jobs_declined"`
+			}
+			data, err := os.ReadFile(filepath.Join(dir, "remote", "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(data, &sum); err != nil {
+				t.Fatal(err)
+			}
+			declined := sum.Declined
+			if admission == "true" && declined == 0 || admission == "false" && declined != 0 {
+				t.Errorf("%v jobs declined through the service", declined)
+			}
+			t.Logf("%v jobs declined", declined)
+		})
 	}
 }

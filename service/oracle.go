@@ -22,22 +22,27 @@ type event struct {
 	stats    *PolicyStats      // the policy's, when it reports them
 	desired  int               // the autoscaler's node count
 	err      error             // the policy panicked or asked too much
+	// admitted and declined are an admission's outcome: the job's name
+	// and the reason it is declined ("": admitted).
+	admitted, declined string
 }
 
 // roundRun is one round in progress on its goroutine.
 type roundRun struct {
-	r       *round
-	inc     *policies.IncrementalRound // a changes-only round's input
-	events  chan event
-	answers chan protocol.Answer
-	abandon chan struct{}
-	cache   *oracleCache
-	mu      sync.Mutex // serialises the policy's oracle calls
-	asked   int        // queries sent to the client
-	limit   int
-	stopped bool            // abandoned or over the limit: no more queries
-	err     error           // over the limit
-	pending *protocol.Query // the query awaiting its answer (handler's side)
+	r   *round
+	inc *policies.IncrementalRound // a changes-only round's input
+	// admission says the run decides whether to admit r's last job.
+	admission bool
+	events    chan event
+	answers   chan protocol.Answer
+	abandon   chan struct{}
+	cache     *oracleCache
+	mu        sync.Mutex // serialises the policy's oracle calls
+	asked     int        // queries sent to the client
+	limit     int
+	stopped   bool            // abandoned or over the limit: no more queries
+	err       error           // over the limit
+	pending   *protocol.Query // the query awaiting its answer (handler's side)
 	// pendingID is the pending query's id (handler's side)
 	pendingID int64
 }

@@ -31,6 +31,7 @@ var goDefs = map[string]reflect.Type{
 	"service_keyed_job":          reflect.TypeFor[KeyedJob](),
 	"service_job_change":         reflect.TypeFor[JobChange](),
 	"service_policy_stats":       reflect.TypeFor[PolicyStats](),
+	"service_admission_request":  reflect.TypeFor[AdmissionRequest](),
 }
 
 func isService(def string) bool { return strings.HasPrefix(def, "service_") }

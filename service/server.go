@@ -153,6 +153,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/sessions", s.createSession)
 	mux.HandleFunc("POST /v1/sessions/{id}/rounds", s.postRound)
 	mux.HandleFunc("POST /v1/sessions/{id}/changes", s.postChanges)
+	mux.HandleFunc("POST /v1/sessions/{id}/admissions", s.postAdmission)
 	mux.HandleFunc("POST /v1/sessions/{id}/oracle", s.postOracle)
 	mux.HandleFunc("DELETE /v1/sessions/{id}", s.deleteSession)
 	mux.HandleFunc("GET /v1/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -203,7 +204,7 @@ func (s *Server) createSession(w http.ResponseWriter, r *http.Request) {
 	opts, _ := json.Marshal(sess.opts)
 	writeJSON(w, 201, SessionResponse{Session: sess.s.id, Policy: req.Policy, Options: opts,
 		Traits:      protocol.FromTraits(sess.s.traits),
-		IdleTimeout: s.lim.IdleTimeout.Seconds(), Incremental: incremental(sess.s.policy)})
+		IdleTimeout: s.lim.IdleTimeout.Seconds(), Incremental: incremental(sess.s.policy), Admission: admits(sess.s.policy)})
 }
 
 type created struct {

@@ -44,10 +44,21 @@ type session struct {
 // start begins deciding round r on a goroutine of its own; inc, for a
 // changes-only round, is the policy's input (its views in s.views).
 func (s *session) start(r *round, inc *policies.IncrementalRound, limit int) *roundRun {
-	rr := &roundRun{r: r, inc: inc, events: make(chan event), answers: make(chan protocol.Answer), abandon: make(chan struct{}),
-		cache: &s.cache, limit: limit}
+	return s.run0(&roundRun{r: r, inc: inc, limit: limit})
+}
+
+// startAdmission begins the admission of r's last job (admission.go) on a
+// goroutine of its own.
+func (s *session) startAdmission(r *round, limit int) *roundRun {
+	return s.run0(&roundRun{r: r, admission: true, limit: limit})
+}
+
+// run0 starts rr on a goroutine of its own.
+func (s *session) run0(rr *roundRun) *roundRun {
+	rr.events, rr.answers, rr.abandon, rr.cache = make(chan event), make(chan protocol.Answer), make(chan struct{}), &s.cache
+	r, inc := rr.r, rr.inc
 	r.prepare(s.traits)
-	if inc == nil {
+	if inc == nil && !rr.admission { // an admission's jobs are the active ones, but it drops nothing
 		s.cache.keep(r.jobs)
 	}
 	if s.traits.NeedsOracle {
@@ -77,6 +88,19 @@ func (s *session) decide(rr *roundRun) {
 		}
 	}()
 	r := rr.r
+	if rr.admission {
+		ev.admitted, ev.declined = s.admit(r)
+		rr.mu.Lock()
+		err := rr.err
+		rr.mu.Unlock()
+		if err != nil {
+			ev = event{err: fmt.Errorf("policy %s: %w", s.policy.Name(), err)}
+		}
+		for i := range r.jobs {
+			r.jobs[i].Oracle = nil
+		}
+		return
+	}
 	if r.cluster.Nodes == 0 { // every GPU held by pinned jobs
 		ev.decision = policies.Decision{Alloc: make([][]int, len(r.jobs))}
 		return
@@ -127,6 +151,9 @@ func (s *session) next(rr *roundRun) (RoundResponse, int, error) {
 		return RoundResponse{OracleQueries: []protocol.Query{*ev.query}, QueryID: s.queries}, 200, nil
 	}
 	s.run = nil
+	if ev.err == nil && rr.admission {
+		return RoundResponse{Job: ev.admitted, Declined: ev.declined}, 200, nil
+	}
 	if ev.err == nil {
 		if rr.inc != nil {
 			ev.err = checkChanges(rr.r, s.views, ev.changes, s.traits)

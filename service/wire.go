@@ -50,6 +50,9 @@ type SessionResponse struct {
 	// Incremental says that the policy decides incrementally: the session
 	// also takes changes-only rounds (POST /v1/sessions/{id}/changes).
 	Incremental bool `json:"incremental,omitempty"`
+	// Admission says that the policy has admission control: the session
+	// takes admission requests (POST /v1/sessions/{id}/admissions).
+	Admission bool `json:"admission,omitempty"`
 }
 
 // RoundRequest is one scheduling round (POST /v1/sessions/{id}/rounds).
@@ -173,6 +176,11 @@ type RoundResponse struct {
 	// (SessionRequest.PolicyStats), are what the policy reports about its
 	// rounds (absent: it reports nothing).
 	PolicyStats *PolicyStats `json:"policy_stats,omitempty"`
+	// Job, the answer to an admission request instead of Jobs, names the
+	// job asked about; Declined is the reason it is declined (absent:
+	// admitted).
+	Job      string `json:"job,omitempty"`
+	Declined string `json:"declined,omitempty"`
 }
 
 // MarshalJSON writes a decision with its jobs always present (an empty
@@ -181,6 +189,12 @@ func (r RoundResponse) MarshalJSON() ([]byte, error) {
 	type plain RoundResponse // without this method
 	if len(r.OracleQueries) > 0 {
 		return json.Marshal(plain(r))
+	}
+	if r.Job != "" {
+		return json.Marshal(struct {
+			Job      string `json:"job"`
+			Declined string `json:"declined,omitempty"`
+		}{r.Job, r.Declined})
 	}
 	if r.Changes != nil {
 		return json.Marshal(struct {

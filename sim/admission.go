@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/polluxsim/polluxsim/policies"
 )
@@ -11,9 +10,6 @@ import (
 // submission. A declined job never becomes active: it is not shown to the
 // policy's rounds, holds no GPU, and ends in phase declined with its
 // reason and its submission time as its finish (JobResult.Declined).
-
-// maxReasonLen bounds a decline reason kept with a job.
-const maxReasonLen = 200
 
 // admit asks an Admitter policy about job j, arriving now; "" admits it
 // (as every other policy does).
@@ -28,18 +24,7 @@ func (e *engine) admit(j *job) string {
 	for i, aj := range e.active {
 		aj.view(&active[i], e.now, e.traits.NeedsOracle)
 	}
-	reason := a.Admit(e.now, e.cfg.Cluster, &v, active)
-	if reason == "" {
-		return ""
-	}
-	reason = strings.Join(strings.Fields(reason), " ") // one line
-	if reason == "" {
-		reason = "declined"
-	}
-	if len(reason) > maxReasonLen {
-		reason = strings.ToValidUTF8(reason[:maxReasonLen], "")
-	}
-	return reason
+	return policies.DeclineReason(a.Admit(e.now, e.cfg.Cluster, &v, active))
 }
 
 // decline ends job j at its submission: declined for reason, it never

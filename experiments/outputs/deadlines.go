@@ -4,9 +4,10 @@ import (
 	"github.com/polluxsim/polluxsim/sim"
 )
 
-// The deadline metrics (docs/deadlines.md) are Optional and Present: a run
-// without deadlines and without declined jobs has none of them (no key
-// in summary.json, no column in results.parquet), so its outputs are
+// The deadline metrics (docs/deadlines.md) are Optional, Present and
+// Conditional: a run without deadlines and without declined jobs has none
+// of them (no key in summary.json, no column in a results.parquet of
+// such runs, no aggregate in a sweep's summary.json), so its outputs are
 // what they were before deadlines existed; a run with them has each one
 // that has a value, zero included. The lateness percentiles need a late
 // job: without one they are absent rather than a made-up 0 (late_jobs
@@ -63,7 +64,7 @@ func latenessPercentile(q float64) func(d *RunData) (float64, bool) {
 
 // deadlineMetrics are the built-in deadline metrics, in table order.
 var deadlineMetrics = []Metric{
-	{Name: "deadline_satisfactory_ratio", Unit: UnitFraction, Doc: "jobs done by their deadline over jobs submitted with one (declined jobs count as missed; ElasticFlow's metric); only in runs with deadlines", Optional: true, Present: true, MayBeNull: true, HigherIsBetter: true, Label: "deadline satisfactory ratio",
+	{Name: "deadline_satisfactory_ratio", Unit: UnitFraction, Doc: "jobs done by their deadline over jobs submitted with one (declined jobs count as missed; ElasticFlow's metric); only in runs with deadlines", Optional: true, Present: true, Conditional: true, MayBeNull: true, HigherIsBetter: true, Label: "deadline satisfactory ratio",
 		Value: func(d *RunData) (float64, bool) {
 			n, met, _ := deadlineCounts(d)
 			if n == 0 {
@@ -71,9 +72,9 @@ var deadlineMetrics = []Metric{
 			}
 			return float64(met) / float64(n), true
 		}},
-	{Name: "jobs_with_deadline", Doc: "jobs submitted with a deadline; only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Label: "jobs with a deadline",
+	{Name: "jobs_with_deadline", Doc: "jobs submitted with a deadline; only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Conditional: true, Label: "jobs with a deadline",
 		Value: func(d *RunData) (float64, bool) { n, _, _ := deadlineCounts(d); return float64(n), deadlineRun(d) }},
-	{Name: "jobs_declined", Doc: "jobs the policy declined at submission (admission control); only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Label: "jobs declined",
+	{Name: "jobs_declined", Doc: "jobs the policy declined at submission (admission control); only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Conditional: true, Label: "jobs declined",
 		Value: func(d *RunData) (float64, bool) {
 			n := 0
 			for i := range d.Jobs {
@@ -83,14 +84,14 @@ var deadlineMetrics = []Metric{
 			}
 			return float64(n), deadlineRun(d)
 		}},
-	{Name: "late_jobs", Doc: "jobs that ran and finished after their deadline; only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Label: "late jobs",
+	{Name: "late_jobs", Doc: "jobs that ran and finished after their deadline; only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Conditional: true, Label: "late jobs",
 		Value: func(d *RunData) (float64, bool) {
 			_, _, late := deadlineCounts(d)
 			return float64(late), deadlineRun(d)
 		}},
-	{Name: "p50_lateness_s", Unit: UnitSeconds, Doc: "median lateness (finish − deadline) of the late jobs; only in runs with a late job", Optional: true, Present: true, Label: "median lateness of late jobs", Value: latenessPercentile(50)},
-	{Name: "p95_lateness_s", Unit: UnitSeconds, Doc: "95th percentile lateness of the late jobs; only in runs with a late job", Optional: true, Present: true, Label: "95th percentile lateness of late jobs", Value: latenessPercentile(95)},
-	{Name: "avg_jct_best_effort_s", Unit: UnitSeconds, Doc: "mean JCT of the best-effort jobs (no deadline) that ran; only in runs with deadlines and such a job", Optional: true, Present: true, Label: "average JCT of best-effort jobs",
+	{Name: "p50_lateness_s", Unit: UnitSeconds, Doc: "median lateness (finish − deadline) of the late jobs; only in runs with a late job", Optional: true, Present: true, Conditional: true, Label: "median lateness of late jobs", Value: latenessPercentile(50)},
+	{Name: "p95_lateness_s", Unit: UnitSeconds, Doc: "95th percentile lateness of the late jobs; only in runs with a late job", Optional: true, Present: true, Conditional: true, Label: "95th percentile lateness of late jobs", Value: latenessPercentile(95)},
+	{Name: "avg_jct_best_effort_s", Unit: UnitSeconds, Doc: "mean JCT of the best-effort jobs (no deadline) that ran; only in runs with deadlines and such a job", Optional: true, Present: true, Conditional: true, Label: "average JCT of best-effort jobs",
 		Value: func(d *RunData) (float64, bool) {
 			if n, _, _ := deadlineCounts(d); n == 0 {
 				return 0, false

@@ -3,6 +3,7 @@ package outputs
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -113,6 +114,13 @@ type Metric struct {
 	// run has a value (Value's ok), zero included; without it, only when
 	// the value is not zero. A run without a value never has the key.
 	Present bool
+	// Conditional makes an Optional metric a conditional column of
+	// results.parquet (Field.When): in a file where a run has a value, null
+	// for the runs without, and absent from the files of sweeps where no
+	// run has one, which stay what they were before the metric existed. A
+	// sweep's summary.json aggregates it over the runs that have it
+	// (NamesIn). The deadline metrics are (docs/deadlines.md).
+	Conditional bool
 	// MayBeNull says that a run may have no value (Value's ok false): its
 	// column is nullable. A column that is not takes Value's v whatever
 	// ok says.
@@ -139,8 +147,9 @@ func (m Metric) Type() string {
 	return TypeFloat
 }
 
-// Nullable says whether the metric's column may hold nulls.
-func (m Metric) Nullable() bool { return m.Timing || m.MayBeNull }
+// Nullable says whether the metric's column may hold nulls (a
+// Conditional one's is null for the runs without it).
+func (m Metric) Nullable() bool { return m.Timing || m.MayBeNull || m.Conditional }
 
 // Of is the metric's value for a run: ok is false where it has none
 // (Value says so, or a wall-clock time was not measured).
@@ -352,12 +361,17 @@ func (s Metrics) Names() []string {
 }
 
 // NamesIn lists the metrics runs have: the set's columns
-// (results.parquet's), then the members of each family that any run has,
+// (results.parquet's), the Conditional metrics any run has, then the members of each family that any run has,
 // family by family, sorted.
 func (s Metrics) NamesIn(runs []*RunData) []string {
 	var names []string
 	for _, m := range s.Columns() {
 		names = append(names, m.Name)
+	}
+	for _, m := range s.All() {
+		if m.Optional && m.Conditional && slices.ContainsFunc(runs, func(d *RunData) bool { _, ok := m.Of(d); return ok }) {
+			names = append(names, m.Name)
+		}
 	}
 	for _, f := range s.Families() {
 		seen := map[string]bool{}
@@ -476,11 +490,24 @@ var coreMetrics = []Metric{
 }
 
 // metricFields are results.parquet's metric columns: one per column
-// metric of ms, in order; counts are integers, timing metrics null when
-// not measured, the others null where their Value has none.
+// metric of ms and one per Conditional metric (nullable, written only
+// where a run has it), in order; counts are integers, timing metrics null
+// when not measured, the others null where their Value has none.
 func metricFields(ms Metrics) []Field[ResultRow] {
 	var fs []Field[ResultRow]
-	for _, m := range ms.Columns() {
+	for _, m := range ms.All() {
+		if m.Optional && m.Conditional {
+			has := func(r ResultRow) bool { _, ok := m.Of(r.Data); return ok }
+			if m.Count {
+				fs = append(fs, I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok }).When(has))
+			} else {
+				fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) }).When(has))
+			}
+			continue
+		}
+		if m.Optional {
+			continue
+		}
 		switch {
 		case m.Count && m.Nullable():
 			fs = append(fs, I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok }))

@@ -29,8 +29,8 @@ func TestMetricsDeclaredOnce(t *testing.T) {
 			continue
 		}
 		col, ok := doc.Column(m.Name)
-		if ok != !m.Optional {
-			t.Errorf("metric %s: a results.parquet column %v, optional %v", m.Name, ok, m.Optional)
+		if ok != (!m.Optional || m.Conditional) {
+			t.Errorf("metric %s: a results.parquet column %v, optional %v, conditional %v", m.Name, ok, m.Optional, m.Conditional)
 		}
 		if ok && (col.Type != m.Type() || col.Nullable != m.Nullable() || col.Unit != m.Unit || col.Doc != m.Doc) {
 			t.Errorf("metric %s: documented %+v", m.Name, col)
@@ -78,7 +78,9 @@ func summaryKeys(t *testing.T, res *sim.Result, ms Metrics) map[string]any {
 // column metric of results.parquet is a key of summary.json, with the
 // value the column has (null where it is null, 0 for a wall time not
 // measured), and an Optional metric is in summary.json only when the run
-// has it, never a column. A metric added to the set is in both.
+// has it, never a column unless Conditional (a column written only where
+// a run has it: TestConditionalMetricColumns). A metric added to the set
+// is in both.
 func TestSummaryCarriesResultsMetrics(t *testing.T) {
 	res := &sim.Result{Summary: sim.Summary{Policy: "tiresias", Jobs: 2, AvgJCT: 10, NoFairnessEqualShare: true, Wall: 3},
 		Jobs: []sim.JobResult{{JCT: 8, ExclusiveJCT: 4, Fairness: 2}, {JCT: 12, ExclusiveJCT: 4, Fairness: 3}}}
@@ -90,8 +92,8 @@ func TestSummaryCarriesResultsMetrics(t *testing.T) {
 		for _, m := range ms.All() {
 			got, inSummary := keys[m.Name]
 			_, isColumn := table.Column(m.Name)
-			if isColumn != !m.Optional {
-				t.Errorf("%s: column %v, optional %v", m.Name, isColumn, m.Optional)
+			if isColumn != (!m.Optional || m.Conditional) {
+				t.Errorf("%s: column %v, optional %v, conditional %v", m.Name, isColumn, m.Optional, m.Conditional)
 			}
 			if m.Optional {
 				if v, ok := m.Of(data); inSummary != (ok && v != 0) {

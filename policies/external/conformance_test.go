@@ -12,8 +12,9 @@ import (
 // TestConformanceOverTheWire runs the conformance suite on the Python
 // policies through the protocol: FIFO and Tiresias (each in full rounds
 // only and with changes-only rounds, which the suite checks against full
-// ones), the starting example and SRTF (oracle queries over the wire,
-// answered from the suite's oracle). With -short, Tiresias only.
+// ones), the starting example, SRTF (oracle queries over the wire,
+// answered from the suite's oracle) and EDF with admission control (every
+// job's admission asked over the wire). With -short, Tiresias only.
 func TestConformanceOverTheWire(t *testing.T) {
 	for _, tc := range []struct{ name, example, args string }{
 		{"fifo", "fifo", ""},
@@ -22,6 +23,7 @@ func TestConformanceOverTheWire(t *testing.T) {
 		{"tiresias-full", "tiresias", "--full"},
 		{"smallest-first", "smallest_first", ""},
 		{"srtf", "srtf", ""},
+		{"edf-admission", "edf", "--admission"},
 	} {
 		if testing.Short() && tc.name != "tiresias" {
 			continue

@@ -77,6 +77,9 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 //	error       answers round 2 with an error message
 //	oracle      needs_oracle; asks every fact of every job each round and
 //	            prints the answers to stderr as "oracle JOB FACT VALUE OK"
+//	v1-admission  declares admission control in a version 1 conversation
+//	admit-other   a version 3 peer with admission control that answers
+//	            the first admit message about another job
 //
 // A mode after "escape-" (escape-good, ...) also starts, after its
 // handshake, two processes that leave its process group and session: a
@@ -114,8 +117,13 @@ func fakePolicy(mode string) int {
 	hello := recv().(*protocol.Hello)
 	ready := protocol.Ready{Type: protocol.TypeReady, Protocol: hello.Protocol, Name: "fake-" + mode,
 		Traits: protocol.Traits{UserGPUs: mode != "greedy", NeedsOracle: mode == "oracle" || mode == "v1-fact"}, Incremental: mode == "unknown"}
-	if mode == "version" {
+	switch mode {
+	case "version":
 		ready.Protocol = 99
+	case "v1-admission":
+		ready.Admission = true
+	case "admit-other":
+		ready.Protocol, ready.Admission = protocol.AdmissionVersion, true
 	}
 	send(ready)
 	if mode == "hang-child" {
@@ -144,6 +152,10 @@ func fakePolicy(mode string) int {
 	}
 	for round := 1; ; round++ {
 		msg := recv()
+		if a, ok := msg.(*protocol.Admit); ok {
+			send(protocol.Admission{Type: protocol.TypeAdmission, Job: a.Job.Name + "-other"})
+			continue
+		}
 		switch {
 		case mode == "exit" && round == 3:
 			fmt.Fprintln(os.Stderr, "loading the model")

@@ -173,3 +173,57 @@ func TestPythonPortsMatchGo(t *testing.T) {
 		}
 	}
 }
+
+// admissionWorkload is a generated workload whose deadlines some jobs
+// cannot meet (ElasticFlow's rule: 0.5 to 1.5 times each job's run time
+// alone; a fifth of the jobs best-effort), on which EDF with admission
+// declines jobs and admits others.
+const admissionWorkload = "generate:jobs=40,seed=2,config=realistic,deadlines=elasticflow,best_effort=0.2"
+
+// TestPythonEDFMatchesGo: the Python EDF (python/examples/edf.py) gives
+// the Go policy's jobs.parquet and rounds.parquet, column for column but
+// the run's identity, with admission control (protocol version 3: every
+// job's admission asked of the child, which asks the oracle) and without,
+// on a workload with deadlines; with admission it declines jobs, so the
+// tables hold declined jobs and their reasons, which must agree too.
+func TestPythonEDFMatchesGo(t *testing.T) {
+	needPython(t)
+	for _, admission := range []bool{false, true} {
+		t.Run(fmt.Sprintf("admission=%v", admission), func(t *testing.T) {
+			var args []string
+			if admission {
+				args = append(args, "--admission")
+			}
+			goDir := run(t, "edf", admissionWorkload, "all", fmt.Sprintf("admission=%v", admission))
+			pyDir := run(t, "external", admissionWorkload, "all", "command="+example(t, "edf", args...))
+			for _, f := range []string{"jobs.parquet", "rounds.parquet"} {
+				sameTables(t, f, filepath.Join(goDir, f), filepath.Join(pyDir, f))
+			}
+			declined := declinedJobs(t, filepath.Join(pyDir, "jobs.parquet"))
+			if admission && declined == 0 || !admission && declined != 0 {
+				t.Errorf("%d jobs declined", declined)
+			}
+		})
+	}
+}
+
+// declinedJobs counts the rows of a jobs table whose state is declined (0
+// for a table without the column).
+func declinedJobs(t *testing.T, path string) int {
+	t.Helper()
+	tb := parquettest.ReadTable(t, path)
+	defer tb.Release()
+	idx := tb.Schema().FieldIndices("state")
+	if len(idx) == 0 {
+		return 0
+	}
+	c := concat(t, tb.Column(idx[0]))
+	defer c.Release()
+	n := 0
+	for i := 0; i < c.Len(); i++ {
+		if c.IsValid(i) && c.ValueStr(i) == "declined" {
+			n++
+		}
+	}
+	return n
+}

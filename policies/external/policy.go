@@ -71,8 +71,10 @@ type Config struct {
 
 // Start starts the child and holds the handshake: hello, then ready. The
 // result is an *Incremental when the child says it answers incremental
-// rounds. The error, like every fault's, is one line naming the command
-// (the registry's Build puts the policy's name before it).
+// rounds, and an Admitting or AdmittingIncremental when it declares
+// admission control (admit.go). The error, like every fault's, is one
+// line naming the command (the registry's Build puts the policy's name
+// before it).
 func Start(cfg Config) (policies.Policy, error) {
 	if len(cfg.Argv) == 0 {
 		return nil, errors.New("the command is empty (set it: --policy-opt command='python3 my_policy.py')")
@@ -98,9 +100,9 @@ func Start(cfg Config) (policies.Policy, error) {
 		return nil, p.fault
 	}
 	if p.ready.Incremental {
-		return &Incremental{Policy: p, views: protocol.NewTracker()}, nil
+		return withAdmission(p, &Incremental{Policy: p, views: protocol.NewTracker()}), nil
 	}
-	return p, nil
+	return withAdmission(p, p), nil
 }
 
 // shortName is the first two words of argv without their folders.
@@ -134,6 +136,10 @@ func (p *Policy) handshake(env policies.Env) error {
 	}
 	if r.Name == "" {
 		return p.fail("the handshake", errors.New("its ready message names no policy"))
+	}
+	if r.Admission && v < protocol.AdmissionVersion {
+		return p.fail("the handshake", fmt.Errorf("declared admission, which protocol version %d added, in a conversation of version %d",
+			protocol.AdmissionVersion, v))
 	}
 	p.ready, p.traits, p.version = *r, r.Traits.Policies(), v
 	return nil
@@ -263,7 +269,12 @@ func roundTrip[D any](p *Policy, msg any, now float64, want string, round func(*
 // exchange sends a round's message and reads messages, answering the
 // child's queries, until its decision (returned) within the round's time.
 func (p *Policy) exchange(msg any, now float64) (any, error) {
-	where := p.where(now)
+	return p.exchangeAt(msg, p.where(now))
+}
+
+// exchangeAt is exchange for the exchange named where (a round, an
+// admission).
+func (p *Policy) exchangeAt(msg any, where string) (any, error) {
 	deadline := time.Now().Add(p.timeout)
 	if err := p.write(msg, deadline, where); err != nil {
 		return nil, err

@@ -21,7 +21,8 @@ func Encode(msg any) ([]byte, error) {
 
 // Decode reads one message: its envelope, then the message of that type,
 // returned as a pointer (*Hello, *Ready, *Round, *Decision,
-// *IncrementalRound, *IncrementalDecision, *Query, *Answer or *Error).
+// *IncrementalRound, *IncrementalDecision, *Query, *Answer, *Error,
+// *Admit or *Admission).
 // The message is read by internal/strictjson: unknown types, unknown
 // fields, keys in another case or given twice, nesting deeper than
 // strictjson.MaxDepth and trailing data are errors.
@@ -50,6 +51,10 @@ func Decode(data []byte) (any, error) {
 		msg = new(Answer)
 	case TypeError:
 		msg = new(Error)
+	case TypeAdmit:
+		msg = new(Admit)
+	case TypeAdmission:
+		msg = new(Admission)
 	case "":
 		return nil, fmt.Errorf("message without a \"type\"")
 	default:

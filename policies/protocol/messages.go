@@ -11,7 +11,7 @@ import (
 // protocol, Version as max_protocol) and the policy's ready picks one
 // (Negotiate). docs/protocol.md#versioning holds the changelog.
 const (
-	Version    = 2
+	Version    = 3
 	MinVersion = 1
 )
 
@@ -26,7 +26,15 @@ const (
 	TypeQuery               = "query"
 	TypeAnswer              = "answer"
 	TypeError               = "error"
+	// Since version 3: admission control, for a policy whose ready says
+	// "admission": true.
+	TypeAdmit     = "admit"
+	TypeAdmission = "admission"
 )
+
+// AdmissionVersion is the protocol version that added admission control
+// (ready.admission, admit, admission).
+const AdmissionVersion = 3
 
 // Schema is the JSON Schema of every message (schema.json).
 //
@@ -68,8 +76,12 @@ type Ready struct {
 	// Incremental says that the policy answers incremental_round
 	// messages (policies.Incremental); the engine then sends them
 	// whenever the simulator decides a run incrementally.
-	Incremental bool           `json:"incremental,omitempty"`
-	Options     map[string]any `json:"options,omitempty"`
+	Incremental bool `json:"incremental,omitempty"`
+	// Admission says that the policy answers admit messages
+	// (policies.Admitter): it may decline a job at its submission. Since
+	// version 3; a conversation of an older version may not set it.
+	Admission bool           `json:"admission,omitempty"`
+	Options   map[string]any `json:"options,omitempty"`
 }
 
 // Traits is policies.Traits.
@@ -133,6 +145,28 @@ type IncrementalDecision struct {
 type Change struct {
 	Key   int64 `json:"key"`
 	Alloc []int `json:"alloc"`
+}
+
+// Admit asks a policy with admission control whether to admit Job,
+// submitted at Now, given the jobs active at that moment (Active, in
+// submission order, the job itself not among them): policies.Admitter's
+// Admit on the wire. Within it the policy may send queries about Job and
+// the active jobs, as within a round. Since version 3.
+type Admit struct {
+	Type    string  `json:"type"`
+	Now     float64 `json:"now"`
+	Cluster Cluster `json:"cluster"`
+	Job     Job     `json:"job"`
+	Active  []Job   `json:"active"`
+}
+
+// Admission answers Admit: Job is the name of the job asked about;
+// Declined is empty (absent) to admit it, else the reason it is declined
+// (one line; the engine keeps at most 200 bytes). Since version 3.
+type Admission struct {
+	Type     string `json:"type"`
+	Job      string `json:"job"`
+	Declined string `json:"declined,omitempty"`
 }
 
 // Oracle facts a Query may ask for (the methods of policies.Oracle).

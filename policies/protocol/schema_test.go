@@ -41,6 +41,8 @@ var goDefs = map[string]reflect.Type{
 	"query":                reflect.TypeFor[Query](),
 	"answer":               reflect.TypeFor[Answer](),
 	"error":                reflect.TypeFor[Error](),
+	"admit":                reflect.TypeFor[Admit](),
+	"admission":            reflect.TypeFor[Admission](),
 	"cluster":              reflect.TypeFor[Cluster](),
 	"pool":                 reflect.TypeFor[Pool](),
 	"job":                  reflect.TypeFor[Job](),
@@ -66,7 +68,7 @@ func TestGoTypesMatchSchema(t *testing.T) {
 			t.Errorf("message %s: type const %v", name, c)
 		}
 	}
-	types := []string{TypeHello, TypeReady, TypeRound, TypeDecision, TypeIncrementalRound, TypeIncrementalDecision, TypeQuery, TypeAnswer, TypeError}
+	types := []string{TypeHello, TypeReady, TypeRound, TypeDecision, TypeIncrementalRound, TypeIncrementalDecision, TypeQuery, TypeAnswer, TypeError, TypeAdmit, TypeAdmission}
 	sort.Strings(alts)
 	sort.Strings(types)
 	if !slices.Equal(alts, types) {

@@ -20,8 +20,9 @@ func TestNegotiate(t *testing.T) {
 	}{
 		{now, 1, ""},
 		{now, 2, ""},
-		{now, 0, "speaks protocol version 0, this simulator speaks 1 to 2"},
-		{now, 3, "speaks protocol version 3, this simulator speaks 1 to 2"},
+		{now, 3, ""},
+		{now, 0, "speaks protocol version 0, this simulator speaks 1 to 3"},
+		{now, 4, "speaks protocol version 4, this simulator speaks 1 to 3"},
 		{old, 1, ""},
 		{old, 2, "speaks protocol version 2, this simulator speaks 1"},
 	} {
@@ -122,6 +123,48 @@ func TestVersion2Messages(t *testing.T) {
 		`{"type":"answer","value":1,"sync":-1,"ok":true}`,
 		`{"type":"hello","protocol":1,"max_protocol":0,"seed":1,"restart_delay":0}`,
 		`{"type":"query","job":"j","fact":"step_times"}`,
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(bad), &v); err != nil {
+			t.Fatal(err)
+		}
+		if root.Validate(v) == nil {
+			t.Errorf("%s: valid", bad)
+		}
+	}
+}
+
+// TestVersion3Messages: the messages version 3 adds (admission control)
+// validate against the schema and read back as they were sent; what the
+// schema refuses of them is refused.
+func TestVersion3Messages(t *testing.T) {
+	root := loadSchema(t)
+	job := Job{Name: "j", App: "cifar10", Submit: 5, Deadline: 905, Request: Request{GPUs: 1, Batch: 128}}
+	for _, msg := range []any{
+		&Ready{Type: TypeReady, Protocol: AdmissionVersion, Name: "edf", Admission: true},
+		&Admit{Type: TypeAdmit, Now: 5, Cluster: Cluster{Nodes: 2, GPUsPerNode: 4}, Job: job, Active: []Job{}},
+		&Admission{Type: TypeAdmission, Job: "j", Declined: "deadline cannot be met"},
+		&Admission{Type: TypeAdmission, Job: "j"},
+	} {
+		data, err := Encode(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		validateMessage(t, root, data)
+		back, err := Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, _ := Encode(back); string(again) != string(data) {
+			t.Errorf("%s read back as %s", data, again)
+		}
+	}
+	for _, bad := range []string{
+		`{"type":"admission","declined":"x"}`,
+		`{"type":"admission","job":""}`,
+		`{"type":"admission","job":"j","declined":3}`,
+		`{"type":"admit","now":0,"cluster":{"nodes":1,"gpus_per_node":4},"active":[]}`,
+		`{"type":"ready","protocol":3,"name":"p","traits":{"adaptive_batch":false,"needs_oracle":false,"user_gpus":true},"admission":1}`,
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(bad), &v); err != nil {

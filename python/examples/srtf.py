@@ -10,29 +10,11 @@ newly started ones go to the nodes with the most free GPUs.
     polluxsim run --policy external --policy-opt command='python3 python/examples/srtf.py'
 """
 
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import polluxsim_policy as pp  # noqa: E402
-
-BATCH_TOLERANCE = 1e-8  # models.BatchTolerance
-
-
-def ceil_batch(x):
-    """models.CeilBatch: the ceiling with a relative tolerance."""
-    return float(math.ceil(x - BATCH_TOLERANCE))
-
-
-def packed_placement(k, per_node):
-    """models.PackedPlacement: k GPUs packed onto nodes of per_node."""
-    p = []
-    while k > 0:
-        take = min(k, per_node)
-        p.append(take)
-        k -= take
-    return p
 
 
 def step_time(job, n, per_node):
@@ -40,14 +22,14 @@ def step_time(job, n, per_node):
     batch on n GPUs packed onto nodes, with accumulation when the per-GPU
     batch exceeds the memory limit (at least one on a single GPU)."""
     lim = job.limits
-    local = ceil_batch(job.request.batch / n)
+    local = pp.ceil_batch(job.request.batch / n)
     min_accum = 1 if n == 1 else 0
-    s = max(int(ceil_batch(local / lim.max_local)) - 1, 0, min_accum)  # models.SplitLocal
-    atomic = ceil_batch(local / (s + 1))
+    s = max(int(pp.ceil_batch(local / lim.max_local)) - 1, 0, min_accum)  # models.SplitLocal
+    atomic = pp.ceil_batch(local / (s + 1))
     m = int(atomic)
     if lim.max_batch > 0:  # Limits.CapLocal
         m = min(m, lim.max_batch // (n * (s + 1)))
-    return job.iter_time(packed_placement(n, per_node), float(m), s)
+    return job.iter_time(pp.packed_placement(n, per_node), float(m), s)
 
 
 def remaining_gpu_time(job, per_node):
@@ -63,18 +45,7 @@ class SRTF(pp.Policy):
     def schedule(self, now, cluster, jobs):
         rem = [remaining_gpu_time(j, cluster.max_node_gpus()) for j in jobs]
         order = sorted(range(len(jobs)), key=lambda i: (rem[i], jobs[i].submit))
-        run = [False] * len(jobs)
-        left = cluster.total_gpus()
-        for i in order:
-            if jobs[i].request.gpus <= left:
-                run[i] = True
-                left -= jobs[i].request.gpus
-        alloc = [list(j.alloc) if run[i] and j.gpus() == j.request.gpus else None for i, j in enumerate(jobs)]
-        free = pp.free_gpus(cluster, alloc)
-        for i in order:
-            if run[i] and alloc[i] is None:
-                alloc[i] = pp.place_job(cluster, free, jobs[i].request.gpus, jobs[i])
-        return alloc
+        return pp.run_in_order(cluster, jobs, order)
 
 
 if __name__ == "__main__":

@@ -179,6 +179,82 @@ class TestPolicyClass(unittest.TestCase):
             polluxsim.run(policy=MyFIFO, options={"command": "python3 x.py"})
 
 
+class Picky(pp.Policy):
+    """Declines every job whose name starts with "x" (admission control)."""
+    name = "picky"
+    user_gpus = True
+
+    def __init__(self, reason="name starts with x"):
+        self.reason = reason
+
+    def schedule(self, now, cluster, jobs):
+        return [j.alloc for j in jobs]
+
+    def admit(self, now, cluster, job, active):
+        return self.reason if job.name.startswith("x") else None
+
+
+def wire_job(name):
+    return {"name": name, "app": "cifar10", "submit": 0, "age": 0, "restarts": 0, "attained": 0, "alloc": None,
+            "request": {"gpus": 1, "batch": 128}, "limits": {"init_batch": 128, "max_batch": 4096, "min_local": 32,
+                                                            "max_local": 1024},
+            "max_seen_gpus": 0, "grad": {"sqr": 0, "var": 0}, "epoch": 0}
+
+
+class TestAdmission(unittest.TestCase):
+    """Admission control over the protocol (version 3), without the binary:
+    the messages a policy with admit exchanges with engines of each
+    version."""
+
+    def converse(self, policy, hello, *msgs):
+        import io
+        inp = io.StringIO("".join(json.dumps(m) + "\n" for m in [hello] + list(msgs)))
+        out = io.StringIO()
+        err = io.StringIO()
+        real = sys.stderr
+        sys.stderr = err
+        try:
+            status = pp.serve(policy, inp, out)
+        finally:
+            sys.stderr = real
+        return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
+
+    def admit(self, name):
+        return {"type": "admit", "now": 5, "cluster": {"nodes": 1, "gpus_per_node": 4}, "job": wire_job(name),
+                "active": [wire_job("a")]}
+
+    def test_declines_with_a_reason(self):
+        hello = {"type": "hello", "protocol": 1, "max_protocol": 3, "seed": 1, "restart_delay": 30}
+        status, out, _ = self.converse(Picky(), hello, self.admit("xy"), self.admit("b"))
+        self.assertEqual(status, 0)
+        self.assertEqual(out[0]["protocol"], 3)
+        self.assertTrue(out[0]["admission"])
+        self.assertEqual(out[1], {"type": "admission", "job": "xy", "declined": "name starts with x"})
+        self.assertEqual(out[2], {"type": "admission", "job": "b"})
+
+    def test_older_engine_admits_every_job(self):
+        hello = {"type": "hello", "protocol": 1, "max_protocol": 2, "seed": 1, "restart_delay": 30}
+        status, out, err = self.converse(Picky(), hello)
+        self.assertEqual(status, 0)
+        self.assertEqual(out[0]["protocol"], 2)
+        self.assertNotIn("admission", out[0])  # an older engine refuses fields it does not know
+        self.assertIn("no admission control", err)
+
+    def test_without_admit_nothing_is_declared(self):
+        hello = {"type": "hello", "protocol": 1, "max_protocol": 3, "seed": 1, "restart_delay": 30}
+        status, out, _ = self.converse(FIFO(), hello, self.admit("xy"))
+        self.assertNotIn("admission", out[0])
+        self.assertEqual(status, 1)  # an admit message it never asked for
+        self.assertEqual(out[-1]["type"], "error")
+
+    def test_reason_not_a_string(self):
+        hello = {"type": "hello", "protocol": 1, "max_protocol": 3, "seed": 1, "restart_delay": 30}
+        status, out, _ = self.converse(Picky(reason=42), hello, self.admit("xy"))
+        self.assertEqual(status, 1)
+        self.assertEqual(out[-1]["type"], "error")
+        self.assertIn("admit returned int 42 for job xy", out[-1]["message"])
+
+
 @unittest.skipIf(BINARY is None, "no polluxsim binary")
 class TestSweep(unittest.TestCase):
     def test_spec_with_a_class(self):
