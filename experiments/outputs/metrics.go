@@ -117,6 +117,13 @@ type Metric struct {
 	// column is nullable. A column that is not takes Value's v whatever
 	// ok says.
 	MayBeNull bool
+	// Conditional makes an Optional metric a results.parquet column all
+	// the same, a conditional one (Field.When): in the file only when one
+	// of its runs has a value, null in the rows of the runs without; a
+	// sweep's summary.json aggregates it over the runs that have it. The
+	// files of sweeps whose runs have none are what they were before it
+	// existed (the figures of runs with failures).
+	Conditional bool
 	// Report makes the metric a table of the report.
 	Report bool
 	// HigherIsBetter says which way is an improvement (utilisation) or a
@@ -140,7 +147,7 @@ func (m Metric) Type() string {
 }
 
 // Nullable says whether the metric's column may hold nulls.
-func (m Metric) Nullable() bool { return m.Timing || m.MayBeNull }
+func (m Metric) Nullable() bool { return m.Timing || m.MayBeNull || m.Conditional }
 
 // Of is the metric's value for a run: ok is false where it has none
 // (Value says so, or a wall-clock time was not measured).
@@ -377,11 +384,11 @@ func (s Metrics) NamesIn(runs []*RunData) []string {
 }
 
 // Columns are the set's results.parquet columns: every metric but the
-// Optional ones, in order.
+// Optional ones that are not Conditional, in order.
 func (s Metrics) Columns() []Metric {
 	var out []Metric
 	for _, m := range s.All() {
-		if !m.Optional {
+		if !m.Optional || m.Conditional {
 			out = append(out, m)
 		}
 	}
@@ -468,11 +475,11 @@ var coreMetrics = []Metric{
 	{Name: "node_hours", Unit: "node·h", Doc: "node-hours billed", Optional: true, Label: "node time", Value: summaryOf(func(s *sim.Summary) float64 { return s.NodeHours })},
 	{Name: "cost", Unit: "price units", Doc: "node_hours × the price per node-hour", Optional: true, Label: "cost", Value: summaryOf(func(s *sim.Summary) float64 { return s.Cost })},
 	// Under failures (sim.Config.Failures; docs/failures.md).
-	{Name: "interruptions", Doc: "job interruptions by node failures", Count: true, Optional: true, Label: "interruptions", Value: faultsOf(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
-	{Name: "gpu_hours_lost", Unit: "GPU·h", Doc: "GPU time of work lost to failures (since the jobs' last checkpoints)", Optional: true, Label: "GPU time lost to failures", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
-	{Name: "checkpoint_gpu_hours", Unit: "GPU·h", Doc: "GPU time spent writing checkpoints", Optional: true, Label: "GPU time checkpointing", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.CheckpointGPUHours })},
-	{Name: "avg_ettr", Unit: UnitFraction, Doc: "mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, HigherIsBetter: true, Label: "average ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.AvgETTR })},
-	{Name: "node_availability", Unit: UnitFraction, Doc: "share of node time up from the start of the run to its end", Optional: true, HigherIsBetter: true, Label: "node availability", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.Availability })},
+	{Name: "interruptions", Doc: "only in runs with failures (--failures; docs/failures.md): job interruptions by node failures or jobs' own", Count: true, Optional: true, Present: true, Conditional: true, Report: true, Label: "interruptions", Value: faultsOf(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
+	{Name: "gpu_hours_lost", Unit: "GPU·h", Doc: "only in runs with failures: GPU time of work lost to failures (since the jobs' last checkpoints)", Optional: true, Present: true, Conditional: true, Report: true, Label: "GPU time lost to failures", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
+	{Name: "checkpoint_gpu_hours", Unit: "GPU·h", Doc: "only in runs with failures: GPU time spent writing checkpoints", Optional: true, Present: true, Conditional: true, Label: "GPU time checkpointing", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.CheckpointGPUHours })},
+	{Name: "avg_ettr", Unit: UnitFraction, Doc: "only in runs with failures: mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, Present: true, Conditional: true, Report: true, HigherIsBetter: true, Label: "average ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.AvgETTR })},
+	{Name: "node_availability", Unit: UnitFraction, Doc: "only in runs with failures: share of node time up from the start of the run to its end", Optional: true, Present: true, Conditional: true, HigherIsBetter: true, Label: "node availability", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.Availability })},
 }
 
 // metricFields are results.parquet's metric columns: one per column
@@ -481,16 +488,21 @@ var coreMetrics = []Metric{
 func metricFields(ms Metrics) []Field[ResultRow] {
 	var fs []Field[ResultRow]
 	for _, m := range ms.Columns() {
+		var f Field[ResultRow]
 		switch {
 		case m.Count && m.Nullable():
-			fs = append(fs, I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok }))
+			f = I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok })
 		case m.Count:
-			fs = append(fs, I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { v, _ := m.Of(r.Data); return int64(v) }))
+			f = I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { v, _ := m.Of(r.Data); return int64(v) })
 		case m.Nullable():
-			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) }))
+			f = F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) })
 		default:
-			fs = append(fs, F64(m.Name, m.Unit, m.Doc, func(r ResultRow) float64 { v, _ := m.Of(r.Data); return v }))
+			f = F64(m.Name, m.Unit, m.Doc, func(r ResultRow) float64 { v, _ := m.Of(r.Data); return v })
 		}
+		if m.Conditional {
+			f = f.When(func(r ResultRow) bool { _, ok := m.Of(r.Data); return ok })
+		}
+		fs = append(fs, f)
 	}
 	return fs
 }
