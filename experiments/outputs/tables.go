@@ -37,7 +37,7 @@ type RunKey struct {
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	n, isPaper := PaperNumber(meta.Workload)
 	return RunKey{
-		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec, PolicyCode: meta.PolicyCode})),
+		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec, PolicyCode: meta.PolicyCode, FaultLog: spec.FaultLog()})),
 		Workload: n, HasWorkload: isPaper, WorkloadSource: meta.Workload, WorkloadDigest: meta.WorkloadDigest,
 		Policy: spec.Policy, PolicyName: PolicyName(spec.Policy, meta.PolicyName), Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
