@@ -21,7 +21,7 @@ var updateFaultLog = flag.Bool("update-fault-log", false, "rewrite specs/faults/
 // (docs/failures.md): node failures on 16 nodes at 64 times RSC-1's rate
 // (0.416 per node-day), rack outages (failure domains of 4 nodes) at 0.25
 // per rack-day, repairs lognormal of mean 4 h and log standard deviation
-// 1, over 4 days, seed 44, through faults.Generate and faults.WriteLog.
+// 1, over 4 days, seed 44, through faults.Generate (one GPU type) and faults.WriteLog.
 // The committed file is exactly that; -update-fault-log rewrites it.
 const (
 	faultLogPath    = "specs/faults/failures-replay.csv"
@@ -36,7 +36,7 @@ func TestFailuresFaultLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := faults.Generate(m, faultLogNodes, faultLogDays*faults.Day, faultLogSeed)
+	ev, err := faults.Generate(m, make([]string, faultLogNodes), faultLogDays*faults.Day, faultLogSeed)
 	if err != nil {
 		t.Fatal(err)
 	}

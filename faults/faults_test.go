@@ -212,7 +212,7 @@ func TestGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	const until = 5 * Day
-	ev, err := Generate(m, 12, until, 7)
+	ev, err := Generate(m, types(12), until, 7)
 	if err != nil {
 		t.Fatal(err)
 	}

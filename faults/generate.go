@@ -6,21 +6,15 @@ import (
 	"io"
 	"math"
 	"strconv"
-
-	"github.com/polluxsim/polluxsim/policies"
 )
 
 // Generate draws a fault log from m's rates: the faults its nodes and
-// failure domains would have on a cluster of nodes nodes (of the default
-// GPU type) up to time until (seconds), from seed, exactly those a run of
+// failure domains would have on a cluster whose node n has GPU type
+// types[n], up to time until (seconds), from seed: exactly those a run of
 // m with that seed draws (NewStream). Replayed events of m are not
 // included. A log written from it (WriteLog) replays m's faults, times
 // and durations rounded as WriteLog does.
-func Generate(m *Model, nodes int, until float64, seed uint64) ([]Event, error) {
-	types := make([]string, nodes)
-	for i := range types {
-		types[i] = policies.DefaultType
-	}
+func Generate(m *Model, types []string, until float64, seed uint64) ([]Event, error) {
 	c := *m
 	c.Events = nil
 	s, err := NewStream(&c, types, seed)
