@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -18,6 +21,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/outputs"
 	"github.com/polluxsim/polluxsim/experiments/results"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/internal/atomicfile"
 	"github.com/polluxsim/polluxsim/internal/inputfile"
 	reg "github.com/polluxsim/polluxsim/internal/registry"
 	"github.com/polluxsim/polluxsim/internal/strictjson"
@@ -45,6 +49,10 @@ type Experiment struct {
 	// skipped: what a stored experiment names that this binary does not
 	// know (see Skipped).
 	skipped []string
+	// files: the spec's folder, where the fault logs its cells name are
+	// (nil: the working directory); faultLogs: those its cells name.
+	files     fs.FS
+	faultLogs []string
 
 	Name    string `json:"name"`
 	Version int    `json:"version"`
@@ -293,7 +301,45 @@ func checkName(name string) error {
 // ext, what the binary knows (its policies, workload sources, trace
 // formats and figure kinds). name is used in messages.
 func ParseExperiment(data []byte, name string, ext *extensions.Extensions) (*Experiment, error) {
-	return parseExperiment(data, name, false, ext)
+	return parseExperiment(data, name, false, nil, ext)
+}
+
+// ParseExperimentIn is ParseExperiment for a spec whose folder is files:
+// the fault logs its cells name (settings "failures", docs/failures.md)
+// are read from there, by paths relative to the spec, rather than from
+// the working directory.
+func ParseExperimentIn(data []byte, name string, files fs.FS, ext *extensions.Extensions) (*Experiment, error) {
+	return parseExperiment(data, name, false, files, ext)
+}
+
+// FaultLogs lists the fault logs the experiment's cells replay, as the
+// spec names them (relative to its folder), sorted, each once.
+func (e *Experiment) FaultLogs() []string { return e.faultLogs }
+
+// WriteFaultLogs copies the fault logs the experiment's cells replay
+// into dir, at the paths the spec names them by, so that a spec stored
+// in dir (a sweep's experiment.json) reads them as the spec did.
+func (e *Experiment) WriteFaultLogs(dir string) error {
+	for _, p := range e.faultLogs {
+		var data []byte
+		var err error
+		if e.files != nil {
+			data, err = inputfile.ReadFS(e.files, p)
+		} else {
+			data, err = inputfile.ReadFile(p)
+		}
+		if err != nil {
+			return fmt.Errorf("fault file: %w", err)
+		}
+		out := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteBytes(out, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Extensions are what the experiment was resolved against.
@@ -347,11 +393,11 @@ func (e *Experiment) skip(msg string) {
 // does not know is kept unchecked (the figures skip it). Skipped lists
 // each.
 func ParseStoredExperiment(data []byte, name string, ext *extensions.Extensions) (*Experiment, error) {
-	return parseExperiment(data, name, true, ext)
+	return parseExperiment(data, name, true, os.DirFS(filepath.Dir(name)), ext)
 }
 
-func parseExperiment(data []byte, name string, stored bool, ext *extensions.Extensions) (*Experiment, error) {
-	e := Experiment{stored: stored, ext: ext}
+func parseExperiment(data []byte, name string, stored bool, files fs.FS, ext *extensions.Extensions) (*Experiment, error) {
+	e := Experiment{stored: stored, ext: ext, files: files}
 	data = strictjson.TrimBOM(data)
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("experiment %s: empty file, expected a JSON object", name)
@@ -365,7 +411,7 @@ func parseExperiment(data []byte, name string, stored bool, ext *extensions.Exte
 	if err := dec.Decode(&e); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)
 	}
-	e.stored, e.ext = stored, ext
+	e.stored, e.ext, e.files = stored, ext, files
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("experiment %s: unexpected data after the JSON object", name)
 	}
@@ -563,6 +609,9 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	s.Policy = c.Policy
+	if s.Failures != "" && e.files != nil {
+		s.FaultFiles = e.files
+	}
 	if s.Autoscaler != "" && e.stored {
 		if _, ok := e.ext.AutoscalerRegistry().Lookup(s.Autoscaler); !ok {
 			e.skip(fmt.Sprintf("autoscaler %q (cell %s): not in this binary; its runs are shown from their stored results, options as the spec gives them", s.Autoscaler, c.Name))
@@ -605,6 +654,10 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	c.unresolved = unresolved
+	if m, err := s.FaultModel(); err == nil && m != nil && m.File != "" && !slices.Contains(e.faultLogs, m.File) {
+		e.faultLogs = append(e.faultLogs, m.File)
+		slices.Sort(e.faultLogs)
+	}
 	if !unresolved {
 		var err error
 		if s, err = s.WithAutoscalerOptions(e.ext); err != nil {
@@ -664,14 +717,15 @@ func LoadExperiment(name string, ext *extensions.Extensions) (*Experiment, []byt
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment: %w", err)
 		}
-		e, err := ParseExperiment(data, name, ext)
+		e, err := ParseExperimentIn(data, name, os.DirFS(filepath.Dir(name)), ext)
 		return e, data, err
 	}
 	data, err := specFS.ReadFile("specs/" + name + ".json")
 	if err != nil {
 		return nil, nil, fmt.Errorf("unknown experiment %q (%s; or give a spec file path)", name, reg.Known(name, ExperimentNames()))
 	}
-	e, err := ParseExperiment(data, name, ext)
+	files, _ := fs.Sub(specFS, "specs") // a constant, valid path
+	e, err := ParseExperimentIn(data, name, files, ext)
 	return e, data, err
 }
 

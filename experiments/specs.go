@@ -9,7 +9,7 @@ import (
 
 // specFS holds the named experiments (`polluxsim sweep --experiment NAME`).
 //
-//go:embed specs/*.json
+//go:embed specs/*.json specs/faults/*.csv
 var specFS embed.FS
 
 // ExperimentNames lists the embedded experiments, sorted.

@@ -203,3 +203,45 @@ func TestCheckProgress(t *testing.T) {
 		t.Errorf("one node, MTTF 86.4 s > 60 s: %v", err)
 	}
 }
+
+// Generate draws the faults a run of the model draws: replaying them
+// gives the same transitions as the model itself, up to the horizon.
+func TestGenerate(t *testing.T) {
+	m, err := Parse("rate=2,domain=4:1,repair=lognormal:3600:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const until = 5 * Day
+	ev, err := Generate(m, types(12), until, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ev) < 50 {
+		t.Fatalf("%d faults, want about 150", len(ev))
+	}
+	replay := &Model{DomainSize: 4, Events: ev, Checkpoint: Checkpoint{Mode: "fixed", Interval: 1800}}
+	a, err := NewStream(m, types(12), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewStream(replay, types(12), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for a.Next() <= until {
+		ta, tb := a.Pop(), b.Pop()
+		if fmt.Sprint(ta) != fmt.Sprint(tb) {
+			t.Fatalf("transition %d: model %v, replay %v", n, ta, tb)
+		}
+		n++
+	}
+	var buf strings.Builder
+	if err := WriteLog(&buf, ev[:2]); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Read("log", strings.NewReader(buf.String()))
+	if err != nil || len(back) != 2 || math.Abs(back[0].Time-ev[0].Time) > 0.5 || math.Abs(back[1].Duration-ev[1].Duration) > 0.5 {
+		t.Errorf("WriteLog %q reads back as %v, %v", buf.String(), back, err)
+	}
+}

@@ -1,14 +1,19 @@
 package faults
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/polluxsim/polluxsim/internal/inputfile"
 	"github.com/polluxsim/polluxsim/internal/kv"
 )
 
@@ -36,9 +41,12 @@ type Model struct {
 	// the traces' FAILED states), independent of the hardware: failures
 	// per day of the job's running time.
 	JobFailRate float64
-	// File is a fault log replayed (ReadFile), Events its rows.
+	// File is a fault log replayed (ReadFile), Events its rows and
+	// Digest its content's (16 hex digits of the SHA-256 of its bytes),
+	// part of a run's identity.
 	File   string
 	Events []Event
+	Digest string
 	// Checkpoint is how jobs checkpoint.
 	Checkpoint Checkpoint
 }
@@ -115,7 +123,13 @@ func preset(name string) (Model, bool) {
 //	ckpt_cost=S     time one checkpoint takes, seconds
 //
 // A model checks its values (Check) before it is returned.
-func Parse(s string) (*Model, error) {
+func Parse(s string) (*Model, error) { return ParseIn(s, nil) }
+
+// ParseIn is Parse with the fault logs s names read from files, by
+// slash-separated paths relative to it (fs.ValidPath: inside it), rather
+// than from the operating system's files (files nil): the fault logs an
+// experiment spec carries beside it.
+func ParseIn(s string, files fs.FS) (*Model, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || s == "none" {
 		return nil, nil
@@ -127,8 +141,8 @@ func Parse(s string) (*Model, error) {
 		items = items[1:]
 		if p, ok := preset(first); ok {
 			m = p
-		} else if isFile(first) {
-			if err := m.load(first); err != nil {
+		} else if isFile(first, files) {
+			if err := m.load(first, files); err != nil {
 				return nil, err
 			}
 		} else {
@@ -140,7 +154,7 @@ func Parse(s string) (*Model, error) {
 		return nil, fmt.Errorf("--failures: %w", err)
 	}
 	for _, p := range pairs {
-		if err := m.set(p.Key, p.Value); err != nil {
+		if err := m.set(p.Key, p.Value, files); err != nil {
 			return nil, fmt.Errorf("--failures %s=%s: %w", p.Key, p.Value, err)
 		}
 	}
@@ -154,27 +168,48 @@ func Parse(s string) (*Model, error) {
 	return &m, nil
 }
 
-// isFile reports whether s names a fault log rather than a preset.
-func isFile(s string) bool {
+// isFile reports whether s names a fault log rather than a preset (in
+// files when not nil).
+func isFile(s string, files fs.FS) bool {
 	if strings.HasSuffix(strings.ToLower(s), ".csv") {
 		return true
 	}
-	st, err := os.Stat(s)
+	var st fs.FileInfo
+	var err error
+	if files != nil {
+		st, err = fs.Stat(files, s)
+	} else {
+		st, err = os.Stat(s)
+	}
 	return err == nil && st.Mode().IsRegular()
 }
 
-// load reads the fault log path into m.
-func (m *Model) load(path string) error {
-	ev, err := ReadFile(path)
+// load reads the fault log path (in files when not nil) into m.
+func (m *Model) load(path string, files fs.FS) error {
+	var data []byte
+	var err error
+	switch {
+	case files == nil:
+		data, err = inputfile.ReadFile(path)
+	case !fs.ValidPath(path):
+		err = fmt.Errorf("%s: a spec's fault log is a relative path inside the spec's folder, with / between names", path)
+	default:
+		data, err = inputfile.ReadFS(files, path)
+	}
+	if err != nil {
+		return fmt.Errorf("fault file: %w", err)
+	}
+	ev, err := Read(path, bytes.NewReader(data))
 	if err != nil {
 		return err
 	}
-	m.File, m.Events = path, ev
+	sum := sha256.Sum256(data)
+	m.File, m.Events, m.Digest = path, ev, hex.EncodeToString(sum[:8])
 	return nil
 }
 
 // set applies one key=value setting.
-func (m *Model) set(k, v string) error {
+func (m *Model) set(k, v string, files fs.FS) error {
 	switch {
 	case k == "rate":
 		r, err := number(v)
@@ -208,7 +243,7 @@ func (m *Model) set(k, v string) error {
 		m.JobFailRate = r
 		return err
 	case k == "file":
-		return m.load(v)
+		return m.load(v, files)
 	case k == "ckpt":
 		switch v {
 		case "young", "daly", "none":

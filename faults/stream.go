@@ -39,11 +39,13 @@ func (a *item) Before(b *item) bool {
 	return a.seq < b.seq
 }
 
-// source fails at rate (per second), taking nodes down.
+// source fails at rate (per second), taking nodes down: one node, or
+// every node of failure domain domain (-1 for a node).
 type source struct {
-	rate  float64
-	nodes []int
-	rng   *rand.Rand
+	rate   float64
+	nodes  []int
+	domain int
+	rng    *rand.Rand
 }
 
 // Stream yields a model's transitions on one cluster in time order. Each
@@ -60,6 +62,8 @@ type Stream struct {
 	seq     uint64
 	down    []int // faults holding each node down
 	events  []Event
+	// drawn, when set, records each fault drawn from a source (Generate).
+	drawn *[]Event
 }
 
 // NewStream returns the stream of m on a cluster whose node n has GPU
@@ -76,7 +80,7 @@ func NewStream(m *Model, types []string, seed uint64) (*Stream, error) {
 	}
 	for n, t := range types {
 		if r := m.NodeRate(t); r > 0 {
-			s.sources = append(s.sources, source{rate: r, nodes: []int{n}, rng: rng(1, uint64(n))})
+			s.sources = append(s.sources, source{rate: r, nodes: []int{n}, domain: -1, rng: rng(1, uint64(n))})
 		}
 	}
 	if m.DomainSize > 0 && m.DomainRate > 0 {
@@ -85,7 +89,7 @@ func NewStream(m *Model, types []string, seed uint64) (*Stream, error) {
 			for n := d * m.DomainSize; n < min((d+1)*m.DomainSize, nodes); n++ {
 				ns = append(ns, n)
 			}
-			s.sources = append(s.sources, source{rate: m.DomainRate / Day, nodes: ns, rng: rng(2, uint64(d))})
+			s.sources = append(s.sources, source{rate: m.DomainRate / Day, nodes: ns, domain: d, rng: rng(2, uint64(d))})
 		}
 	}
 	for i := range s.sources {
@@ -138,6 +142,13 @@ func (s *Stream) Pop() Transition {
 	if it.src >= 0 {
 		src := &s.sources[it.src]
 		nodes, dur = src.nodes, s.draw(src.rng)
+		if s.drawn != nil {
+			ev := Event{Time: it.time, Node: -1, Domain: src.domain, Duration: dur}
+			if src.domain < 0 {
+				ev.Node = src.nodes[0]
+			}
+			*s.drawn = append(*s.drawn, ev)
+		}
 	} else {
 		ev := s.events[-1-it.src]
 		dur = ev.Duration

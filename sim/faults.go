@@ -172,6 +172,11 @@ func (e *engine) fault() error {
 	fs.last = e.now
 	fs.down += len(tr.Down) - len(tr.Up)
 	fs.nodeFailures += len(tr.Down)
+	if n := len(e.res.NodesDown); n > 0 && e.res.NodesDown[n-1].Time == e.now {
+		e.res.NodesDown[n-1].Nodes = fs.down
+	} else {
+		e.res.NodesDown = append(e.res.NodesDown, NodesDown{e.now, fs.down})
+	}
 	if len(tr.Down) > 0 {
 		failed := make(map[int]bool, len(tr.Down))
 		for _, n := range tr.Down {

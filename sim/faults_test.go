@@ -165,3 +165,40 @@ func TestJobFailures(t *testing.T) {
 		}
 	}
 }
+
+// The run's record of nodes down (Result.NodesDown, cluster.parquet's
+// nodes_down) integrates to the node time down that node availability
+// reports, and DownAt reads it as a step function.
+func TestNodesDownRecord(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Cluster = policies.Cluster{Nodes: 10, GPUsPerNode: 1}
+	cfg.Failures = &faults.Model{Rate: 20, Repair: faults.Dist{Kind: "exp", Mean: 1800}, Checkpoint: faults.Checkpoint{Mode: "fixed", Interval: 1800}}
+	cfg.Rounds = RoundsNone
+	w := &traces.Workload{Source: "faults", Jobs: []traces.Job{{Name: "j", App: "work", Replicas: 2, Batch: 64}}}
+	res, err := Run(cfg, workSet(10, 20*3600), w, fifo.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := res.Summary.Makespan
+	downSec, prev, last := 0.0, 0, 0.0
+	for i, d := range res.NodesDown {
+		if i > 0 && !(d.Time > res.NodesDown[i-1].Time) || d.Nodes < 0 || d.Nodes > 10 {
+			t.Fatalf("change %d: %+v after %+v", i, d, res.NodesDown[max(i-1, 0)])
+		}
+		downSec += float64(prev) * (math.Min(d.Time, end) - last)
+		prev, last = d.Nodes, math.Min(d.Time, end)
+		if n, ok := res.DownAt(d.Time); !ok || n != d.Nodes {
+			t.Errorf("DownAt(%v) = %d, %v, want %d", d.Time, n, ok, d.Nodes)
+		}
+	}
+	downSec += float64(prev) * (end - last)
+	if len(res.NodesDown) < 20 {
+		t.Fatalf("%d changes, want many", len(res.NodesDown))
+	}
+	if got, want := 1-downSec/(10*end), res.Summary.Faults.Availability; math.Abs(got-want) > 1e-9 {
+		t.Errorf("availability from the record %.9f, reported %.9f", got, want)
+	}
+	if n, ok := res.DownAt(res.NodesDown[0].Time - 1); !ok || n != 0 {
+		t.Errorf("before the first fault: %d, %v", n, ok)
+	}
+}

@@ -104,6 +104,27 @@ type RoundStat struct {
 	PolicySeconds float64 // wall time the policy took
 }
 
+// NodesDown is the number of nodes down under failures from Time until
+// the next change.
+type NodesDown struct {
+	Time  float64
+	Nodes int
+}
+
+// DownAt is the number of nodes down at time t (the changes at t
+// included) by the run's record of them; ok is false for a run without
+// failures.
+func (r *Result) DownAt(t float64) (n int, ok bool) {
+	if r.Summary.Faults == nil {
+		return 0, false
+	}
+	i := sort.Search(len(r.NodesDown), func(i int) bool { return r.NodesDown[i].Time > t })
+	if i == 0 {
+		return 0, true
+	}
+	return r.NodesDown[i-1].Nodes, true
+}
+
 // Summary holds the run's aggregate metrics.
 type Summary struct {
 	Policy           string  `json:"policy"`
@@ -173,6 +194,9 @@ type Result struct {
 	Summary    Summary
 	// NodeStats has one entry per round of an elastic cluster.
 	NodeStats []NodeStat
+	// NodesDown has one entry per change in the number of nodes down
+	// under failures (Config.Failures), in time order; none without.
+	NodesDown []NodesDown
 
 	adaptive bool
 }

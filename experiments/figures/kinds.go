@@ -171,8 +171,8 @@ func lookup(ext *extensions.Extensions, name, from string) (Kind, error) {
 }
 
 // Builtin are the built-in figure kinds: the sweep kinds a spec may list
-// (jct_cdf, rho_cdf, timeline, lines, bars, elastic), Fig 6's run kind and
-// Fig 3's profile kind.
+// (jct_cdf, rho_cdf, timeline, lines, bars, elastic, failure-rate), Fig 6's
+// run kind and Fig 3's profile kind.
 func Builtin() []Kind {
 	ks := []Kind{
 		{Name: experiments.PlotJCTCDF, Doc: "distribution of job completion times per cell, pooled over workloads", Draw: jctCDF},
@@ -188,7 +188,8 @@ func Builtin() []Kind {
 			ks[i].Check = experiments.BuiltinPlotCheck(ks[i].Name)
 		}
 	}
-	return ks
+	// A sweep kind with a check of its own (docs/failures.md).
+	return append(ks, failureRateKind)
 }
 
 // Extension returns kinds as extensions.FigureKind values, checked (a

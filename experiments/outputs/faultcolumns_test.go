@@ -1,10 +1,12 @@
 package outputs
 
 import (
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
 
+	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -54,5 +56,67 @@ func TestJobsTableFaultColumns(t *testing.T) {
 		if _, err := ReadTableColumns(plain, c); err == nil {
 			t.Errorf("a table without failures has column %s", c)
 		}
+	}
+}
+
+// results.parquet has the failure metrics as columns only when a run of
+// the sweep had failures, null in the rows of the runs without;
+// cluster.parquet has nodes_down for a run with failures (the count at
+// each round, idle rounds included, from the run's record of changes)
+// and not for one without.
+func TestResultsAndClusterFaultColumns(t *testing.T) {
+	dir := t.TempDir()
+	key := &RunKey{ID: "x", Policy: "fifo"}
+	spec := runspec.DefaultSpec("fifo")
+	plain := &sim.Result{Summary: sim.Summary{AvgJCT: 10}}
+	plain.Config.Interval = 60
+	plain.RoundStats = []sim.RoundStat{{Time: 0, Active: 1}, {Time: 180, Active: 1}}
+	plain.Summary.Makespan = 200
+	faulty := *plain
+	faulty.Summary.Faults = &sim.FaultSummary{Interruptions: 3, LostGPUHours: 1.5, Availability: 0.9, AvgETTR: 0.8}
+	faulty.NodesDown = []sim.NodesDown{{Time: 30, Nodes: 1}, {Time: 60, Nodes: 2}, {Time: 150, Nodes: 0}}
+	results := func(name string, res ...*sim.Result) string {
+		p := filepath.Join(dir, name)
+		row := func(i int) ResultRow { return ResultRow{Key: key, Settings: &spec, Data: NewRunData(res[i], true)} }
+		if err := WriteTable(p, ResultsTable, row, len(res), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	names := []string{"interruptions", "gpu_hours_lost", "checkpoint_gpu_hours", "avg_ettr", "node_availability"}
+	for _, n := range names {
+		if _, err := ReadTableColumns(results("plain.parquet", plain, plain), n); err == nil {
+			t.Errorf("results.parquet without failures has column %s", n)
+		}
+	}
+	cols, err := ReadTableColumns(results("mixed.parquet", &faulty, plain), names...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, want := range map[string]float64{"interruptions": 3, "gpu_hours_lost": 1.5, "checkpoint_gpu_hours": 0, "avg_ettr": 0.8, "node_availability": 0.9} {
+		if v := cols.Nums[n]; v[0] != want || !math.IsNaN(v[1]) {
+			t.Errorf("%s = %v, want [%v null]", n, v, want)
+		}
+	}
+	cluster := func(name string, res *sim.Result) string {
+		p := filepath.Join(dir, name)
+		rows := ClusterRows(res, true)
+		row := func(i int) ClusterTableRow { return ClusterTableRow{key, 4, &rows[i]} }
+		if err := WriteTable(p, ClusterTable, row, len(rows), nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if _, err := ReadTableColumns(cluster("c.parquet", plain), "nodes_down"); err == nil {
+		t.Error("cluster.parquet without failures has nodes_down")
+	}
+	cc, err := ReadTableColumns(cluster("cf.parquet", &faulty), "time_s", "nodes_down")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rounds at 0, 60, 120 (idle) and 180 s: before the first fault, at
+	// the second change, between, after the repair.
+	if got, want := fmt.Sprint(cc.Nums["nodes_down"]), "[0 2 2 0]"; got != want {
+		t.Errorf("nodes_down at %v = %s, want %s", cc.Nums["time_s"], got, want)
 	}
 }

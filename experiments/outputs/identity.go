@@ -80,6 +80,11 @@ type Identity struct {
 	// part of the hash only when it is set, so the identity of every run
 	// of a built-in policy is what it always was.
 	PolicyCode string
+	// FaultLog is the content digest of the fault log the run replays
+	// (runspec.RunSpec.FaultLog; the settings name it only by its path),
+	// "" for none. Plain run, sweep run: a part of the hash only when it
+	// is set, as PolicyCode.
+	FaultLog string
 }
 
 // RunHash is the identity hash (64 hex digits) of purpose p over id's
@@ -100,12 +105,16 @@ func RunHash(p IdentityPurpose, id Identity) string {
 	panic(fmt.Sprintf("outputs: unknown identity purpose %d", p))
 }
 
-// withPolicyCode appends id.PolicyCode to parts when it is set.
+// withPolicyCode appends id.PolicyCode and id.FaultLog to parts, each
+// when it is set.
 func withPolicyCode(id Identity, parts ...[]byte) [][]byte {
-	if id.PolicyCode == "" {
-		return parts
+	if id.PolicyCode != "" {
+		parts = append(parts, []byte("policy_code"), []byte(id.PolicyCode))
 	}
-	return append(parts, []byte("policy_code"), []byte(id.PolicyCode))
+	if id.FaultLog != "" {
+		parts = append(parts, []byte("fault_log"), []byte(id.FaultLog))
+	}
+	return parts
 }
 
 // RunID is the run_id of a run whose identity hash is hash: its first

@@ -3,6 +3,8 @@ package outputs
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -64,5 +66,30 @@ func TestRunHashPolicyCode(t *testing.T) {
 	meta.PolicyCode = "digest-a"
 	if PlainRunKey(spec, meta).ID == before {
 		t.Error("PlainRunKey ignores RunMeta.PolicyCode")
+	}
+}
+
+// A plain run's run_id covers the content of the fault log it replays
+// (the settings name only its path): the same path with other content is
+// another run_id; a run without a log keeps the identity it always had.
+func TestPlainRunIDCoversFaultLog(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "f.csv")
+	meta := RunMeta{Version: "v", InputsHash: "h"}
+	spec := runspec.DefaultSpec("fifo")
+	plain := PlainRunKey(spec, meta).ID
+	if want := RunID(RunHash(PlainRunIdentity, Identity{InputsHash: "h", Settings: spec})); plain != want {
+		t.Errorf("a run without a fault log: run_id %s, want %s as before", plain, want)
+	}
+	spec.Failures = log + ",ckpt=600"
+	var ids []string
+	for _, body := range []string{"time,node,duration\n10,0,5\n", "time,node,duration\n10,0,6\n"} {
+		if err := os.WriteFile(log, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, PlainRunKey(spec, meta).ID)
+	}
+	if ids[0] == ids[1] {
+		t.Errorf("an edited fault log keeps run_id %s", ids[0])
 	}
 }

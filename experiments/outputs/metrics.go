@@ -119,7 +119,8 @@ type Metric struct {
 	// for the runs without, and absent from the files of sweeps where no
 	// run has one, which stay what they were before the metric existed. A
 	// sweep's summary.json aggregates it over the runs that have it
-	// (NamesIn). The deadline metrics are (docs/deadlines.md).
+	// (NamesIn). The deadline metrics are (docs/deadlines.md), and the
+	// figures of runs with failures (docs/failures.md).
 	Conditional bool
 	// MayBeNull says that a run may have no value (Value's ok false): its
 	// column is nullable. A column that is not takes Value's v whatever
@@ -390,8 +391,9 @@ func (s Metrics) NamesIn(runs []*RunData) []string {
 	return names
 }
 
-// Columns are the set's results.parquet columns: every metric but the
-// Optional ones, in order.
+// Columns are the set's results.parquet columns in every file: every
+// metric but the Optional ones, in order (the Conditional ones are
+// columns only where a run has them: metricFields, NamesIn).
 func (s Metrics) Columns() []Metric {
 	var out []Metric
 	for _, m := range s.All() {
@@ -482,11 +484,11 @@ var coreMetrics = []Metric{
 	{Name: "node_hours", Unit: "node·h", Doc: "node-hours billed", Optional: true, Label: "node time", Value: summaryOf(func(s *sim.Summary) float64 { return s.NodeHours })},
 	{Name: "cost", Unit: "price units", Doc: "node_hours × the price per node-hour", Optional: true, Label: "cost", Value: summaryOf(func(s *sim.Summary) float64 { return s.Cost })},
 	// Under failures (sim.Config.Failures; docs/failures.md).
-	{Name: "interruptions", Doc: "job interruptions by node failures", Count: true, Optional: true, Label: "interruptions", Value: faultsOf(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
-	{Name: "gpu_hours_lost", Unit: "GPU·h", Doc: "GPU time of work lost to failures (since the jobs' last checkpoints)", Optional: true, Label: "GPU time lost to failures", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
-	{Name: "checkpoint_gpu_hours", Unit: "GPU·h", Doc: "GPU time spent writing checkpoints", Optional: true, Label: "GPU time checkpointing", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.CheckpointGPUHours })},
-	{Name: "avg_ettr", Unit: UnitFraction, Doc: "mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, HigherIsBetter: true, Label: "average ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.AvgETTR })},
-	{Name: "node_availability", Unit: UnitFraction, Doc: "share of node time up from the start of the run to its end", Optional: true, HigherIsBetter: true, Label: "node availability", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.Availability })},
+	{Name: "interruptions", Doc: "only in runs with failures (--failures; docs/failures.md): job interruptions by node failures or jobs' own", Count: true, Optional: true, Present: true, Conditional: true, Report: true, Label: "interruptions", Value: faultsOf(func(f *sim.FaultSummary) float64 { return float64(f.Interruptions) })},
+	{Name: "gpu_hours_lost", Unit: "GPU·h", Doc: "only in runs with failures: GPU time of work lost to failures (since the jobs' last checkpoints)", Optional: true, Present: true, Conditional: true, Report: true, Label: "GPU time lost to failures", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.LostGPUHours })},
+	{Name: "checkpoint_gpu_hours", Unit: "GPU·h", Doc: "only in runs with failures: GPU time spent writing checkpoints", Optional: true, Present: true, Conditional: true, Label: "GPU time checkpointing", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.CheckpointGPUHours })},
+	{Name: "avg_ettr", Unit: UnitFraction, Doc: "only in runs with failures: mean over jobs of the effective training time ratio (work kept, checkpoints out, over first start to finish)", Optional: true, Present: true, Conditional: true, Report: true, HigherIsBetter: true, Label: "average ETTR", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.AvgETTR })},
+	{Name: "node_availability", Unit: UnitFraction, Doc: "only in runs with failures: share of node time up from the start of the run to its end", Optional: true, Present: true, Conditional: true, HigherIsBetter: true, Label: "node availability", Value: faultsOf(func(f *sim.FaultSummary) float64 { return f.Availability })},
 }
 
 // metricFields are results.parquet's metric columns: one per column
@@ -496,28 +498,24 @@ var coreMetrics = []Metric{
 func metricFields(ms Metrics) []Field[ResultRow] {
 	var fs []Field[ResultRow]
 	for _, m := range ms.All() {
-		if m.Optional && m.Conditional {
-			has := func(r ResultRow) bool { _, ok := m.Of(r.Data); return ok }
-			if m.Count {
-				fs = append(fs, I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok }).When(has))
-			} else {
-				fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) }).When(has))
-			}
+		if m.Optional && !m.Conditional {
 			continue
 		}
-		if m.Optional {
-			continue
-		}
+		var f Field[ResultRow]
 		switch {
 		case m.Count && m.Nullable():
-			fs = append(fs, I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok }))
+			f = I64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (int64, bool) { v, ok := m.Of(r.Data); return int64(v), ok })
 		case m.Count:
-			fs = append(fs, I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { v, _ := m.Of(r.Data); return int64(v) }))
+			f = I64(m.Name, m.Unit, m.Doc, func(r ResultRow) int64 { v, _ := m.Of(r.Data); return int64(v) })
 		case m.Nullable():
-			fs = append(fs, F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) }))
+			f = F64Null(m.Name, m.Unit, m.Doc, func(r ResultRow) (float64, bool) { return m.Of(r.Data) })
 		default:
-			fs = append(fs, F64(m.Name, m.Unit, m.Doc, func(r ResultRow) float64 { v, _ := m.Of(r.Data); return v }))
+			f = F64(m.Name, m.Unit, m.Doc, func(r ResultRow) float64 { v, _ := m.Of(r.Data); return v })
 		}
+		if m.Conditional {
+			f = f.When(func(r ResultRow) bool { _, ok := m.Of(r.Data); return ok })
+		}
+		fs = append(fs, f)
 	}
 	return fs
 }

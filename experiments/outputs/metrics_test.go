@@ -78,44 +78,55 @@ func summaryKeys(t *testing.T, res *sim.Result, ms Metrics) map[string]any {
 // column metric of results.parquet is a key of summary.json, with the
 // value the column has (null where it is null, 0 for a wall time not
 // measured), and an Optional metric is in summary.json only when the run
-// has it, never a column unless Conditional (a column written only where
-// a run has it: TestConditionalMetricColumns). A metric added to the set
-// is in both.
+// has it (a non-zero value, or any when Present), a column only when
+// Conditional (the figures of runs with failures), with the value
+// summary.json has. A metric added to the set is in both.
 func TestSummaryCarriesResultsMetrics(t *testing.T) {
 	res := &sim.Result{Summary: sim.Summary{Policy: "tiresias", Jobs: 2, AvgJCT: 10, NoFairnessEqualShare: true, Wall: 3},
 		Jobs: []sim.JobResult{{JCT: 8, ExclusiveJCT: 4, Fairness: 2}, {JCT: 12, ExclusiveJCT: 4, Fairness: 3}}}
 	res.Config.Interval = 60
+	faulty := *res
+	faulty.Summary.Faults = &sim.FaultSummary{Interruptions: 0, LostGPUHours: 1.5, Availability: 0.9, AvgETTR: 0.8}
 	for _, ms := range []Metrics{BuiltinMetrics(), BuiltinMetrics().With(p90JCT)} {
-		keys := summaryKeys(t, res, ms)
-		table := ResultsTableFor(ms).Schema()
-		data := NewRunData(res, true)
-		for _, m := range ms.All() {
-			got, inSummary := keys[m.Name]
-			_, isColumn := table.Column(m.Name)
-			if isColumn != (!m.Optional || m.Conditional) {
-				t.Errorf("%s: column %v, optional %v, conditional %v", m.Name, isColumn, m.Optional, m.Conditional)
-			}
-			if m.Optional {
-				if v, ok := m.Of(data); inSummary != (ok && v != 0) {
-					t.Errorf("%s: in summary.json %v, value %v %v", m.Name, inSummary, v, ok)
+		for _, res := range []*sim.Result{res, &faulty} {
+			keys := summaryKeys(t, res, ms)
+			table := ResultsTableFor(ms).Schema()
+			data := NewRunData(res, true)
+			for _, m := range ms.All() {
+				got, inSummary := keys[m.Name]
+				_, isColumn := table.Column(m.Name)
+				if isColumn != (!m.Optional || m.Conditional) {
+					t.Errorf("%s: column %v, optional %v, conditional %v", m.Name, isColumn, m.Optional, m.Conditional)
 				}
-				continue
+				if m.Optional {
+					v, ok := m.Of(data)
+					if inSummary != (ok && (v != 0 || m.Present)) {
+						t.Errorf("%s: in summary.json %v, value %v %v", m.Name, inSummary, v, ok)
+					}
+					if m.Conditional && inSummary && got.(float64) != v {
+						t.Errorf("%s: summary.json %v, column %v", m.Name, got, v)
+					}
+					continue
+				}
+				if !inSummary {
+					t.Errorf("%s: a results.parquet column missing from summary.json", m.Name)
+					continue
+				}
+				v, ok := m.Of(data)
+				switch {
+				case m.Timing:
+					ok, v = true, 0 // measured as 0 in summary.json with --no-timing
+				}
+				if !ok && got != nil || ok && (got == nil || got.(float64) != v) {
+					t.Errorf("%s: summary.json %v, column %v (%v)", m.Name, got, v, ok)
+				}
 			}
-			if !inSummary {
-				t.Errorf("%s: a results.parquet column missing from summary.json", m.Name)
-				continue
+			if _, ok := keys["p90_jct_s"]; ok != (len(ms.All()) > len(BuiltinMetrics().All())) {
+				t.Errorf("p90_jct_s in summary.json: %v", ok)
 			}
-			v, ok := m.Of(data)
-			switch {
-			case m.Timing:
-				ok, v = true, 0 // measured as 0 in summary.json with --no-timing
+			if _, ok := keys["interruptions"]; ok != (res.Summary.Faults != nil) {
+				t.Errorf("interruptions (0) in summary.json: %v, want it exactly for a run with failures", ok)
 			}
-			if !ok && got != nil || ok && (got == nil || got.(float64) != v) {
-				t.Errorf("%s: summary.json %v, column %v (%v)", m.Name, got, v, ok)
-			}
-		}
-		if _, ok := keys["p90_jct_s"]; ok != (len(ms.All()) > len(BuiltinMetrics().All())) {
-			t.Errorf("p90_jct_s in summary.json: %v", ok)
 		}
 	}
 	// The added metric's value: the 90th percentile of 8 and 12.

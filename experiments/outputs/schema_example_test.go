@@ -32,4 +32,5 @@ func ExampleTables() {
 	//   pending_jobs BIGINT jobs
 	//   avg_efficiency DOUBLE (nullable) fraction (0–1]
 	//   policy_wall_s DOUBLE (nullable) s
+	//   nodes_down BIGINT (nullable) nodes
 }

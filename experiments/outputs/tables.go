@@ -37,7 +37,7 @@ type RunKey struct {
 func PlainRunKey(spec runspec.RunSpec, meta RunMeta) RunKey {
 	n, isPaper := PaperNumber(meta.Workload)
 	return RunKey{
-		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec, PolicyCode: meta.PolicyCode})),
+		ID:       RunID(RunHash(PlainRunIdentity, Identity{InputsHash: meta.InputsHash, Settings: spec, PolicyCode: meta.PolicyCode, FaultLog: spec.FaultLog()})),
 		Workload: n, HasWorkload: isPaper, WorkloadSource: meta.Workload, WorkloadDigest: meta.WorkloadDigest,
 		Policy: spec.Policy, PolicyName: PolicyName(spec.Policy, meta.PolicyName), Options: OptionsJSON(spec), Seed: spec.Seed,
 	}
@@ -245,6 +245,9 @@ type ClusterRow struct {
 	Pending        int      `json:"pending_jobs"`
 	MeanEfficiency *float64 `json:"mean_efficiency,omitempty"`
 	PolicyWall     *float64 `json:"policy_wall_s,omitempty"`
+	// NodesDown is the number of nodes down at the round under failures;
+	// nil in a run without.
+	NodesDown *int `json:"nodes_down,omitempty"`
 }
 
 // clusterRows lists every scheduling round from time 0 to the last one,
@@ -275,6 +278,9 @@ func ClusterRows(res *sim.Result, noTiming bool) []ClusterRow {
 				m := rs.Efficiency
 				row.MeanEfficiency = &m
 			}
+		}
+		if n, ok := res.DownAt(row.Time); ok {
+			row.NodesDown = &n
 		}
 		rows = append(rows, row)
 	}
@@ -314,4 +320,10 @@ var ClusterTable = &Table[ClusterTableRow]{File: "cluster.parquet", Where: "run,
 	I64("pending_jobs", "jobs", "active jobs without GPUs after the round", func(r ClusterTableRow) int64 { return int64(r.Round.Pending) }),
 	F64Null("avg_efficiency", "fraction (0–1]", "mean true statistical efficiency of the jobs holding GPUs; null when none does", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.MeanEfficiency) }),
 	F64Null("policy_wall_s", "s", "wall-clock time the policy took; null in idle rounds (no call) and with --no-timing", func(r ClusterTableRow) (float64, bool) { return ptr(r.Round.PolicyWall) }),
+	I64Null("nodes_down", "nodes", "only in tables of runs with failures (--failures; docs/failures.md): nodes down at the round (the faults of that instant included), idle rounds too; null for a run without failures in a table that has some", func(r ClusterTableRow) (int64, bool) {
+		if r.Round.NodesDown == nil {
+			return 0, false
+		}
+		return int64(*r.Round.NodesDown), true
+	}).When(func(r ClusterTableRow) bool { return r.Round.NodesDown != nil }),
 )}

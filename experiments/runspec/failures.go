@@ -12,7 +12,7 @@ import (
 // node can get through its restart (the engine checks each job's own
 // size when the workload is known).
 func (s RunSpec) checkFailures() error {
-	m, err := faults.Parse(s.Failures)
+	m, err := s.FaultModel()
 	if err != nil || m == nil {
 		return err
 	}
@@ -23,4 +23,20 @@ func (s RunSpec) checkFailures() error {
 		return errors.New("--failures and --cluster (node pools) cannot be combined yet")
 	}
 	return m.CheckProgress("on one node", []int{0}, []string{policies.DefaultType}, s.RestartDelay)
+}
+
+// FaultModel is the spec's fault model (nil for none), its fault logs read
+// from FaultFiles when set.
+func (s RunSpec) FaultModel() (*faults.Model, error) {
+	return faults.ParseIn(s.Failures, s.FaultFiles)
+}
+
+// FaultLog is the content digest of the fault log the spec replays, ""
+// for none: part of a run's identity (outputs.Identity.FaultLog), so that
+// an edited log is another run though its name is the same.
+func (s RunSpec) FaultLog() string {
+	if m, err := s.FaultModel(); err == nil && m != nil {
+		return m.Digest
+	}
+	return ""
 }

@@ -3,10 +3,10 @@ package runspec
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 
 	"github.com/polluxsim/polluxsim/autoscalers"
-	"github.com/polluxsim/polluxsim/faults"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/sim"
 )
@@ -91,6 +91,12 @@ type RunSpec struct {
 	// (llama3, rsc1), a fault log, or key=value settings; "" or "none"
 	// for none (see docs/failures.md). Faults are drawn from Seed.
 	Failures string `json:"failures,omitempty"`
+	// FaultFiles holds the fault logs Failures names when they are not
+	// the operating system's files relative to the working directory: an
+	// experiment's cell reads them relative to its spec (an embedded
+	// experiment, from the binary). Not a setting (their content is part
+	// of a run's identity through FaultLog, not their place).
+	FaultFiles fs.FS `json:"-"`
 }
 
 // DefaultSpec is the reference setting for a policy: its default options
@@ -219,7 +225,7 @@ func (s RunSpec) SimConfig() sim.Config {
 	if cal, err := LookupCalibration(s.Calibration); err == nil {
 		c.StepScale, c.RestartDelayByApp = cal.StepScale, cal.RestartDelay
 	}
-	if m, err := faults.Parse(s.Failures); err == nil && m != nil {
+	if m, err := s.FaultModel(); err == nil && m != nil {
 		c.Failures, c.FaultSeed = m, s.Seed
 	}
 	return c

@@ -116,6 +116,9 @@ func Merge(ext *extensions.Extensions, out string, dirs []string) (*MergeReport,
 	if err := atomicfile.WriteBytes(filepath.Join(out, ExperimentFile), spec); err != nil {
 		return nil, err
 	}
+	if err := exp.WriteFaultLogs(out); err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
 	for id, f := range runs {
 		dst := RunPath(out, id)
 		if inputfile.SameFile(RunPath(f.dir, id), dst) {

@@ -277,6 +277,10 @@ func Sweep(ctx context.Context, exp *experiments.Experiment, opt SweepOptions) (
 	if err := atomicfile.WriteBytes(filepath.Join(opt.Out, ExperimentFile), spec); err != nil {
 		return nil, err
 	}
+	// The fault logs the spec names, beside it as beside the spec.
+	if err := exp.WriteFaultLogs(opt.Out); err != nil {
+		return nil, err
+	}
 	rep := &SweepReport{Runs: len(plan)}
 	var todo []planned
 	other, otherID := 0, ""
@@ -338,7 +342,7 @@ func runHash(exp *experiments.Experiment, r experiments.Run, wl *sweepWorkload, 
 	return outputs.RunHash(outputs.SweepRunIdentity, outputs.Identity{
 		Experiment: exp.Name, ExperimentVersion: exp.Version, Run: r.ID(), Settings: r.Cell.Spec(),
 		Config: r.Cell.Config(), Load: r.Cell.Load(), Jobs: r.Cell.Jobs(), Workload: wl.csv,
-		ProfilesID: opt.ProfilesID, Code: opt.Version, PolicyCode: code,
+		ProfilesID: opt.ProfilesID, Code: opt.Version, PolicyCode: code, FaultLog: r.Cell.Spec().FaultLog(),
 	})
 }
 
