@@ -366,28 +366,8 @@ func (e *engine) tick() error {
 		visit = e.incremental.holding
 		e.jobRounds += int64(len(e.incremental.added))
 	}
-	if err := e.resolveFits(visit); err != nil {
+	if err := e.catchUp(visit); err != nil {
 		return err
-	}
-	e.jobRounds += int64(len(visit))
-	if e.jobRounds > e.cfg.MaxJobRounds {
-		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?%s)",
-			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), incrementalHint(e.cfg, e.policy, "; "))
-	}
-	for _, j := range visit {
-		j.advanceTo(e.now)
-		if j.phase != phaseRunning {
-			// No progress since the last round's check: the job has been
-			// pending or restarting since then.
-			continue
-		}
-		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
-			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
-				j.spec.Name, j.epoch+1, j.progress, next, e.now)
-		}
-		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
-			return err
-		}
 	}
 	if e.elastic != nil {
 		if err := e.autoscale(active); err != nil {
@@ -413,6 +393,36 @@ func (e *engine) tick() error {
 		e.cfg.Observer(e.now, e.finished, len(e.jobs))
 	}
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
+	return nil
+}
+
+// catchUp brings the jobs of visit up to date before the policy is
+// called: their due refits, their progress, and the batch of the running
+// ones, which re-tune as the agent does at the end of every interval.
+func (e *engine) catchUp(visit []*job) error {
+	if err := e.resolveFits(visit); err != nil {
+		return err
+	}
+	e.jobRounds += int64(len(visit))
+	if e.jobRounds > e.cfg.MaxJobRounds {
+		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?%s)",
+			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), incrementalHint(e.cfg, e.policy, "; "))
+	}
+	for _, j := range visit {
+		j.advanceTo(e.now)
+		if j.phase != phaseRunning {
+			// No progress since the last round's check: the job has been
+			// pending or restarting since then.
+			continue
+		}
+		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
+			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
+				j.spec.Name, j.epoch+1, j.progress, next, e.now)
+		}
+		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -106,6 +106,9 @@ type faultState struct {
 	downSec, last float64
 	nodeFailures  int
 	interruptions int
+	// replans counts the rounds called at once after a failure
+	// (Model.Replan).
+	replans int
 }
 
 // startFaults sets up a run's failures: the fault stream and each job's
@@ -118,6 +121,8 @@ func (e *engine) startFaults() error {
 		return fmt.Errorf("--failures on an elastic cluster is not supported yet")
 	case e.cfg.typed():
 		return fmt.Errorf("--failures on a cluster of node pools is not supported yet")
+	case m.Replan && e.cfg.Step:
+		return fmt.Errorf("--failures replan=now needs exact event times (not --step, whose rounds are whole intervals)")
 	}
 	types := make([]string, c.Nodes)
 	phys := make([]int, c.Nodes)
@@ -172,6 +177,7 @@ func (e *engine) fault() error {
 	fs.last = e.now
 	fs.down += len(tr.Down) - len(tr.Up)
 	fs.nodeFailures += len(tr.Down)
+	hit := false
 	if len(tr.Down) > 0 {
 		failed := make(map[int]bool, len(tr.Down))
 		for _, n := range tr.Down {
@@ -191,6 +197,7 @@ func (e *engine) fault() error {
 					if err := e.interrupt(j); err != nil {
 						return err
 					}
+					hit = true
 					break
 				}
 			}
@@ -203,7 +210,27 @@ func (e *engine) fault() error {
 		e.resize(len(fs.phys), nil)
 	}
 	e.pushFault()
+	if hit {
+		return e.replan()
+	}
 	return nil
+}
+
+// replan, under Model.Replan, calls the policy at once after a failure
+// interrupted a job: a round of its own at the failure's time, which
+// brings the active jobs up to date as a scheduling round does (refits,
+// progress, batch) and is recorded as one; the scheduling rounds keep
+// their times, the autoscaler is consulted only at those. Without
+// Model.Replan the interrupted jobs wait for the next scheduling round.
+func (e *engine) replan() error {
+	if !e.failures.model.Replan || len(e.active) == 0 || e.cfg.Cluster.Nodes == 0 {
+		return nil
+	}
+	e.failures.replans++
+	if err := e.catchUp(e.active); err != nil {
+		return err
+	}
+	return e.schedule(e.active)
 }
 
 // pushJobFault schedules running job j's own next failure if it falls
@@ -222,7 +249,7 @@ func (e *engine) jobFault(j *job) error {
 		return err
 	}
 	j.ft.budget = j.ft.rng.ExpFloat64() / (e.failures.model.JobFailRate / faults.Day)
-	return nil
+	return e.replan()
 }
 
 // interrupt fails job j, which holds a node that went down: it loses the
