@@ -77,7 +77,13 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		}
 	}
 	e := &engine{ctx: ctx, cfg: cfg, policy: p, traits: p.Traits(), incremental: newIncremental(cfg, p)}
-	total := cfg.Cluster.TotalGPUs()
+	if cfg.Failures != nil {
+		// Spare nodes are held back from the cluster the policy sees.
+		if e.cfg.Cluster, err = servedCluster(cfg.Cluster, cfg.Failures.Spares); err != nil {
+			return nil, err
+		}
+	}
+	total := e.cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
 		e.elastic = &elasticState{cfg: cfg.Elastic}
 		total = cfg.Elastic.MaxNodes * cfg.Cluster.MaxNodeGPUs()
@@ -119,8 +125,8 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
 		if cfg.typed() {
-			j.types, j.typeSec = offered(cfg.Cluster, app), map[string]float64{}
-			if e.traits.AdaptiveBatch && len(cfg.Cluster.Types()) > 1 {
+			j.types, j.typeSec = offered(e.cfg.Cluster, app), map[string]float64{}
+			if e.traits.AdaptiveBatch && len(e.cfg.Cluster.Types()) > 1 {
 				if err := e.bootstrap(j); err != nil {
 					return nil, err
 				}
@@ -134,7 +140,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	e.events.sortArrivals()
 	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
 	if cfg.typed() {
-		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
+		if err := checkTypes(e.cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
 			return nil, err
 		}
 	}
@@ -144,7 +150,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	e.nextTick = cfg.Interval
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
 	if cfg.Failures != nil {
-		if err := e.startFaults(); err != nil {
+		if err := e.startFaults(cfg.Cluster); err != nil {
 			return nil, err
 		}
 	}
