@@ -286,18 +286,9 @@ func ParseDist(s string) (Dist, error) {
 	return d, nil
 }
 
-// MaxSpares bounds the spare nodes of a model (a cluster must also keep
-// one node in service: see CheckSpares).
+// MaxSpares bounds the spare nodes of a model (the engine also refuses
+// spares that leave no node of a pool in service).
 const MaxSpares = 1 << 20
-
-// CheckSpares refuses spares that leave a cluster of nodes nodes none in
-// service.
-func (m *Model) CheckSpares(nodes int) error {
-	if m.Spares >= nodes {
-		return fmt.Errorf("--failures spares=%d: the cluster has %d nodes, at least one must be in service", m.Spares, nodes)
-	}
-	return nil
-}
 
 // MaxRate bounds a failure rate (per node-day or domain-day): a node that
 // fails more than once a minute is not a cluster anyone runs.

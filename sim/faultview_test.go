@@ -223,6 +223,12 @@ func TestFailuresOnPools(t *testing.T) {
 			t.Errorf("spares %d: interruptions %v, want 2 in all, none of a100-z (on the a100 node that never failed)", spares, interrupted)
 		}
 	}
+	cfg := DefaultConfig()
+	cfg.Cluster = pools
+	cfg.Failures = &faults.Model{Spares: 2, Repair: faults.Dist{Kind: "fixed", Mean: 1}, Checkpoint: faults.Checkpoint{Mode: "fixed", Interval: 600}, Events: ev}
+	if _, err := Run(cfg, typedSet(), w, keepOnType{}); err == nil || !strings.Contains(err.Error(), "spares=2: cluster pool 1 (t4) has 2 nodes") {
+		t.Errorf("2 spares of pools of 2: %v, want a refusal naming the pool", err)
+	}
 }
 
 // keepOnType keeps each job's GPUs and places the others as onType does,
