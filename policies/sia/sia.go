@@ -125,8 +125,11 @@ type config struct {
 // false if the type has too few GPUs for it.
 func rigidConfig(r *round, t int, j *policies.Job) (config, bool) {
 	k, per := j.Request.GPUs, r.per[t]
+	if k < 1 || per < 1 { // a type with no node up (failures)
+		return config{}, false
+	}
 	nodes := (k + per - 1) / per
-	if k < 1 || nodes > len(r.nodesOf[t]) {
+	if nodes > len(r.nodesOf[t]) {
 		return config{}, false
 	}
 	return config{typ: t, nodes: nodes, gpus: k, perNode: per, spread: true}, true
