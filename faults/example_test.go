@@ -28,3 +28,19 @@ func ExampleParse() {
 	// 0.003789 failures per node-day
 	// whole-cluster job: MTTF 3.09 h, Young's interval 1635 s
 }
+
+// A model's policy-side settings: replan=now calls the policy at once
+// after a failure interrupts a job, spares=K holds K nodes back as hot
+// standbys; both read back from the model's string.
+func ExampleParse_replanAndSpares() {
+	m, err := faults.Parse("rsc1,rate=1.664,replan=now,spares=1")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(m.Replan, m.Spares)
+	fmt.Println(m)
+	// Output:
+	// true 1
+	// rsc1,rate=1.664,repair=exp:14400,ckpt=young,ckpt_cost=60,replan=now,spares=1
+}

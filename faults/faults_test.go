@@ -170,6 +170,9 @@ func TestParseErrors(t *testing.T) {
 		"rate=1,color=red":              "unknown setting",
 		"rate=5000":                     "must be in [0, 1440]",
 		"job_fail=x":                    "job_fail=x",
+		"rate=1,replan=soon":            "replan=soon",
+		"rate=1,spares=-1":              "spares=-1",
+		"rate=1,spares=x":               "spares=x",
 	} {
 		if _, err := Parse(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v, want an error with %q", in, err, want)
@@ -178,13 +181,20 @@ func TestParseErrors(t *testing.T) {
 	if m, err := Parse("none"); m != nil || err != nil {
 		t.Errorf("none: %v, %v", m, err)
 	}
-	m, err := Parse("rsc1,ckpt=daly,ckpt_cost=30,job_fail=0.5,domain=8:0.01")
+	m, err := Parse("rsc1,ckpt=daly,ckpt_cost=30,job_fail=0.5,domain=8:0.01,replan=now,spares=2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	again, err := Parse(m.String())
 	if err != nil || again.String() != m.String() {
 		t.Errorf("%q does not read back: %v, %v", m, again, err)
+	}
+	if !m.Replan || m.Spares != 2 {
+		t.Errorf("%q: replan %v, spares %d; want true, 2", m, m.Replan, m.Spares)
+	}
+	// The settings a model without them had: its string is unchanged.
+	if def, _ := Parse("rsc1"); strings.Contains(def.String(), "replan") || strings.Contains(def.String(), "spares") {
+		t.Errorf("rsc1 reads %q", def)
 	}
 }
 

@@ -49,6 +49,13 @@ type Model struct {
 	Digest string
 	// Checkpoint is how jobs checkpoint.
 	Checkpoint Checkpoint
+	// Replan calls the policy at once when a failure interrupts a job, in
+	// a round of its own, rather than at the next scheduling round.
+	Replan bool
+	// Spares holds the cluster's last Spares nodes back from scheduling
+	// as hot standbys: a node that fails is replaced by a spare that is up
+	// (docs/failures.md states the rules).
+	Spares int
 }
 
 // Checkpoint is a job's checkpointing: the interval between checkpoints
@@ -121,6 +128,8 @@ func preset(name string) (Model, bool) {
 //	file=PATH       replay the fault log PATH (see ReadFile)
 //	ckpt=I          checkpoint interval: seconds, young, daly or none
 //	ckpt_cost=S     time one checkpoint takes, seconds
+//	replan=now      call the policy at once after a failure (default: round)
+//	spares=K        hold K nodes back as hot standbys (default 0)
 //
 // A model checks its values (Check) before it is returned.
 func Parse(s string) (*Model, error) { return ParseIn(s, nil) }
@@ -260,8 +269,22 @@ func (m *Model) set(k, v string, files fs.FS) error {
 		c, err := number(v)
 		m.Checkpoint.Cost = c
 		return err
+	case k == "replan":
+		switch v {
+		case "now", "round":
+			m.Replan = v == "now"
+			return nil
+		}
+		return errors.New("want now (call the policy at once after a failure) or round (at the next scheduling round)")
+	case k == "spares":
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n > MaxSpares {
+			return fmt.Errorf("want a node count in [0, %d]", MaxSpares)
+		}
+		m.Spares = n
+		return nil
 	}
-	return fmt.Errorf("unknown setting %q (rate, rate.TYPE, repair, domain, job_fail, file, ckpt, ckpt_cost)", k)
+	return fmt.Errorf("unknown setting %q (rate, rate.TYPE, repair, domain, job_fail, file, ckpt, ckpt_cost, replan, spares)", k)
 }
 
 // number reads a finite non-negative number.
@@ -297,6 +320,10 @@ func ParseDist(s string) (Dist, error) {
 	}
 	return d, nil
 }
+
+// MaxSpares bounds the spare nodes of a model (the engine also refuses
+// spares that leave no node of a pool in service).
+const MaxSpares = 1 << 20
 
 // MaxRate bounds a failure rate (per node-day or domain-day): a node that
 // fails more than once a minute is not a cluster anyone runs.
@@ -410,5 +437,11 @@ func (m *Model) String() string {
 		b = append(b, "ckpt="+m.Checkpoint.Mode)
 	}
 	b = append(b, fmt.Sprintf("ckpt_cost=%g", m.Checkpoint.Cost))
+	if m.Replan {
+		b = append(b, "replan=now")
+	}
+	if m.Spares > 0 {
+		b = append(b, fmt.Sprintf("spares=%d", m.Spares))
+	}
 	return strings.Join(b, ",")
 }

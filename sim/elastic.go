@@ -18,6 +18,14 @@ import (
 // its GPUs (it is pending until the policy places it again). Every node
 // ordered and not released is billed NodePrice per hour, until the last
 // job finishes. Config.Cluster.Nodes is the initial count.
+//
+// Under failures (Config.Failures) the cluster is drawn from MaxNodes
+// machines, each failing and being repaired whether the cluster holds it
+// or not: a node that fails is no longer offered but stays held (billed,
+// and counted in the autoscaler's count of nodes) until repaired, when
+// it is offered again; the autoscaler's releases take nodes down first;
+// a node ordered takes the free machine of lowest number, which, if down,
+// joins held and down.
 type Elastic struct {
 	Autoscaler         autoscalers.Autoscaler
 	MinNodes, MaxNodes int
@@ -77,7 +85,7 @@ func (es *elasticState) bill(now float64, ready int) {
 func (e *engine) autoscale(active []*job) error {
 	es := e.elastic
 	c := &e.cfg.Cluster
-	es.bill(e.now, c.Nodes)
+	es.bill(e.now, e.held())
 	e.promote()
 	views := make([]policies.Job, len(active))
 	for i, j := range active {
@@ -86,7 +94,7 @@ func (e *engine) autoscale(active []*job) error {
 	st := autoscalers.State{Now: e.now, Cluster: *c, Provisioning: len(es.pending),
 		MinNodes: es.cfg.MinNodes, MaxNodes: es.cfg.MaxNodes, Jobs: views}
 	want := autoscalers.Clamp(es.cfg.Autoscaler.Target(st), es.cfg.MinNodes, es.cfg.MaxNodes)
-	have := c.Nodes + len(es.pending)
+	have := e.held() + len(es.pending)
 	switch {
 	case want > have:
 		for i := have; i < want; i++ {
@@ -115,12 +123,32 @@ func (e *engine) promote() {
 		return
 	}
 	es.pending = es.pending[n:]
+	if e.failures != nil {
+		e.joinMachines(n)
+		return
+	}
 	e.resize(e.cfg.Cluster.Nodes+n, nil)
 }
 
+// held is the number of nodes the elastic cluster holds, ordered and
+// ready: those offered to the policy and, under failures, those down
+// (billed while they are repaired).
+func (e *engine) held() int {
+	if e.failures != nil {
+		return e.cfg.Cluster.Nodes + e.failures.view.inDown
+	}
+	return e.cfg.Cluster.Nodes
+}
+
 // release removes drop ready nodes, the least used first (the last of
-// equals), and takes their GPUs from the jobs holding any.
+// equals), and takes their GPUs from the jobs holding any. Under failures
+// the nodes down go first.
 func (e *engine) release(active []*job, drop int) error {
+	if e.failures != nil {
+		if drop -= e.failures.view.releaseDown(drop); drop == 0 {
+			return nil
+		}
+	}
 	nodes := e.cfg.Cluster.Nodes
 	used := make([]int, nodes)
 	for _, j := range active {
@@ -165,6 +193,9 @@ func (e *engine) release(active []*job, drop int) error {
 // (none when growing: new nodes are appended), and rewrites the jobs'
 // allocations to the new node numbering.
 func (e *engine) resize(nodes int, gone []bool) {
+	if e.failures != nil && gone != nil {
+		e.failures.view.dropPlaces(gone)
+	}
 	for _, j := range e.jobs {
 		if j.alloc == nil {
 			continue
@@ -188,7 +219,7 @@ func (e *engine) finishElastic() {
 	if e.elastic == nil {
 		return
 	}
-	e.elastic.bill(e.now, e.cfg.Cluster.Nodes)
+	e.elastic.bill(e.now, e.held())
 	s := &e.res.Summary
 	s.NodeHours = e.elastic.nodeSec / 3600
 	s.Cost = s.NodeHours * e.elastic.cfg.NodePrice

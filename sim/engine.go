@@ -77,7 +77,13 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		}
 	}
 	e := &engine{ctx: ctx, cfg: cfg, policy: p, traits: p.Traits(), incremental: newIncremental(cfg, p)}
-	total := cfg.Cluster.TotalGPUs()
+	if cfg.Failures != nil {
+		// Spare nodes are held back from the cluster the policy sees.
+		if e.cfg.Cluster, err = servedCluster(cfg.Cluster, cfg.Failures.Spares); err != nil {
+			return nil, err
+		}
+	}
+	total := e.cfg.Cluster.TotalGPUs()
 	if cfg.Elastic != nil {
 		e.elastic = &elasticState{cfg: cfg.Elastic}
 		total = cfg.Elastic.MaxNodes * cfg.Cluster.MaxNodeGPUs()
@@ -119,8 +125,8 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
 		if cfg.typed() {
-			j.types, j.typeSec = offered(cfg.Cluster, app), map[string]float64{}
-			if e.traits.AdaptiveBatch && len(cfg.Cluster.Types()) > 1 {
+			j.types, j.typeSec = offered(e.cfg.Cluster, app), map[string]float64{}
+			if e.traits.AdaptiveBatch && len(e.cfg.Cluster.Types()) > 1 {
 				if err := e.bootstrap(j); err != nil {
 					return nil, err
 				}
@@ -134,7 +140,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	e.events.sortArrivals()
 	e.rec = roundRecorder{mode: cfg.Rounds, sink: cfg.RoundSink}
 	if cfg.typed() {
-		if err := checkTypes(cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
+		if err := checkTypes(e.cfg.Cluster, set, w, e.traits.UserGPUs); err != nil {
 			return nil, err
 		}
 	}
@@ -144,7 +150,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 	e.nextTick = cfg.Interval
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
 	if cfg.Failures != nil {
-		if err := e.startFaults(); err != nil {
+		if err := e.startFaults(cfg.Cluster); err != nil {
 			return nil, err
 		}
 	}
@@ -366,28 +372,8 @@ func (e *engine) tick() error {
 		visit = e.incremental.holding
 		e.jobRounds += int64(len(e.incremental.added))
 	}
-	if err := e.resolveFits(visit); err != nil {
+	if err := e.catchUp(visit); err != nil {
 		return err
-	}
-	e.jobRounds += int64(len(visit))
-	if e.jobRounds > e.cfg.MaxJobRounds {
-		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?%s)",
-			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), incrementalHint(e.cfg, e.policy, "; "))
-	}
-	for _, j := range visit {
-		j.advanceTo(e.now)
-		if j.phase != phaseRunning {
-			// No progress since the last round's check: the job has been
-			// pending or restarting since then.
-			continue
-		}
-		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
-			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
-				j.spec.Name, j.epoch+1, j.progress, next, e.now)
-		}
-		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
-			return err
-		}
 	}
 	if e.elastic != nil {
 		if err := e.autoscale(active); err != nil {
@@ -413,6 +399,36 @@ func (e *engine) tick() error {
 		e.cfg.Observer(e.now, e.finished, len(e.jobs))
 	}
 	e.events.push(event{time: e.nextTick, kind: evTick, job: -1})
+	return nil
+}
+
+// catchUp brings the jobs of visit up to date before the policy is
+// called: their due refits, their progress, and the batch of the running
+// ones, which re-tune as the agent does at the end of every interval.
+func (e *engine) catchUp(visit []*job) error {
+	if err := e.resolveFits(visit); err != nil {
+		return err
+	}
+	e.jobRounds += int64(len(visit))
+	if e.jobRounds > e.cfg.MaxJobRounds {
+		return fmt.Errorf("simulation stopped at t=%v s after %d job-rounds (active jobs summed over rounds), the engine's work limit: %d of %d jobs unfinished (is the cluster overloaded?%s)",
+			e.now, e.jobRounds, len(e.jobs)-e.finished, len(e.jobs), incrementalHint(e.cfg, e.policy, "; "))
+	}
+	for _, j := range visit {
+		j.advanceTo(e.now)
+		if j.phase != phaseRunning {
+			// No progress since the last round's check: the job has been
+			// pending or restarting since then.
+			continue
+		}
+		if next := j.app.Truth.Progress(j.epoch + 1); j.progress > next*(1+progressSlack)+progressAbsSlack && !e.cfg.Step {
+			return fmt.Errorf("invariant violated: job %s passed its epoch %d boundary (progress %v > %v) without an event (t=%v)",
+				j.spec.Name, j.epoch+1, j.progress, next, e.now)
+		}
+		if err := j.tune(e.traits.AdaptiveBatch); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -5,8 +5,10 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/polluxsim/polluxsim/faults"
+	"github.com/polluxsim/polluxsim/policies"
 )
 
 // This file holds the engine's side of failures (Config.Failures): nodes
@@ -97,50 +99,48 @@ func (f *jobFaults) run(dt, rate, progress float64, gpus int) {
 type faultState struct {
 	model  *faults.Model
 	stream *faults.Stream
-	// phys is the physical node of each node of the cluster the policy
-	// sees; types the GPU type of each physical node.
-	phys  []int
-	types []string
+	// view is which machine each node of the cluster the policy sees is,
+	// and the state of every machine.
+	view *faultView
 	// down counts the nodes down, downSec integrates it up to last.
 	down          int
 	downSec, last float64
 	nodeFailures  int
 	interruptions int
+	// replans counts the rounds called at once after a failure
+	// (Model.Replan).
+	replans int
 }
 
-// startFaults sets up a run's failures: the fault stream and each job's
-// book, and refuses what it cannot run.
-func (e *engine) startFaults() error {
+// startFaults sets up a run's failures on cluster full (the cluster
+// given, spares included; e.cfg.Cluster is the part in service): the
+// fault stream and each job's book, and refuses what it cannot run.
+func (e *engine) startFaults(full policies.Cluster) error {
 	m := e.cfg.Failures
-	c := e.cfg.Cluster
+	machines := full.Nodes
 	switch {
+	case m.Replan && e.cfg.Step:
+		return fmt.Errorf("--failures replan=now needs exact event times (not --step, whose rounds are whole intervals)")
+	case e.cfg.Elastic != nil && m.Spares > 0:
+		return fmt.Errorf("--failures spares=%d on an elastic cluster: the autoscaler orders nodes, none is held back", m.Spares)
 	case e.cfg.Elastic != nil:
-		return fmt.Errorf("--failures on an elastic cluster is not supported yet")
-	case e.cfg.typed():
-		return fmt.Errorf("--failures on a cluster of node pools is not supported yet")
+		// Every machine the cluster may hold fails and is repaired
+		// whether the cluster holds it or not.
+		machines = e.cfg.Elastic.MaxNodes
 	}
-	types := make([]string, c.Nodes)
-	phys := make([]int, c.Nodes)
-	for n := range types {
-		types[n], phys[n] = c.NodeType(n), n
-	}
+	v := newFaultView(full, machines, m.Spares, e.cfg.Elastic != nil)
 	// The run's seed and the workload's name: the same faults for every
 	// policy on a workload, other faults on another workload.
 	h := fnv.New64a()
 	h.Write([]byte(e.res.Workload))
 	seed := e.cfg.FaultSeed ^ h.Sum64()
-	s, err := faults.NewStream(m, types, seed)
+	s, err := faults.NewStream(m, v.types, seed)
 	if err != nil {
 		return err
 	}
-	e.failures = &faultState{model: m, stream: s, phys: phys, types: types}
+	e.failures = &faultState{model: m, stream: s, view: v}
 	for _, j := range e.jobs {
-		// The fewest nodes a job can run on.
-		need := 1
-		if e.traits.UserGPUs {
-			need = (j.spec.Replicas + c.GPUsPerNode - 1) / c.GPUsPerNode
-		}
-		if err := m.CheckProgress(j.spec.Name, phys[:need], types[:need], e.cfg.restartDelay(j.spec.App)); err != nil {
+		if err := e.checkJobProgress(j, full); err != nil {
 			return err
 		}
 		j.ft = &jobFaults{tau: math.Inf(1)}
@@ -155,6 +155,48 @@ func (e *engine) startFaults() error {
 	}
 	e.pushFault()
 	return nil
+}
+
+// checkJobProgress refuses a model under which job j cannot be expected
+// to get through its restart on the fewest nodes it can run on (one, or
+// its request's under a policy that runs jobs on their request), on the
+// GPU type where it fails least.
+func (e *engine) checkJobProgress(j *job, full policies.Cluster) error {
+	m := e.cfg.Failures
+	restart := e.cfg.restartDelay(j.spec.App)
+	pools := full.Pools
+	if len(pools) == 0 {
+		pools = []policies.Pool{{Type: full.NodeType(0), Nodes: full.Nodes, GPUsPerNode: full.GPUsPerNode}}
+	}
+	var first error
+	for i, p := range pools {
+		if len(full.Pools) > 0 && !slices.Contains(j.types, p.Type) {
+			continue
+		}
+		need := 1
+		if e.traits.UserGPUs {
+			need = (j.spec.Replicas + p.GPUsPerNode - 1) / p.GPUsPerNode
+		}
+		if need > p.Nodes {
+			continue
+		}
+		start := 0
+		for _, q := range pools[:i] {
+			start += q.Nodes
+		}
+		nodes, types := make([]int, need), make([]string, need)
+		for k := range nodes {
+			nodes[k], types[k] = start+k, p.Type
+		}
+		err := m.CheckProgress(j.spec.Name, nodes, types, restart)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // pushFault schedules the stream's next change, if any.
@@ -177,38 +219,51 @@ func (e *engine) fault() error {
 	} else {
 		e.res.NodesDown = append(e.res.NodesDown, NodesDown{e.now, fs.down})
 	}
+	hit := false
 	if len(tr.Down) > 0 {
-		failed := make(map[int]bool, len(tr.Down))
-		for _, n := range tr.Down {
-			failed[n] = true
-		}
-		gone := make([]bool, len(fs.phys))
-		kept := fs.phys[:0:0]
-		for i, n := range fs.phys {
-			gone[i] = failed[n]
-			if !gone[i] {
-				kept = append(kept, n)
-			}
-		}
+		next, lost := fs.view.goDown(tr.Down)
 		for _, j := range e.active {
 			for n, v := range j.alloc {
-				if v > 0 && gone[n] {
+				if v > 0 && lost[n] {
 					if err := e.interrupt(j); err != nil {
 						return err
 					}
+					hit = true
 					break
 				}
 			}
 		}
-		fs.phys = kept
-		e.resize(len(kept), gone)
+		if err := e.remap(next); err != nil {
+			return err
+		}
 	}
 	if len(tr.Up) > 0 {
-		fs.phys = append(fs.phys, tr.Up...)
-		e.resize(len(fs.phys), nil)
+		if err := e.remap(fs.view.comeUp(tr.Up)); err != nil {
+			return err
+		}
 	}
 	e.pushFault()
+	if hit {
+		return e.replan()
+	}
 	return nil
+}
+
+// replan, under Model.Replan, calls the policy at once after a failure
+// interrupted a job: a round of its own at the failure's time, which
+// brings the active jobs up to date as a scheduling round does (refits,
+// progress, batch) and is recorded as one; the scheduling rounds keep
+// their times, the autoscaler is consulted only at those. Without
+// Model.Replan the interrupted jobs wait for the next scheduling round.
+func (e *engine) replan() error {
+	if !e.failures.model.Replan || len(e.active) == 0 || e.cfg.Cluster.Nodes == 0 {
+		return nil
+	}
+	e.failures.replans++
+	if err := e.catchUp(e.active); err != nil {
+		return err
+	}
+	return e.schedule(e.active)
 }
 
 // pushJobFault schedules running job j's own next failure if it falls
@@ -227,7 +282,7 @@ func (e *engine) jobFault(j *job) error {
 		return err
 	}
 	j.ft.budget = j.ft.rng.ExpFloat64() / (e.failures.model.JobFailRate / faults.Day)
-	return nil
+	return e.replan()
 }
 
 // interrupt fails job j, which holds a node that went down: it loses the
@@ -268,8 +323,9 @@ func (e *engine) resumeFaults(j *job) {
 	var types []string
 	for n, v := range j.alloc {
 		if v > 0 {
-			nodes = append(nodes, fs.phys[n])
-			types = append(types, fs.types[fs.phys[n]])
+			m := fs.view.phys[n]
+			nodes = append(nodes, m)
+			types = append(types, fs.view.types[m])
 		}
 	}
 	ck := fs.model.Checkpoint
@@ -289,7 +345,7 @@ func (e *engine) finishFaults() {
 	fs.downSec += float64(fs.down) * (e.now - fs.last)
 	sum := &FaultSummary{NodeFailures: fs.nodeFailures, Interruptions: fs.interruptions}
 	if e.now > 0 {
-		sum.Availability = 1 - fs.downSec/(float64(len(fs.types))*e.now)
+		sum.Availability = 1 - fs.downSec/(float64(len(fs.view.types))*e.now)
 	} else {
 		sum.Availability = 1
 	}

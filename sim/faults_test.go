@@ -29,7 +29,12 @@ func workSet(epochs int, perEpoch float64) *profiles.Set {
 // places it on any nodes up) on a cluster with spare nodes, under model m.
 func faultRun(t *testing.T, m *faults.Model, nodes int, work, restart float64, seed uint64) (JobResult, *FaultSummary) {
 	t.Helper()
-	cfg := DefaultConfig()
+	return faultRunConfig(t, DefaultConfig(), m, nodes, work, restart, seed)
+}
+
+// faultRunConfig is faultRun from cfg (its interval, say).
+func faultRunConfig(t *testing.T, cfg Config, m *faults.Model, nodes int, work, restart float64, seed uint64) (JobResult, *FaultSummary) {
+	t.Helper()
 	cfg.Cluster = policies.Cluster{Nodes: nodes + 8, GPUsPerNode: 1}
 	cfg.RestartDelay = restart
 	cfg.Failures, cfg.FaultSeed = m, seed

@@ -1,7 +1,7 @@
 package runspec
 
 import (
-	"errors"
+	"fmt"
 
 	"github.com/polluxsim/polluxsim/faults"
 	"github.com/polluxsim/polluxsim/policies"
@@ -16,11 +16,8 @@ func (s RunSpec) checkFailures() error {
 	if err != nil || m == nil {
 		return err
 	}
-	switch {
-	case s.Autoscaler != "":
-		return errors.New("--failures and --autoscaler cannot be combined yet")
-	case s.Cluster != "":
-		return errors.New("--failures and --cluster (node pools) cannot be combined yet")
+	if m.Spares > 0 && s.Autoscaler != "" {
+		return fmt.Errorf("--failures spares=%d and --autoscaler cannot be combined: the autoscaler orders nodes, none is held back", m.Spares)
 	}
 	return m.CheckProgress("on one node", []int{0}, []string{policies.DefaultType}, s.RestartDelay)
 }

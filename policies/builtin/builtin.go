@@ -23,7 +23,7 @@ import (
 // Registrations are the built-in policies' registrations.
 func Registrations() []policies.Registration {
 	regs := []policies.Registration{chronus.Registration(), edf.Registration(), edf.ElasticRegistration(), elasticflow.Registration(), fifo.Registration(), gandiva.Registration(), optimus.Registration(), pollux.Registration(),
-		sia.Registration(), srtf.Registration(), themis.Registration(), tiresias.Registration()}
+		sia.Registration(), sia.RigidRegistration(), srtf.Registration(), themis.Registration(), tiresias.Registration()}
 	return append(regs, gavel.Registrations()...)
 }
 

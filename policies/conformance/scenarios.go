@@ -80,8 +80,24 @@ func (sc *Scenario) up(r int) ([]int, policies.Cluster) {
 			nodes = append(nodes, n)
 		}
 	}
-	c.Nodes = len(nodes)
-	return nodes, c
+	if len(c.Pools) == 0 {
+		c.Nodes = len(nodes)
+		return nodes, c
+	}
+	// Each pool has its nodes up, in order (a pool may have none).
+	pools := slices.Clone(c.Pools)
+	first := 0
+	for i := range pools {
+		up := 0
+		for _, n := range nodes {
+			if n >= first && n < first+c.Pools[i].Nodes {
+				up++
+			}
+		}
+		first += c.Pools[i].Nodes
+		pools[i].Nodes = up
+	}
+	return nodes, policies.NewCluster(pools...)
 }
 
 // project is alloc (on every node) on the nodes up, nil for none.
@@ -236,6 +252,24 @@ func Scenarios() []Scenario {
 				{Name: "bert-x2", App: appBert, GPUs: 2, Batch: 24, Arrive: 1},
 				{Name: "ncf-x3", App: appNCF, GPUs: 1, Batch: 32768, Arrive: 2},
 				{Name: "narrow-x4", App: appNarrow, GPUs: 2, Batch: 64, Arrive: 2, Finish: 5},
+			},
+		},
+		{
+			Name: "node-failures-pools",
+			Doc:  "nodes of two GPU types fail and come back: a pool shrinks, then has no node up at all, and grows again",
+			// Rounds: 0 all up, 1 A100 node 2 down, 2 T4 node 0 and A100 node 3, 3 both A100 nodes, 4 none, 5 T4 node 1.
+			Cluster: policies.NewCluster(
+				policies.Pool{Type: "t4", Nodes: 2, GPUsPerNode: 4},
+				policies.Pool{Type: "a100", Nodes: 2, GPUsPerNode: 8},
+			),
+			Interval: 300, Rounds: 6,
+			Down: map[int][]int{1: {2}, 2: {0, 3}, 3: {2, 3}, 5: {1}},
+			Jobs: []JobSpec{
+				{Name: "imagenet-f0", App: appImagenet, GPUs: 8, Batch: 1600, Types: []string{"a100", "t4"}, Alloc: []int{0, 0, 8, 0}},
+				{Name: "cifar10-f1", App: appCifar, GPUs: 4, Batch: 512, Types: []string{"a100", "t4"}, Alloc: []int{4, 0, 0, 0}},
+				{Name: "narrow-f2", App: appNarrow, GPUs: 2, Batch: 64, Types: []string{"t4"}, Arrive: 1},
+				{Name: "bert-f3", App: appBert, GPUs: 6, Batch: 72, Types: []string{"a100", "t4"}, Arrive: 2},
+				{Name: "ncf-f4", App: appNCF, GPUs: 1, Batch: 32768, Types: []string{"a100", "t4"}, Arrive: 3, Finish: 5},
 			},
 		},
 		{

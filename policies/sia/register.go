@@ -22,6 +22,13 @@ type Options struct {
 	Project        bool    `option:"project_throughputs" doc:"model a GPU type only once the job has run there, and value the types it has not run on by projecting its goodput from the first type it ran on through the types' one-GPU throughput ratio, as the Sia artifact's evaluation runs it (run_experiment.sh: --project_throughputs; sia.py _compute_goodputs_v2); implies share_cap, and the doubling cap counts only GPUs run on; false: every type is valued from the job's one-GPU bootstrap model there"`
 	IdleFactor     bool    `option:"idle_restart_factor" doc:"discount a job that holds no GPUs (waiting, or preempted) by its restart factor on every configuration, as this package always has; false: as the Sia artifact's code does (sia.py __solve_mip_rescaled scales only a job with an allocation, on the configurations other than its current one; the sia-table3 experiment runs it so)"`
 	WorkloadBatch  bool    `option:"workload_batch" doc:"value each configuration's goodput over total batch sizes up to the job's own (the workload's) batch size, as the Sia artifact does (job.py get_speedup_fn, target_batch_size); false: up to the application's largest batch"`
+	// Rigid holds each job at its requested GPU count: its only
+	// configurations are its request on each GPU type (on the fewest nodes
+	// it fits, valued so, placed on whole nodes when it fills them, else
+	// wherever its type has GPUs free); the batch size still adapts. It is
+	// not an option but a policy of its own (RigidName, RigidRegistration):
+	// an option would change every Sia run's options and so its run_id.
+	Rigid bool
 }
 
 // DefaultOptions are the Sia paper's settings, with the two mechanisms of
@@ -76,6 +83,22 @@ func Registration() policies.Registration {
 		Name: Name,
 		Doc:  "Sia (SOSP'23): heterogeneity-aware goodput-optimised; an exact integer program over (GPU type, nodes, GPUs) per job each round",
 	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
+		return New(o, env), nil
+	})
+}
+
+// RigidName is the registered name of Sia's rigid twin.
+const RigidName = "sia-rigid"
+
+// RigidRegistration is Sia held at each job's requested GPU count
+// (Options.Rigid), with Sia's options: the twin that isolates what
+// elasticity buys (docs/failures.md).
+func RigidRegistration() policies.Registration {
+	return policies.Typed(policies.Registration{
+		Name: RigidName,
+		Doc:  "Sia held at each job's requested GPU count (its batch size still adapts): a rigid twin of sia for isolating what elasticity buys",
+	}, DefaultOptions, func(o Options, env policies.Env) (policies.Policy, error) {
+		o.Rigid = true
 		return New(o, env), nil
 	})
 }

@@ -89,7 +89,12 @@ func New(opt Options, env policies.Env) *Policy {
 }
 
 // Name implements policies.Policy.
-func (p *Policy) Name() string { return Name }
+func (p *Policy) Name() string {
+	if p.opt.Rigid {
+		return RigidName
+	}
+	return Name
+}
 
 // Traits implements policies.Policy: jobs tune their batch size for
 // goodput, as under Pollux.
@@ -115,6 +120,24 @@ type config struct {
 	typ         int // index into the round's types
 	nodes, gpus int
 	perNode     int // GPUs per node of the type
+	// spread marks a rigid job's request (Options.Rigid): its GPUs on
+	// any nodes (nodes is the fewest it can take, as its goodput is
+	// valued).
+	spread bool
+}
+
+// rigidConfig is the configuration of job j's request on type t, or
+// false if the type has too few GPUs for it.
+func rigidConfig(r *round, t int, j *policies.Job) (config, bool) {
+	k, per := j.Request.GPUs, r.per[t]
+	if k < 1 || per < 1 { // a type with no node up (failures)
+		return config{}, false
+	}
+	nodes := (k + per - 1) / per
+	if nodes > len(r.nodesOf[t]) {
+		return config{}, false
+	}
+	return config{typ: t, nodes: nodes, gpus: k, perNode: per, spread: true}, true
 }
 
 // configs lists the candidate configurations of a type with nodes nodes
@@ -286,7 +309,7 @@ func current(c policies.Cluster, r *round, j *policies.Job, cfgs []config) int {
 	t := c.AllocType(j.Alloc)
 	k, n := j.GPUs(), policies.NodesUsed(j.Alloc)
 	for x, cf := range cfgs {
-		if r.types[cf.typ] == t && cf.gpus == k && cf.nodes == n {
+		if r.types[cf.typ] == t && cf.gpus == k && (cf.nodes == n || cf.spread) {
 			return x
 		}
 	}
@@ -332,7 +355,15 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 				tl = dc
 			}
 		}
-		for _, cf := range r.cfgs {
+		cands := r.cfgs
+		if p.opt.Rigid {
+			cf, ok := rigidConfig(r, t, j)
+			if !ok {
+				continue
+			}
+			cands, tl = []config{cf}, 0
+		}
+		for _, cf := range cands {
 			if cf.typ != t || (tl > 0 && cf.gpus > tl) {
 				continue
 			}
@@ -345,7 +376,8 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		}
 	}
 	// Normalise to the slowest useful configuration; a job without a
-	// model yet is worth 1 on one GPU of each type and nothing more.
+	// model yet is worth 1 on one GPU of each type and nothing more (a
+	// rigid job, 1 on its request).
 	lo := math.Inf(1)
 	for _, g := range gp {
 		if g > 0 {
@@ -356,8 +388,8 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		switch {
 		case math.IsInf(lo, 1) || gp[x] < 0:
 			gp[x] = 0
-			if cfgs[x].gpus == 1 {
-				gp[x] = 1
+			if cfgs[x].gpus == 1 || cfgs[x].spread {
+				gp[x] = 1 // a rigid job: at its request
 			}
 		default:
 			gp[x] /= lo
@@ -441,7 +473,7 @@ func place(c policies.Cluster, r *round, jobs []policies.Job, chosen []*config, 
 			continue
 		}
 		j := &jobs[i]
-		if c.AllocType(j.Alloc) == r.types[cf.typ] && j.GPUs() == cf.gpus && policies.NodesUsed(j.Alloc) == cf.nodes && fits(free, j.Alloc) {
+		if c.AllocType(j.Alloc) == r.types[cf.typ] && j.GPUs() == cf.gpus && (policies.NodesUsed(j.Alloc) == cf.nodes || cf.spread) && fits(free, j.Alloc) {
 			out[i] = append([]int(nil), j.Alloc...)
 			for n, v := range j.Alloc {
 				free[n] -= v
@@ -456,7 +488,7 @@ func place(c policies.Cluster, r *round, jobs []policies.Job, chosen []*config, 
 		alloc := make([]int, c.Nodes)
 		nodes := r.nodesOf[cf.typ]
 		ok := false
-		if cf.nodes > 1 {
+		if cf.nodes > 1 && cf.gpus == cf.nodes*cf.perNode {
 			var whole []int
 			for _, n := range nodes {
 				if free[n] == c.NodeGPUs(n) && free[n] >= cf.perNode && len(whole) < cf.nodes {

@@ -95,7 +95,7 @@ shorthands for Pollux's options.`,
 	rf.elastic.register(f, rf)
 	f.Var(flagvalue.NewUint(&rf.spec.Seed, 1), "seed", "seed of the policy's search")
 	f.StringVar(&rf.spec.Calibration, "calibration", "", "calibrate the simulated cluster to a physical one: "+calibrationNames()+" (default none)")
-	f.StringVar(&rf.spec.Failures, "failures", "", "fault model: none (default), a preset ("+strings.Join(faults.Presets(), ", ")+"), a fault log (CSV time,node,domain,duration), or key=value settings rate=PER_NODE_DAY, repair=exp:SECONDS, domain=K:RATE, job_fail=PER_JOB_DAY, file=PATH, ckpt=SECONDS|young|daly|none, ckpt_cost=SECONDS (see docs/failures.md)")
+	f.StringVar(&rf.spec.Failures, "failures", "", "fault model: none (default), a preset ("+strings.Join(faults.Presets(), ", ")+"), a fault log (CSV time,node,domain,duration), or key=value settings rate=PER_NODE_DAY, repair=exp:SECONDS, domain=K:RATE, job_fail=PER_JOB_DAY, file=PATH, ckpt=SECONDS|young|daly|none, ckpt_cost=SECONDS, replan=now|round, spares=K (see docs/failures.md)")
 	f.BoolVar(&rf.spec.Step, "step", false, "step like the reference simulator (fixed intervals, whole-second epoch crossings)")
 	f.StringVar(&rf.out, "out", "", "output folder, replaced by the run's outputs (default "+runsDir+"/RUN_ID: a folder per run, named by its run_id, so that runs of different settings never replace each other)")
 	f.BoolVar(&rf.noTiming, "no-timing", false, "do not record wall-clock times (zeros in summary.json, nulls in the tables) so that reruns are byte-identical")
