@@ -128,6 +128,10 @@ type Job struct {
 	FixedBatch int
 	// MaxGPUs, when positive, is an application cap on the job's GPUs.
 	MaxGPUs int
+	// MinGPUs, when positive, is the fewest GPUs the job fits in (its
+	// memory refuses fewer: an LLM job). The simulator treats an
+	// allocation of fewer as none, as AdaptDL's min_replicas.
+	MinGPUs int
 	// MaxSeenGPUs is the largest number of GPUs the job has run on.
 	MaxSeenGPUs int
 	// Params is θ_sys as fitted by the job's agent; nil before the job has

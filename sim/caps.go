@@ -43,3 +43,20 @@ func capBatch(j *policies.Job, t policies.Traits) int {
 	}
 	return j.Request.Batch
 }
+
+// minGPUs is the fewest GPUs job j fits in on allocation a's GPU type
+// (profiles.App.MinGPUs; 0 for the six reference applications). The
+// engine treats an allocation of fewer as none, as AdaptDL's allocator
+// repairs a decision below a job's min_replicas: a policy that does not
+// know the job's memory loses those GPUs for the round.
+func (e *engine) minGPUs(j *job, a []int) int {
+	app := j.on()
+	if e.cfg.typed() {
+		if t := e.cfg.Cluster.AllocType(a); t != "" {
+			if ta := j.app.ForType(t); ta != nil {
+				app = ta
+			}
+		}
+	}
+	return app.MinGPUs
+}

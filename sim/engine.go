@@ -466,8 +466,8 @@ func (e *engine) apply(j *job, alloc []int) (bool, error) {
 	if sameSlice(alloc, j.alloc) {
 		return false, nil // the job's own allocation, kept
 	}
-	if policies.Sum(alloc) == 0 {
-		alloc = nil
+	if k := policies.Sum(alloc); k == 0 || k < e.minGPUs(j, alloc) {
+		alloc = nil // too few GPUs for the job's memory: none (minGPUs)
 	}
 	if policies.Equal(alloc, j.alloc) {
 		return false, nil

@@ -246,6 +246,7 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		Limits:      j.on().Limits,
 		FixedBatch:  j.app.FixedBatch,
 		MaxGPUs:     j.app.MaxGPUs,
+		MinGPUs:     j.on().MinGPUs,
 		MaxSeenGPUs: j.agent.maxGPUs,
 		Params:      j.agent.params,
 		Grad:        j.agent.grad,
