@@ -1,0 +1,39 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/pollux"
+	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/sim"
+	"github.com/polluxsim/polluxsim/traces"
+)
+
+// TestLLMJobsBelowMinGPUs: on the llm set a 70B job fits in no fewer than
+// 15 H100s. Pollux starts jobs on one GPU and doubles; unless it knows
+// the job's MinGPUs, the engine refuses every such allocation and the job
+// never runs. It must finish, and its GPU-seconds show at least MinGPUs
+// GPUs whenever it ran.
+func TestLLMJobsBelowMinGPUs(t *testing.T) {
+	set := profiles.LLM()
+	cfg := sim.DefaultConfig()
+	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "h100", Nodes: 4, GPUsPerNode: 8})
+	w := &traces.Workload{Source: "test", Jobs: []traces.Job{
+		{Name: "big", App: "llm-70b-debug", Replicas: 16, Batch: 4096},
+		{Name: "small", Time: 60, App: "llm-1b-eval", Replicas: 8, Batch: 64},
+	}}
+	res, err := sim.Run(cfg, set, w, pollux.New(pollux.DefaultOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary.Jobs != 2 {
+		t.Fatalf("%d of 2 jobs finished", res.Summary.Jobs)
+	}
+	min := set.Apps["llm-70b-debug"].MinGPUs
+	for _, j := range res.Jobs {
+		if j.Name == "big" && !(j.GPUSeconds >= float64(min)*60) {
+			t.Errorf("70B job: %g GPU-seconds, want at least %d GPUs for a round", j.GPUSeconds, min)
+		}
+	}
+}
