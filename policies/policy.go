@@ -181,6 +181,13 @@ type Traits struct {
 	NeedsOracle bool
 	// UserGPUs: jobs run only on exactly the GPUs the user requested.
 	UserGPUs bool
+	// SizesLLMJobs: the policy chooses the GPUs of jobs with a memory
+	// floor (Job.MinGPUs > 0: LLM jobs) itself (Pollux). Every other
+	// policy sees such a job rigid at its request, as the papers of Sia,
+	// Optimus, Tiresias, Gavel and FIFO would run it: its MinGPUs and
+	// MaxGPUs are the GPUs it asked for. (The protocol does not carry this
+	// trait: a policy in another process sees LLM jobs rigid.)
+	SizesLLMJobs bool
 }
 
 // Policy decides, once per scheduling round, which GPUs each job holds.

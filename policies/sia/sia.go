@@ -328,12 +328,13 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 			if dc == 0 {
 				dc = p.typeCap(c, j, typ)
 			}
+			dc = max(dc, j.MinGPUs) // a job with a memory floor starts at it
 			if tl == 0 || dc < tl {
 				tl = dc
 			}
 		}
 		for _, cf := range r.cfgs {
-			if cf.typ != t || (tl > 0 && cf.gpus > tl) {
+			if cf.typ != t || (tl > 0 && cf.gpus > tl) || cf.gpus < j.MinGPUs {
 				continue
 			}
 			cfgs = append(cfgs, cf)
@@ -345,7 +346,8 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		}
 	}
 	// Normalise to the slowest useful configuration; a job without a
-	// model yet is worth 1 on one GPU of each type and nothing more.
+	// model yet is worth 1 on one GPU of each type (on MinGPUs for a job
+	// with a memory floor) and nothing more.
 	lo := math.Inf(1)
 	for _, g := range gp {
 		if g > 0 {
@@ -356,7 +358,7 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		switch {
 		case math.IsInf(lo, 1) || gp[x] < 0:
 			gp[x] = 0
-			if cfgs[x].gpus == 1 {
+			if cfgs[x].gpus == max(1, j.MinGPUs) {
 				gp[x] = 1
 			}
 		default:
