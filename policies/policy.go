@@ -128,6 +128,10 @@ type Job struct {
 	FixedBatch int
 	// MaxGPUs, when positive, is an application cap on the job's GPUs.
 	MaxGPUs int
+	// MinGPUs, when positive, is the fewest GPUs the job fits in (its
+	// memory refuses fewer: an LLM job). The simulator treats an
+	// allocation of fewer as none, as AdaptDL's min_replicas.
+	MinGPUs int
 	// MaxSeenGPUs is the largest number of GPUs the job has run on.
 	MaxSeenGPUs int
 	// Params is θ_sys as fitted by the job's agent; nil before the job has
@@ -177,6 +181,13 @@ type Traits struct {
 	NeedsOracle bool
 	// UserGPUs: jobs run only on exactly the GPUs the user requested.
 	UserGPUs bool
+	// SizesLLMJobs: the policy chooses the GPUs of jobs with a memory
+	// floor (Job.MinGPUs > 0: LLM jobs) itself (Pollux). Every other
+	// policy sees such a job rigid at its request, as the papers of Sia,
+	// Optimus, Tiresias, Gavel and FIFO would run it: its MinGPUs and
+	// MaxGPUs are the GPUs it asked for. (The protocol does not carry this
+	// trait: a policy in another process sees LLM jobs rigid.)
+	SizesLLMJobs bool
 }
 
 // Policy decides, once per scheduling round, which GPUs each job holds.

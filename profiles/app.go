@@ -58,6 +58,10 @@ type App struct {
 	// MaxGPUs, when positive, caps the GPUs a job may use under adaptive
 	// policies (the reference pins NeuMF to one GPU).
 	MaxGPUs int
+	// MinGPUs, when positive, is the fewest GPUs a job fits in: on fewer
+	// its memory refuses every configuration (the llm set; 0 elsewhere).
+	// The simulator gives such a job no GPU or at least this many.
+	MinGPUs int
 	// ValidatedBatches are the total batch sizes with a measured training
 	// curve, ascending.
 	ValidatedBatches []int

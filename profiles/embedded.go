@@ -54,6 +54,9 @@ func NamedSets() []NamedSet {
 		{CompactSource, "compact model fitted to those tables by `profiles derive` (profiles/default/profiles.json): " +
 			"parameters derived from " + adaptdl.Repository + " " + adaptdl.Branch + ", " + adaptdl.License + " (see NOTICE); " +
 			typesDescription, Compact},
+		{LLMSource, "LLM-era transformer jobs (pre-training, fine-tuning, evaluation, debug of 1.1B to 70B models) " +
+			"on h100, a100-80gb and a100-40gb nodes of 8 GPUs: step times from models/llm fitted to llm-foundry " +
+			"(Apache-2.0) and Megatron-LM measurements, noise scale from Kaplan et al. 2020 (docs/llm.md)", LLM},
 	}
 }
 
@@ -63,8 +66,8 @@ const typesDescription = "on v100, a100, rtx6000 and rtx2080ti: compact throughp
 	"`profiles derive --types` to the per-type tables of the Sia artifact (siasosp23/artifacts, " +
 	"sia-simulator/; profiles/default/types.json; parameters only, see NOTICE)"
 
-// Named returns the built-in profile set called name ("embedded" or
-// "compact"), or false.
+// Named returns the built-in profile set called name ("embedded",
+// "compact" or "llm"), or false.
 func Named(name string) (*Set, bool) {
 	for _, n := range NamedSets() {
 		if n.Name == name {

@@ -87,15 +87,19 @@ func TestEmbeddedEqualsReference(t *testing.T) {
 // come from, and is its own Source.
 func TestNamedSets(t *testing.T) {
 	sets := NamedSets()
-	if len(sets) != 2 || sets[0].Name != DefaultSource {
+	if len(sets) != 3 || sets[0].Name != DefaultSource || sets[2].Name != LLMSource {
 		t.Fatalf("%+v", sets)
 	}
 	for _, n := range sets {
 		set, ok := Named(n.Name)
-		if !ok || set.Source != n.Name || len(set.Apps) != 6 {
+		apps, source := 6, "petuum/adaptdl"
+		if n.Name == LLMSource {
+			apps, source = 20, "llm-foundry"
+		}
+		if !ok || set.Source != n.Name || len(set.Apps) != apps {
 			t.Errorf("%s: %v %+v", n.Name, ok, set)
 		}
-		if !strings.Contains(n.Description, "petuum/adaptdl") || !strings.Contains(n.Description, "Apache-2.0") {
+		if !strings.Contains(n.Description, source) || !strings.Contains(n.Description, "Apache-2.0") {
 			t.Errorf("%s: description %q", n.Name, n.Description)
 		}
 	}

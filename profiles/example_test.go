@@ -94,3 +94,18 @@ func ExampleDefault() {
 	// 12 GPUs × batch 4096
 	// 16 GPUs × batch 4096
 }
+
+// ExampleLLM: the llm profile set's 70B pre-training job fits in no fewer
+// than 15 H100s, and its gradient noise scale (in sequences) grows over
+// its run as the loss falls.
+func ExampleLLM() {
+	set := profiles.LLM()
+	app := set.Apps["llm-70b"]
+	m0 := float64(app.Limits.InitBatch)
+	fmt.Println("fewest H100s:", app.MinGPUs, "A100-40GB:", app.ForType("a100-40gb").MinGPUs)
+	fmt.Printf("noise scale: %.0f sequences at the start, %.0f at the end\n",
+		app.Truth.Grad(m0, 0).PGNS(m0), app.Truth.Grad(m0, app.Epochs-1).PGNS(m0))
+	// Output:
+	// fewest H100s: 15 A100-40GB: 32
+	// noise scale: 1273 sequences at the start, 3117 at the end
+}

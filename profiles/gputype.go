@@ -18,10 +18,13 @@ var gpuTypes = map[string]string{
 	"a100": "a100", "dgx-ext": "a100",
 	"rtx6000": "rtx6000", "quad": "rtx6000",
 	"rtx2080ti": "rtx2080ti", "rtx": "rtx2080ti",
+	// The LLM-era types of models/llm (the llm profile set runs on them).
+	"h100": "h100", "a100-80gb": "a100-80gb", "a100-40gb": "a100-40gb",
 }
 
 // CanonicalType returns the canonical name of a GPU type given by its
-// canonical name (t4, v100, a100, rtx6000, rtx2080ti) or by the Sia
+// canonical name (t4, v100, a100, rtx6000, rtx2080ti; h100, a100-80gb,
+// a100-40gb for the llm profile set) or by the Sia
 // artifact's suffix (aws, azure, dgx-ext, quad, rtx), case-insensitively.
 func CanonicalType(name string) (string, error) {
 	if t, ok := gpuTypes[strings.ToLower(strings.TrimSpace(name))]; ok {

@@ -20,7 +20,7 @@ func TestCanonicalType(t *testing.T) {
 			t.Errorf("CanonicalType(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "h100", "dgx", "t4 "[:3] + "x"} {
+	for _, bad := range []string{"", "h200", "dgx", "t4 "[:3] + "x"} {
 		if _, err := profiles.CanonicalType(bad); err == nil {
 			t.Errorf("CanonicalType(%q): no error", bad)
 		}
@@ -80,11 +80,11 @@ func TestLoadSiaLayout(t *testing.T) {
 
 func TestLoadSiaLayoutUnknownSuffix(t *testing.T) {
 	dir := writeApp(t, map[string]string{
-		"placements-h100.csv": "local_bsz,step_time,sync_time,placement\n8,0.2,0.01,1\n",
+		"placements-h200.csv": "local_bsz,step_time,sync_time,placement\n8,0.2,0.01,1\n",
 		"validation-32.csv":   toyValidation,
 	})
 	_, err := profiles.Load(dir)
-	if err == nil || !strings.Contains(err.Error(), "placements-h100.csv") || !strings.Contains(err.Error(), "unknown GPU type") {
+	if err == nil || !strings.Contains(err.Error(), "placements-h200.csv") || !strings.Contains(err.Error(), "unknown GPU type") {
 		t.Fatalf("want an error naming the file and the unknown type, got %v", err)
 	}
 }

@@ -193,7 +193,7 @@ func TestParseTypesErrors(t *testing.T) {
 	for name, c := range map[string]struct{ old, new, want string }{
 		"format":           {`"polluxsim-compact-types/1"`, `"v0"`, `format "v0"`},
 		"alias type":       {`"type": "a100"`, `"type": "dgx-ext"`, `type "dgx-ext" is not a canonical GPU type name`},
-		"unknown type":     {`"type": "a100"`, `"type": "h100"`, `type "h100" is not a canonical`},
+		"unknown type":     {`"type": "a100"`, `"type": "h200"`, `type "h200" is not a canonical`},
 		"duplicate type":   {`"type": "rtx2080ti"`, `"type": "a100"`, "type a100 appears twice"},
 		"empty range":      {`"min_local": 4`, `"min_local": 0`, "type a100: per-GPU batch range 0..48 is empty"},
 		"negative param":   {`"alpha_c": 0.`, `"alpha_c": -0.`, "throughput.alpha_c"},

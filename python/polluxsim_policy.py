@@ -166,6 +166,7 @@ class Job:
     epoch: int
     fixed_batch: int = 0
     max_gpus: int = 0
+    min_gpus: int = 0  # fewest GPUs the job fits in (an LLM job); fewer count as none (optional)
     deadline: float = 0.0  # absolute time to finish by; 0: best-effort (protocol 1, optional)
     interruptions: int = 0  # times the job lost its GPUs to a failure so far (protocol 2, optional)
     params: Optional[Params] = None
@@ -233,7 +234,7 @@ class Job:
             name=d["name"], app=d["app"], submit=d["submit"], age=d["age"], restarts=d["restarts"],
             attained=d["attained"], alloc=d["alloc"], request=Request(**d["request"]),
             limits=Limits(**d["limits"]), max_seen_gpus=d["max_seen_gpus"], grad=GradStats(**d["grad"]),
-            epoch=d["epoch"], fixed_batch=d.get("fixed_batch", 0), max_gpus=d.get("max_gpus", 0),
+            epoch=d["epoch"], fixed_batch=d.get("fixed_batch", 0), max_gpus=d.get("max_gpus", 0), min_gpus=d.get("min_gpus", 0),
             deadline=d.get("deadline", 0.0), interruptions=d.get("interruptions", 0), params=Params(**p) if p is not None else None, types=d.get("types") or [],
             type_models={t: TypeModel(Params(**m["params"]), Limits(**m["limits"]))
                          for t, m in (d.get("type_models") or {}).items()},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/profiles"
 )
 
 // checkCaps checks each job's GPUs in a decision against its caps
@@ -42,4 +43,53 @@ func capBatch(j *policies.Job, t policies.Traits) int {
 		return j.Limits.MaxBatch
 	}
 	return j.Request.Batch
+}
+
+// minGPUs is the fewest GPUs job j fits in on allocation a's GPU type
+// (profiles.App.MinGPUs; 0 for the six reference applications). The
+// engine treats an allocation of fewer as none, as AdaptDL's allocator
+// repairs a decision below a job's min_replicas: a policy that does not
+// know the job's memory loses those GPUs for the round.
+func (e *engine) minGPUs(j *job, a []int) int {
+	app := j.on()
+	if e.cfg.typed() {
+		if t := e.cfg.Cluster.AllocType(a); t != "" {
+			if ta := j.app.ForType(t); ta != nil {
+				app = ta
+			}
+		}
+	}
+	return j.floor(app)
+}
+
+// floor is the fewest GPUs job j may run on with app's profile (a GPU
+// type's): the application's MinGPUs, or for a rigid job (see job.rigid)
+// with a floor, the GPUs it asked for, at least that floor.
+func (j *job) floor(app *profiles.App) int {
+	if app.MinGPUs > 0 && j.rigid {
+		return max(app.MinGPUs, j.spec.Replicas)
+	}
+	return app.MinGPUs
+}
+
+// checkFloor refuses a rigid job that asks for fewer GPUs than its model
+// fits in on every GPU type of the cluster it can use: it could never run.
+func checkFloor(cfg Config, j *job) error {
+	if !j.rigid || j.app.MinGPUs == 0 {
+		return nil
+	}
+	least, on := j.app.MinGPUs, j.app.Type
+	if cfg.typed() {
+		least = 0
+		for _, t := range offered(cfg.Cluster, j.app) {
+			if m := j.app.ForType(t).MinGPUs; least == 0 || m < least {
+				least, on = m, t
+			}
+		}
+	}
+	if least > j.spec.Replicas {
+		return fmt.Errorf("asks for %d GPUs, but %s fits in no fewer than %d %s GPUs (policies that do not size LLM jobs run them on their request)",
+			j.spec.Replicas, j.spec.App, least, on)
+	}
+	return nil
 }

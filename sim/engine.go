@@ -122,7 +122,11 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: fmt.Errorf(
 				"submitted at %v s, after the simulation's time limit of %v s", spec.Time, cfg.MaxTime)}
 		}
-		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN()}
+		j := &job{idx: i, spec: spec, app: app, line: i + 1, restarts: -1, firstStart: math.NaN(), finish: math.NaN(),
+			rigid: !e.traits.SizesLLMJobs}
+		if err := checkFloor(cfg, j); err != nil {
+			return nil, &traces.InputError{File: w.Source, Line: spec.Line, Job: spec.Name, Err: err}
+		}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
 		if cfg.typed() {
 			j.types, j.typeSec = offered(e.cfg.Cluster, app), map[string]float64{}
@@ -482,8 +486,8 @@ func (e *engine) apply(j *job, alloc []int) (bool, error) {
 	if sameSlice(alloc, j.alloc) {
 		return false, nil // the job's own allocation, kept
 	}
-	if policies.Sum(alloc) == 0 {
-		alloc = nil
+	if k := policies.Sum(alloc); k == 0 || k < e.minGPUs(j, alloc) {
+		alloc = nil // too few GPUs for the job's memory: none (minGPUs)
 	}
 	if policies.Equal(alloc, j.alloc) {
 		return false, nil

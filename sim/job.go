@@ -63,6 +63,9 @@ type job struct {
 	app  *profiles.App
 	// line is the job's 1-based position in the workload, for messages.
 	line int
+	// rigid: the policy does not size jobs with a memory floor itself
+	// (not policies.Traits.SizesLLMJobs): such a job runs on its request.
+	rigid bool
 
 	phase     phase
 	alloc     []int // GPUs per node; nil when none
@@ -246,10 +249,14 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		Limits:      j.on().Limits,
 		FixedBatch:  j.app.FixedBatch,
 		MaxGPUs:     j.app.MaxGPUs,
+		MinGPUs:     j.floor(j.on()),
 		MaxSeenGPUs: j.agent.maxGPUs,
 		Params:      j.agent.params,
 		Grad:        j.agent.grad,
 		Epoch:       j.epoch,
+	}
+	if j.rigid && v.MinGPUs > 0 {
+		v.MaxGPUs = v.MinGPUs // rigid at its request (see floor)
 	}
 	if j.ft != nil {
 		v.Interruptions = j.ft.Interruptions

@@ -32,7 +32,7 @@ type Inputs struct {
 
 // LoadProfiles loads the profile set ref names: "" is the default, the
 // measured tables embedded in the binary; a built-in set's name
-// (profiles.NamedSets: "embedded", "compact"); a file is a compact profile
+// (profiles.NamedSets: "embedded", "compact", "llm"); a file is a compact profile
 // file (as `profiles derive` writes it); a folder is data in the reference
 // (adaptdl) format, either the data root or its traces/ folder. A folder
 // named like a built-in set is given with a path, e.g. ./compact. The set's
@@ -67,7 +67,7 @@ func ProfileSetNames() []string {
 }
 
 // ProfilesHelp describes a profiles reference for flags' help.
-const ProfilesHelp = "profiles: embedded (the measured tables, default) or compact (the embedded compact model), a folder in the reference (adaptdl) format, or a compact profile file"
+const ProfilesHelp = "profiles: embedded (the measured tables, default) or compact (the embedded compact model), llm (LLM-era transformer jobs on h100/a100-80gb/a100-40gb, docs/llm.md), a folder in the reference (adaptdl) format, or a compact profile file"
 
 // workload resolves the run's workload, with the warnings reading it
 // gave and those its batch sizes earn (see runspec.BatchWarnings).

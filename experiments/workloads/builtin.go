@@ -7,6 +7,7 @@ import (
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/kv"
+	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
@@ -238,6 +239,11 @@ func (g Generate) Make(env Env) (*traces.Workload, []string, error) {
 	if env.Profiles == nil {
 		return nil, nil, fmt.Errorf("generate: no profiles to take the applications' configurations from")
 	}
+	if env.Profiles.Source == profiles.LLMSource {
+		// The paper's generator makes the six 2019 applications.
+		return nil, nil, fmt.Errorf("generate: the llm profile set has none of the applications the paper's generator makes; " +
+			"give --workload acme:FILE (an Acme trace, replayed as LLM jobs) or a workload CSV of its applications (polluxsim profiles list --profiles llm)")
+	}
 	if g.Trace != "" {
 		t, err := env.ReadTrace(g.Trace)
 		if err != nil {
@@ -393,6 +399,13 @@ func (g Generate) MakeFrom(src traces.Source, env Env) (*traces.Workload, error)
 // measured placement are counted in a warning (tuned pairs fit). generate:trace=NAME,all=true,... samples
 // the filtered jobs instead, with other seeds and configurations.
 func replay(ref string, env Env) (*traces.Workload, []string, error) {
+	if env.Profiles != nil && env.Profiles.Source == profiles.LLMSource {
+		t, err := env.ReadTrace(ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		return llmReplay(t, env.Profiles)
+	}
 	opts, err := traceOptions(env, "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", ref, err)

@@ -75,3 +75,34 @@ func GradStatsAt(loss float64, seqLen int, m0 float64) models.GradStats {
 	phi := CriticalBatchTokens(loss) / float64(seqLen)
 	return models.GradStats{Sqr: 1, Var: phi / m0}
 }
+
+// LossAfter is the loss of a model of n non-embedding parameters after
+// training on tokens tokens in steps of batchTokens tokens, by Kaplan et
+// al.'s laws: the run took S = tokens/batchTokens steps, worth
+// S_min = S/(1 + B_crit(L)/batchTokens) steps at batches far above the
+// critical one (their Eq. 5.4), and L = KaplanLoss(n, S_min). The loss
+// appears on both sides (B_crit depends on it); L − KaplanLoss(n, S_min(L))
+// increases with L, so its one root is found by bisection. Fewer tokens
+// than one batch count as one step; n and batchTokens must be positive.
+func LossAfter(n, tokens, batchTokens float64) float64 {
+	steps := max(tokens/batchTokens, 1)
+	f := func(l float64) float64 {
+		return l - KaplanLoss(n, steps/(1+CriticalBatchTokens(l)/batchTokens))
+	}
+	lo, hi := math.Pow(KaplanNc/n, KaplanAlphaN), KaplanLoss(n, steps/(1+KaplanBStar/batchTokens))
+	// f(lo) ≤ 0 (KaplanLoss exceeds its model-size term); at hi ≥ the
+	// loss of S_min taken at a critical batch of B*, f(hi) ≥ 0 once
+	// B_crit(hi) ≤ B*, i.e. hi ≥ 1 nat; widen until it holds.
+	for f(hi) < 0 {
+		hi *= 2
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if f(mid) < 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}

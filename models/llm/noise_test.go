@@ -72,3 +72,27 @@ func TestDeepSeekBatch(t *testing.T) {
 		t.Errorf("η_opt(8e23) = %g, want within 10 %% of 3.2e-4", got)
 	}
 }
+
+// TestLossAfterFixedPoint: LossAfter solves its own equation, falls as a
+// run trains, and the critical batch at it grows (so does the best batch).
+func TestLossAfterFixedPoint(t *testing.T) {
+	const n, batch = 12 * 32 * 4096 * 4096, 4e6 // a 7B model's non-embedding parameters, 4M-token batches
+	prevL, prevB := math.Inf(1), 0.0
+	for _, tokens := range []float64{4e6, 4e8, 4e9, 4e10, 1.4e11} {
+		l := LossAfter(n, tokens, batch)
+		steps := tokens / batch
+		if want := KaplanLoss(n, steps/(1+CriticalBatchTokens(l)/batch)); math.Abs(l-want) > 1e-9 {
+			t.Errorf("%g tokens: L = %g but KaplanLoss(S_min(L)) = %g", tokens, l, want)
+		}
+		if b := CriticalBatchTokens(l); !(l < prevL) || !(b > prevB) {
+			t.Errorf("%g tokens: L = %g (before %g), B_crit = %g (before %g): want L falling, B_crit growing", tokens, l, prevL, b, prevB)
+		} else {
+			prevL, prevB = l, b
+		}
+	}
+	// Far beyond the critical batch S_min = S/(1 + B_crit/B) → S: the loss
+	// is KaplanLoss at S steps.
+	if got, want := LossAfter(n, 1e12*1e6, 1e12), KaplanLoss(n, 1e6); math.Abs(got/want-1) > 1e-6 {
+		t.Errorf("at huge batches L = %g, want KaplanLoss(S) = %g", got, want)
+	}
+}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -26,6 +27,10 @@ func (cal Calibration) PlacedStep(job Job, a Allocation, topo Topology, l Layout
 	}
 	return cal.step(job, ln)
 }
+
+// ErrNoFit is what Plan's error wraps when no configuration fits in
+// memory (errors.Is), as against malformed inputs.
+var ErrNoFit = errors.New("no configuration fits in memory")
 
 // Plan is the fastest configuration of model m on allocation a of GPU type
 // g under topology topo, training globalBatch sequences per step, with
@@ -82,7 +87,7 @@ func (cal Calibration) Plan(m Transformer, g GPU, a Allocation, topo Topology, g
 		return Candidate{}, err
 	}
 	if len(cs) == 0 {
-		return Candidate{}, fmt.Errorf("plan: no configuration of %s (batch %d) fits on %s", m.Name, globalBatch, a)
+		return Candidate{}, fmt.Errorf("plan: %s (batch %d) on %s: %w", m.Name, globalBatch, a, ErrNoFit)
 	}
 	return cs[0], nil
 }

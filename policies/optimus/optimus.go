@@ -104,10 +104,10 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		if count[i]+1 > maxGPUs(j) || left < 1 {
 			return
 		}
-		if count[i] == 1 {
+		if ents[i] == nil {
 			ents[i] = p.cache.get(c, j)
 			remaining[i] = RemainingIterations(j)
-			step[i] = ents[i].step(j, 1, perNode)
+			step[i] = ents[i].step(j, count[i], perNode)
 		}
 		next := ents[i].step(j, count[i]+1, perNode)
 		if g := (step[i] - next) * remaining[i]; g > 0 {
@@ -118,8 +118,14 @@ func (p *Policy) Schedule(_ float64, c policies.Cluster, jobs []policies.Job) po
 		if left < 1 {
 			break
 		}
-		count[i] = 1
-		left--
+		// A job with a memory floor (an LLM job, rigid at its request)
+		// starts on it or not at all.
+		need := max(1, jobs[i].MinGPUs)
+		if left < need {
+			continue
+		}
+		count[i] = need
+		left -= need
 		push(i)
 	}
 	for left > 0 && len(gains) > 0 {

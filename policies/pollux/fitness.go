@@ -25,6 +25,7 @@ type problem struct {
 	avoid         bool
 	maxNodes      int
 	maxGPUs       []int     // per job
+	minGPUs       []int     // per job: below it a job's value is 0 (Job.MinGPUs)
 	base          state     // current allocation
 	factor        []float64 // re-allocation factor per job
 	speed         []models.Speedup
@@ -110,6 +111,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 		avoid:    !opt.NoInterferenceAvoidance,
 		maxNodes: opt.MaxNodesPerJob,
 		maxGPUs:  make([]int, J),
+		minGPUs:  make([]int, J),
 		factor:   make([]float64, J),
 		speed:    make([]models.Speedup, J),
 		tables:   make([]termTable, J),
@@ -130,6 +132,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 		}
 		pr.base.endRow()
 		pr.maxGPUs[i] = maxGPUs(j, opt, total)
+		pr.minGPUs[i] = j.MinGPUs
 		pr.factor[i] = models.RestartFactor(j.Age, j.Restarts, opt.RestartDelay)
 		pr.speed[i] = models.NewSpeedup(nil, fairNodes, fairGPUs, nil)
 		if j.Params != nil {
@@ -166,9 +169,10 @@ func fairShare(c policies.Cluster, considered, active int) (nodes, gpus int) {
 }
 
 // maxGPUs is the most GPUs job j may get this round: twice the most it has
-// run on (at least 1), within usableGPUs.
+// run on (at least 1, and at least the fewest it fits in, Job.MinGPUs),
+// within usableGPUs.
 func maxGPUs(j *policies.Job, opt Options, total int) int {
-	return min(max(2*j.MaxSeenGPUs, 1), usableGPUs(j, opt, total))
+	return min(max(2*j.MaxSeenGPUs, 1, j.MinGPUs), usableGPUs(j, opt, total))
 }
 
 // usableGPUs is the most GPUs job j can use at all: the application's cap,
@@ -214,6 +218,9 @@ func (pr *problem) valueAt(i, n, k int, changed bool) float64 {
 }
 
 func (pr *problem) computeValue(i, n, k int, changed bool) float64 {
+	if k < pr.minGPUs[i] {
+		return 0 // the job does not fit: the engine would give it nothing
+	}
 	s := pr.speed[i].At(n, k) * pr.weight
 	if changed {
 		s *= pr.factor[i]

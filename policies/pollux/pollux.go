@@ -183,7 +183,9 @@ func (p *Policy) PolicyStats() policies.Stats {
 }
 
 // Traits implements policies.Policy: jobs adapt their batch sizes.
-func (*Policy) Traits() policies.Traits { return policies.Traits{AdaptiveBatch: true} }
+func (*Policy) Traits() policies.Traits {
+	return policies.Traits{AdaptiveBatch: true, SizesLLMJobs: true}
+}
 
 // order returns job indices sorted by (attained service, submission time):
 // the priority in which repair resolves conflicts.

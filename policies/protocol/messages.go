@@ -261,6 +261,7 @@ type Job struct {
 	Limits        Limits               `json:"limits"`
 	FixedBatch    int                  `json:"fixed_batch,omitempty"`
 	MaxGPUs       int                  `json:"max_gpus,omitempty"`
+	MinGPUs       int                  `json:"min_gpus,omitempty"`
 	MaxSeenGPUs   int                  `json:"max_seen_gpus"`
 	Params        *Params              `json:"params,omitempty"`
 	Grad          GradStats            `json:"grad"`

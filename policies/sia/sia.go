@@ -351,6 +351,7 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 			if dc == 0 {
 				dc = p.typeCap(c, j, typ)
 			}
+			dc = max(dc, j.MinGPUs) // a job with a memory floor starts at it
 			if tl == 0 || dc < tl {
 				tl = dc
 			}
@@ -364,7 +365,7 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 			cands, tl = []config{cf}, 0
 		}
 		for _, cf := range cands {
-			if cf.typ != t || (tl > 0 && cf.gpus > tl) {
+			if cf.typ != t || (tl > 0 && cf.gpus > tl) || cf.gpus < j.MinGPUs {
 				continue
 			}
 			cfgs = append(cfgs, cf)
@@ -376,8 +377,8 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		}
 	}
 	// Normalise to the slowest useful configuration; a job without a
-	// model yet is worth 1 on one GPU of each type and nothing more (a
-	// rigid job, 1 on its request).
+	// model yet is worth 1 on one GPU of each type (on MinGPUs for a job
+	// with a memory floor) and nothing more (a rigid job, 1 on its request).
 	lo := math.Inf(1)
 	for _, g := range gp {
 		if g > 0 {
@@ -388,7 +389,7 @@ func (p *Policy) options(now float64, c policies.Cluster, r *round, j *policies.
 		switch {
 		case math.IsInf(lo, 1) || gp[x] < 0:
 			gp[x] = 0
-			if cfgs[x].gpus == 1 || cfgs[x].spread {
+			if cfgs[x].gpus == max(1, j.MinGPUs) || cfgs[x].spread {
 				gp[x] = 1 // a rigid job: at its request
 			}
 		default:

@@ -201,7 +201,7 @@ func TestCLIMalformedInputs(t *testing.T) {
 		{"policy option out of range", nil, []string{"--policy", "tiresias", "--policy-opt", "demote_gpu_hours=0"}, "demote_gpu_hours must be positive"},
 		{"pollux shorthand with another policy", nil, []string{"--policy", "optimus", "--p", "2"}, "--p: policy optimus has no options"},
 		{"unknown policy", nil, []string{"--policy", "nosuch"}, `unknown policy "nosuch" (known: chronus, edf, edf-elastic, elasticflow, external, fifo, gandiva, gavel-ftf, gavel-las, gavel-throughput, optimus, pollux, remote, sia, sia-rigid, srtf, themis, tiresias)`},
-		{"cluster unknown type", nil, []string{"--cluster", "h100:2x8"}, `--cluster pool 1 "h100:2x8": unknown GPU type "h100"`},
+		{"cluster unknown type", nil, []string{"--cluster", "h200:2x8"}, `--cluster pool 1 "h200:2x8": unknown GPU type "h200"`},
 		{"cluster zero nodes", nil, []string{"--cluster", "t4:0x4"}, `--cluster pool 1 "t4:0x4": nodes must be a whole number in [1, 100000], got "0"`},
 		{"cluster malformed pool", nil, []string{"--cluster", "t4:4"}, `--cluster pool 1 "t4:4": want NODESxGPUS after the type`},
 		{"cluster type without tables", toyProfiles(map[string]string{"w.csv": workloadHeader + "a,0,toy,1,16\n"}),

@@ -129,8 +129,8 @@ func TestProfilesDeriveTypes(t *testing.T) {
 	if err != nil || len(f.Apps) != 6 || len(f.Apps[0].Types) != 2 || f.Provenance.Source != "test data" || strings.Contains(string(data), dir) {
 		t.Errorf("file: %v, %+v", err, f)
 	}
-	if _, err := runProfilesCLI(t, "profiles", "derive", "--from", dir, "--types", "h100", "--out", out); err == nil ||
-		!strings.Contains(err.Error(), `--types: unknown GPU type "h100"`) {
+	if _, err := runProfilesCLI(t, "profiles", "derive", "--from", dir, "--types", "h200", "--out", out); err == nil ||
+		!strings.Contains(err.Error(), `--types: unknown GPU type "h200"`) {
 		t.Errorf("unknown type: %v", err)
 	}
 	if ref, ok := refdata.Find(); ok {

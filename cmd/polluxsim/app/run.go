@@ -62,7 +62,9 @@ embedded summary of the Philly trace (--jobs, --workload-seed, --config choose
 others); --workload paper:N and paper-realistic:N (N = 1..8) are the Pollux
 artifact's reference workloads, embedded. Without --profiles it uses the
 measured tables embedded in the binary ("embedded"); --profiles compact selects
-the embedded compact model.
+the embedded compact model, --profiles llm LLM-era transformer jobs (with
+--cluster h100:64x8 and --workload acme:FILE or a CSV of llm-* jobs; see
+docs/llm.md).
 
 Policy options: --policy-opt key=value, repeatable; ` + "`polluxsim policies`" + ` lists
 every policy's options with defaults. --p, --population, --generations,
