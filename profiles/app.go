@@ -62,6 +62,11 @@ type App struct {
 	// its memory refuses every configuration (the llm set; 0 elsewhere).
 	// The simulator gives such a job no GPU or at least this many.
 	MinGPUs int
+	// NodeGPUs, when positive, is the most GPUs a node of this
+	// application's GPU type may hold: the node its step times model (an
+	// LLM type's NVLink domain of 8; 0 elsewhere). A cluster whose nodes
+	// of the type are larger is refused before the run.
+	NodeGPUs int
 	// ValidatedBatches are the total batch sizes with a measured training
 	// curve, ascending.
 	ValidatedBatches []int

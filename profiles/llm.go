@@ -221,6 +221,7 @@ func (d *llmDef) typed(gtype string, tr *llmTruth) *App {
 		Epochs:           d.epochs,
 		ValidatedBatches: []int{d.m0, d.maxB},
 		MinGPUs:          tr.minGPUs,
+		NodeGPUs:         tr.gpu.PerNode,
 		Truth:            tr,
 		Type:             gtype,
 	}

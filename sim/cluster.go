@@ -2,7 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
@@ -63,6 +65,18 @@ func checkTypes(c policies.Cluster, set *profiles.Set, w *traces.Workload, userG
 		}
 		if !served {
 			return fmt.Errorf("cluster GPU type %s: no application of workload %s has measured tables for it in profiles %s", t, w.Source, set.Source)
+		}
+	}
+	names := slices.Sorted(maps.Keys(apps))
+	for _, p := range c.Pools {
+		for _, name := range names {
+			if set.Apps[name] == nil {
+				continue
+			}
+			if a := set.Apps[name].ForType(p.Type); a != nil && a.NodeGPUs > 0 && p.GPUsPerNode > a.NodeGPUs {
+				return fmt.Errorf("cluster GPU type %s: nodes of %d GPUs, but application %s models %s nodes of at most %d (profiles %s)",
+					p.Type, p.GPUsPerNode, name, p.Type, a.NodeGPUs, set.Source)
+			}
 		}
 	}
 	for i, spec := range w.Jobs {

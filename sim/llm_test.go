@@ -70,3 +70,18 @@ func TestLLMJobsRigidUnderOtherPolicies(t *testing.T) {
 		t.Errorf("a 70B job asking for 8 H100s: %v", err)
 	}
 }
+
+// TestLLMNodesLargerThanModelled: the llm set's step times model nodes of
+// one NVLink domain (8 GPUs); a cluster of larger nodes of that type is
+// refused before the run, naming the type, the sizes and an application,
+// where it used to end in a panic mid-run.
+func TestLLMNodesLargerThanModelled(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "h100", Nodes: 4, GPUsPerNode: 16})
+	w := &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "a", App: "llm-7b", Replicas: 16, Batch: 64}}}
+	_, err := sim.Run(cfg, profiles.LLM(), w, pollux.New(pollux.DefaultOptions()))
+	want := "cluster GPU type h100: nodes of 16 GPUs, but application llm-7b models h100 nodes of at most 8"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
