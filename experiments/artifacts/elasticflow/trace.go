@@ -51,6 +51,9 @@ func (j Job) Factor() float64 {
 // 15,801 jobs.
 const maxJobs = 1 << 20
 
+// fields lists the fields in the order their columns are looked for.
+var fields = []string{"id", "submit", "iterations", "model", "deadline", "batch", "gpus", "duration"}
+
 // columns maps each field to the header names the artifact's traces use
 // for it (its scheduler's jobs.py accepts both spellings).
 var columns = map[string][]string{
@@ -84,7 +87,8 @@ func ReadTrace(r io.Reader, name string) ([]Job, error) {
 		at[strings.TrimSpace(h)] = i
 	}
 	col := map[string]int{}
-	for f, names := range columns {
+	for _, f := range fields {
+		names := columns[f]
 		col[f] = -1
 		for _, n := range names {
 			if i, ok := at[n]; ok {
