@@ -7,7 +7,9 @@ time fractions 0 <= x <= 1 with sum_j g_j x_j <= G. Expressions here are
 kept as trees evaluated on a point; Problem.solve writes the program in
 epigraph form (minimise t subject to every term of a maximum <= t) and
 solves it with SciPy's SLSQP from a feasible start, with x bounded away
-from 0 where inv_pos would be infinite. cvxpy would hand the same program
+from 0 where inv_pos would be infinite. Expressions evaluate on arrays
+whose last axis is the variables', so the constraints' finite-difference
+Jacobian is one evaluation of each tree at all perturbed points at once. cvxpy would hand the same program
 to ECOS; both find the optimum to their tolerance, but where the optimum
 is not unique (jobs whose ratio is not the largest may take any fraction
 in a range) the two may return different points.
@@ -84,13 +86,13 @@ class Variable(Expression):
         self.offset = 0
 
     def ev(self, x):
-        return x[self.offset:self.offset + self.n]
+        return x[..., self.offset:self.offset + self.n]
 
     def variables(self):
         return {self}
 
     def __getitem__(self, i):
-        return _Op(lambda v: v[i], self)
+        return _Op(lambda v: v[..., i], self)
 
 
 class Constraint:
@@ -98,7 +100,11 @@ class Constraint:
         self.lo, self.hi = lo, hi  # lo <= hi
 
     def slack(self, x):
-        return np.atleast_1d(self.hi.ev(x) - self.lo.ev(x)).astype(float)
+        # One row per point of x (a point or a stack of them), one column
+        # per scalar constraint.
+        v = np.asarray(self.hi.ev(x) - self.lo.ev(x), dtype=float)
+        lead = np.shape(x)[:-1]
+        return np.broadcast_to(v, lead + np.shape(v)[len(lead):]).reshape(lead + (-1,))
 
 
 class _Max(Expression):
@@ -106,7 +112,7 @@ class _Max(Expression):
         self.args = [_lift(a) for a in args]
 
     def ev(self, x):
-        return max(float(a.ev(x)) for a in self.args)
+        return np.max(np.stack([np.broadcast_to(a.ev(x), np.shape(x)[:-1]) for a in self.args]), axis=0)
 
     def variables(self):
         s = set()
@@ -128,7 +134,7 @@ def multiply(a, b):
 
 
 def sum(e, axis=None):  # noqa: A001 (cvxpy's name)
-    return _Op(lambda v: np.sum(v), _lift(e))
+    return _Op(lambda v: np.sum(v, axis=-1), _lift(e))
 
 
 class Minimize:
@@ -162,10 +168,26 @@ class Problem:
             x0 = np.full(n, _FLOOR)
         t0 = max(float(t.ev(x0)) for t in terms)
         z0 = np.append(x0, t0)
-        cons = [{"type": "ineq", "fun": (lambda z, t=t: z[-1] - float(t.ev(z[:-1])))} for t in terms]
-        cons += [{"type": "ineq", "fun": (lambda z, c=c: c.slack(z[:-1]))} for c in self.constraints]
+
+        def g(Z):
+            # Z: points as rows (or one point); columns: t - term, then slacks.
+            X = Z[..., :-1]
+            cols = [Z[..., -1] - np.broadcast_to(t.ev(X), np.shape(X)[:-1]) for t in terms]
+            out = np.stack(cols, axis=-1)
+            if self.constraints:
+                out = np.concatenate([out] + [c.slack(X) for c in self.constraints], axis=-1)
+            return out
+
+        def jac(z):
+            h = 1e-7 * np.maximum(1.0, np.abs(z))
+            Z = z + np.diag(h)
+            return ((g(Z) - g(z)[None, :]) / h[:, None]).T
+
+        cons = [{"type": "ineq", "fun": g, "jac": jac}]
         bounds = [(_FLOOR, None)] * n + [(None, None)]
-        r = optimize.minimize(lambda z: z[-1], z0, method="SLSQP", bounds=bounds,
+        obj_grad = np.zeros(n + 1)
+        obj_grad[-1] = 1.0
+        r = optimize.minimize(lambda z: z[-1], z0, jac=lambda z: obj_grad, method="SLSQP", bounds=bounds,
                               constraints=cons, options={"maxiter": 500, "ftol": 1e-10})
         z = r.x if r.success else z0
         for v in vs:
