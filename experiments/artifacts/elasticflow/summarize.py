@@ -51,15 +51,17 @@ def main(argv):
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         return 1
     print("%-18s %-14s %6s %6s %7s" % ("workload", "policy", "jobs", "met", "ratio"))
+    status = 0
     for d in argv[1:]:
         try:
             trace, policy, jobs, met, ratio = summarize(d)
         except (OSError, ValueError, KeyError) as e:
             print("summarize.py: %s" % e, file=sys.stderr)
-            return 1
+            status = 1
+            continue
         print("%-18s %-14s %6s %6s %7.3f" % (trace, policy, "-" if jobs is None else jobs,
                                              "-" if met is None else met, ratio))
-    return 0
+    return status
 
 
 if __name__ == "__main__":
