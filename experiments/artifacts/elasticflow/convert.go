@@ -42,6 +42,10 @@ type Options struct {
 	// GPUsPerNode packs a job's isolated run on the fewest nodes of this
 	// size (default 4).
 	GPUsPerNode int
+	// MatchLoad multiplies every submission time by the workload's work
+	// here over the artifact's (Report.GPUSeconds / ArtifactGPUSeconds),
+	// so the offered load, GPU-seconds per second, is the artifact's.
+	MatchLoad bool
 }
 
 // Report says what Convert did to the artifact's jobs.
@@ -128,6 +132,13 @@ func Convert(jobs []Job, set *profiles.Set, opts Options) (*traces.Workload, Rep
 		}
 		w.Jobs = append(w.Jobs, job)
 		rep.Jobs++
+	}
+	if opts.MatchLoad && rep.ArtifactGPUSeconds > 0 {
+		f := rep.GPUSeconds / rep.ArtifactGPUSeconds
+		for i := range w.Jobs {
+			w.Jobs[i].Time *= f
+		}
+		w.Source += fmt.Sprintf(", submissions x%.4g to the artifact's load", f)
 	}
 	return w, rep, nil
 }

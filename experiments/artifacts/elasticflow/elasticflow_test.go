@@ -110,6 +110,26 @@ func TestConvertKeepsTightness(t *testing.T) {
 	}
 }
 
+// MatchLoad stretches submissions by the work ratio, and nothing else.
+func TestConvertMatchLoad(t *testing.T) {
+	jobs := read(t, fig8aStyle)
+	plain, rep, err := Convert(jobs, profiles.Default(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stretched, _, err := Convert(jobs, profiles.Default(), Options{MatchLoad: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.GPUSeconds / rep.ArtifactGPUSeconds
+	for i := range plain.Jobs {
+		a, b := plain.Jobs[i], stretched.Jobs[i]
+		if math.Abs(b.Time-a.Time*f) > 1e-9*max(1, a.Time*f) || b.Deadline != a.Deadline || b.App != a.App || b.Replicas != a.Replicas {
+			t.Errorf("job %d: %+v stretched by %g is %+v", i, a, f, b)
+		}
+	}
+}
+
 func TestConvertSecondsAndMapping(t *testing.T) {
 	w, rep, err := Convert(read(t, itpStyle), profiles.Default(), Options{Deadlines: DeadlineSeconds})
 	if err != nil {

@@ -2,7 +2,7 @@
 // workload CSV with deadlines (see the elasticflow package and
 // docs/elasticflow-artifact.md):
 //
-//	go run ./experiments/artifacts/elasticflow/convert [-deadlines factor|seconds] [-gpus-per-node 4] TRACE.csv OUT.csv
+//	go run ./experiments/artifacts/elasticflow/convert [-deadlines factor|seconds] [-gpus-per-node 4] [-match-load] TRACE.csv OUT.csv
 //
 // It prints what it did: jobs, best-effort jobs, the model mapping, batch
 // sizes replaced, and the workload's GPU-seconds here over the artifact's.
@@ -22,8 +22,9 @@ import (
 func main() {
 	deadlines := flag.String("deadlines", elasticflow.DeadlineFactor, "factor (keep each job's deadline over run time) or seconds (keep the artifact's seconds)")
 	gpn := flag.Int("gpus-per-node", 4, "GPUs per node for the isolated run times")
+	match := flag.Bool("match-load", false, "multiply submission times by the work here over the artifact's (same offered load)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: convert [-deadlines factor|seconds] [-gpus-per-node N] TRACE.csv OUT.csv")
+		fmt.Fprintln(os.Stderr, "usage: convert [-deadlines factor|seconds] [-gpus-per-node N] [-match-load] TRACE.csv OUT.csv")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -31,7 +32,7 @@ func main() {
 		flag.Usage()
 		os.Exit(1)
 	}
-	if err := run(flag.Arg(0), flag.Arg(1), elasticflow.Options{Deadlines: *deadlines, GPUsPerNode: *gpn}); err != nil {
+	if err := run(flag.Arg(0), flag.Arg(1), elasticflow.Options{Deadlines: *deadlines, GPUsPerNode: *gpn, MatchLoad: *match}); err != nil {
 		fmt.Fprintln(os.Stderr, "convert:", err)
 		os.Exit(1)
 	}
