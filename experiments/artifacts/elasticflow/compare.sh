@@ -9,9 +9,9 @@
 #   POLLUXSIM     a polluxsim binary (go build -o polluxsim ./cmd/polluxsim)
 #   WORKLOAD      fig8a (default), cluster01 ... cluster10, philly_103959
 set -euo pipefail
-# The policies set beside the artifact's. Add elasticflow, chronus and
-# gandiva here once they are built in.
-POLICIES=(edf themis tiresias pollux)
+# The policies set beside the artifact's (edf-elastic is the artifact's
+# own EDF: jobs in deadline order, each at its fastest level).
+POLICIES=(edf themis tiresias pollux elasticflow edf-elastic chronus gandiva)
 if [ $# -lt 3 ]; then
   echo "usage: $0 ARTIFACT_DIR POLLUXSIM OUT_DIR [WORKLOAD...]" >&2
   exit 1
