@@ -96,8 +96,10 @@ func TestGridErrors(t *testing.T) {
 }
 
 // TestDeadlinesGrid: in the deadlines experiment a policy is one line of
-// the grid: adding one (as ElasticFlow, Chronus and Gandiva will be)
-// adds a cell under each of the five settings and a series to each plot.
+// the grid: adding one (as ElasticFlow, Chronus and Gandiva were) adds a
+// cell under each of the five settings and a series to each of the grid's
+// plots; the spec's own plot of the deadline-aware schedulers lists its
+// series and keeps them.
 func TestDeadlinesGrid(t *testing.T) {
 	e, data, err := LoadExperiment("deadlines", testExt())
 	if err != nil {
@@ -116,7 +118,11 @@ func TestDeadlinesGrid(t *testing.T) {
 		t.Errorf("%d cells with a policy more, want %d", got, want)
 	}
 	for i := range e2.Plots {
-		if got, want := len(e2.Plots[i].Series), len(e.Plots[i].Series)+1; got != want {
+		want := len(e.Plots[i].Series) + 1
+		if e.Plots[i].Name == "deadlines-ratio-deadline-aware" {
+			want--
+		}
+		if got := len(e2.Plots[i].Series); got != want {
 			t.Errorf("plot %s: %d series, want %d", e2.Plots[i].Name, got, want)
 		}
 	}
