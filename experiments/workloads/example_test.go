@@ -28,10 +28,10 @@ func ExampleLLMGen() {
 	fmt.Println(err)
 	// Output:
 	// llm:jobs=5,seed=1,hours=1
-	//      0 s  llm-1b-debug     8 GPUs  batch 16
-	//    635 s  llm-7b-debug    32 GPUs  batch 32
-	//    737 s  llm-1b-sft       8 GPUs  batch 64
+	//      0 s  llm-13b-eval     8 GPUs  batch 64
+	//    635 s  llm-13b-eval     8 GPUs  batch 64
+	//    737 s  llm-1b-debug     8 GPUs  batch 16
 	//   1548 s  llm-7b-sft      32 GPUs  batch 64
-	//   1964 s  llm-1b          32 GPUs  batch 512
+	//   1964 s  llm-7b-sft       8 GPUs  batch 64
 	// llm: hours=0: must be in (0, 8784]
 }

@@ -50,17 +50,20 @@ type LLMKindShare struct {
 }
 
 // LLMMix is the generator's mix (docs/llm.md gives its sources and its
-// assumptions): the share of jobs of each kind, summing to 1, and the
+// assumptions): the share of jobs of each kind, summing to 1 (evaluation
+// and SFT from Acme's Seren job counts, AcmeTrace
+// figure/treemap_job_dist.pdf (a), over the jobs of an LLM kind; debug
+// and pre-training split the rest, an assumption), and the
 // model sizes and GPU counts of each kind. Every class fits in memory on
 // every GPU type of the llm profile set at its GPU count.
 func LLMMix() []LLMKindShare {
 	c := func(kind, size string, gpus int) LLMClass { return LLMClass{Size: size, Kind: kind, GPUs: gpus} }
 	ev, db, ft, pt := profiles.LLMEval, profiles.LLMDebug, profiles.LLMSFT, profiles.LLMPretrain
 	return []LLMKindShare{
-		{Kind: ev, Share: 0.50, Classes: []LLMClass{c(ev, "1b", 1), c(ev, "1b", 8), c(ev, "7b", 8), c(ev, "13b", 8), c(ev, "70b", 32)}},
-		{Kind: db, Share: 0.20, Classes: []LLMClass{c(db, "1b", 8), c(db, "7b", 8), c(db, "7b", 32), c(db, "13b", 32)}},
-		{Kind: ft, Share: 0.25, Classes: []LLMClass{c(ft, "1b", 8), c(ft, "7b", 8), c(ft, "7b", 32), c(ft, "13b", 32), c(ft, "30b", 64), c(ft, "70b", 64)}},
-		{Kind: pt, Share: 0.05, Classes: []LLMClass{c(pt, "1b", 32), c(pt, "1b", 64), c(pt, "1b", 128)}},
+		{Kind: ev, Share: 0.76, Classes: []LLMClass{c(ev, "1b", 1), c(ev, "1b", 8), c(ev, "7b", 8), c(ev, "13b", 8), c(ev, "70b", 32)}},
+		{Kind: db, Share: 0.04, Classes: []LLMClass{c(db, "1b", 8), c(db, "7b", 8), c(db, "7b", 32), c(db, "13b", 32)}},
+		{Kind: ft, Share: 0.175, Classes: []LLMClass{c(ft, "1b", 8), c(ft, "7b", 8), c(ft, "7b", 32), c(ft, "13b", 32), c(ft, "30b", 64), c(ft, "70b", 64)}},
+		{Kind: pt, Share: 0.025, Classes: []LLMClass{c(pt, "1b", 32), c(pt, "1b", 64), c(pt, "1b", 128)}},
 	}
 }
 
