@@ -11,7 +11,7 @@ import (
 // paper's shape.
 func TestEmbeddedExperiments(t *testing.T) {
 	want := map[string]int{ // runs
-		"table2": 56, "table2-sia": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 24, "ci": 15, "ci-real": 9, "fig9": 3, "table3": 2, "gavel": 48, "sia": 140, "sia-table3": 84, "itp": 160, "failures": 162, "failures-policies": 256, "deadlines": 300,
+		"table2": 56, "table2-sia": 56, "fig7": 40, "fig8a": 96, "fig8b": 40, "fig8c": 48, "priors": 24, "ci": 15, "ci-real": 9, "fig9": 3, "table3": 2, "gavel": 48, "sia": 140, "sia-table3": 84, "itp": 160, "failures": 162, "failures-policies": 256, "deadlines": 300, "llm": 48,
 	}
 	names := ExperimentNames()
 	if len(names) != len(want) {

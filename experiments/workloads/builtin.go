@@ -13,7 +13,7 @@ import (
 )
 
 // Builtin are the built-in workload sources: csv (and any file), paper,
-// paper-realistic, generate and trace (every trace format's names).
+// paper-realistic, generate, llm and trace (every trace format's names).
 func Builtin() []Source {
 	return []Source{
 		{Name: CSVSource, Usage: "csv:FILE, or any FILE", Doc: "a workload CSV (name,time,application,num_replicas,batch_size), the reference simulator's format", Resolve: readCSV},
@@ -21,6 +21,7 @@ func Builtin() []Source {
 		{Name: "paper-realistic", Usage: "paper-realistic:N (N = 1..8)", Doc: "the Pollux artifact's reference workload N with its users' configurations (embedded)", Resolve: paper("paper-realistic")},
 		{Name: GenerateSource, Usage: "generate:jobs=160,seed=1,config=tuned[,philly=FILE|summary=FILE|trace=NAME[,window=W][,oversize=cap|skip|refuse]][,all=true][,max_replicas=N][,deadlines=elasticflow|tightness[,tightness=F][,deadline_min=F,deadline_max=F][,best_effort=P]]",
 			Doc: "the paper's generator: jobs sampled from the embedded Philly summary, a Philly table or any registered trace (see docs/traces.md)", Resolve: generate},
+		{Name: LLMGenSource, Usage: "llm:jobs=200,seed=1,hours=8", Doc: "LLM jobs (pre-training, SFT, evaluation, debug) of the llm profile set, generated in a stated mix with Poisson arrivals (--profiles llm; docs/llm.md)", Resolve: llmGen},
 		{Name: TraceSource, Usage: "NAME:ARG of any trace format (itp:cluster02, helios:FILE, ...)", Doc: "every job of a trace at its own submission time, applications by the paper's method (seed 1, TunedJobs)", Resolve: replay},
 	}
 }
@@ -242,7 +243,7 @@ func (g Generate) Make(env Env) (*traces.Workload, []string, error) {
 	if env.Profiles.Source == profiles.LLMSource {
 		// The paper's generator makes the six 2019 applications.
 		return nil, nil, fmt.Errorf("generate: the llm profile set has none of the applications the paper's generator makes; " +
-			"give --workload acme:FILE (an Acme trace, replayed as LLM jobs) or a workload CSV of its applications (polluxsim profiles list --profiles llm)")
+			"give --workload llm:jobs=N,seed=S (generated LLM jobs), acme:FILE (an Acme trace, replayed as LLM jobs) or a workload CSV of its applications (polluxsim profiles list --profiles llm)")
 	}
 	if g.Trace != "" {
 		t, err := env.ReadTrace(g.Trace)

@@ -44,7 +44,7 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--experiment", "fig10", "--out", out}, `unknown experiment "fig10" (did you mean fig7, fig8a, fig8b, fig8c or fig9? known: ci, ci-real, deadlines, failures, failures-policies, fig7, fig8a, fig8b, fig8c, fig9, gavel, itp, priors, sia, sia-table3, table2, table2-sia, table3; or give a spec file path)`},
+		{[]string{"--experiment", "fig10", "--out", out}, `unknown experiment "fig10" (did you mean fig7, fig8a, fig8b, fig8c or fig9? known: ci, ci-real, deadlines, failures, failures-policies, fig7, fig8a, fig8b, fig8c, fig9, gavel, itp, llm, priors, sia, sia-table3, table2, table2-sia, table3; or give a spec file path)`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "3/3"}, `--shard "3/3": the shard index must be in 0..2`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "1/0"}, `--shard "1/0": the number of shards must be at least 1`},
 		{[]string{"--experiment", "ci", "--out", out, "--shard", "x"}, `--shard "x": want i/n, e.g. 0/3`},
