@@ -31,7 +31,7 @@ func TestParseCluster(t *testing.T) {
 		t.Errorf("ClusterString = %q", got)
 	}
 	for spec, want := range map[string]string{
-		"h100:2x8":         "unknown GPU type",
+		"h200:2x8":         "unknown GPU type",
 		"t4:0x4":           "nodes must be",
 		"t4:2x0":           "GPUs per node must be",
 		"t4:2*4":           "NODESxGPUS",

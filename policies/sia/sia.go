@@ -98,7 +98,7 @@ func (p *Policy) Name() string {
 
 // Traits implements policies.Policy: jobs tune their batch size for
 // goodput, as under Pollux.
-func (p *Policy) Traits() policies.Traits { return policies.Traits{AdaptiveBatch: true} }
+func (*Policy) Traits() policies.Traits { return policies.Traits{AdaptiveBatch: true} }
 
 // modelPenalty is Sia's restart penalty measured per model, in seconds.
 func modelPenalty(app string) float64 {
@@ -126,10 +126,14 @@ type config struct {
 	spread bool
 }
 
-// rigidConfig is the configuration of job j's request on type t, or
-// false if the type has too few GPUs for it.
+// rigidConfig is the configuration of job j's request on type t (held to
+// its cap, policies.GPUCap: NeuMF's one GPU whatever it asks), or false
+// if the type has too few GPUs for it.
 func rigidConfig(r *round, t int, j *policies.Job) (config, bool) {
 	k, per := j.Request.GPUs, r.per[t]
+	if limit := policies.GPUCap(j, (*Policy)(nil).Traits()); limit > 0 {
+		k = min(k, limit) // a request above the application's cap (NeuMF's one GPU)
+	}
 	if k < 1 || per < 1 { // a type with no node up (failures)
 		return config{}, false
 	}
