@@ -61,8 +61,8 @@ func (s *Server) postAdmission(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
-		if sess.run != nil {
-			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
+		if err := sess.awaitingOracle(); err != nil {
+			return RoundResponse{}, 409, err
 		}
 		if !admits(sess.policy) {
 			return RoundResponse{}, 409, fmt.Errorf("session %s: policy %s has no admission control; it admits every job", sess.id, sess.policy.Name())

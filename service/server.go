@@ -324,8 +324,8 @@ func (s *Server) postRound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
-		if sess.run != nil {
-			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
+		if err := sess.awaitingOracle(); err != nil {
+			return RoundResponse{}, 409, err
 		}
 		if sess.changes {
 			return RoundResponse{}, 409, fmt.Errorf("session %s takes changes-only rounds (POST /v1/sessions/%s/changes): its policy is driven one way", sess.id, sess.id)
@@ -344,8 +344,8 @@ func (s *Server) postChanges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
-		if sess.run != nil {
-			return RoundResponse{}, 409, fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
+		if err := sess.awaitingOracle(); err != nil {
+			return RoundResponse{}, 409, err
 		}
 		if _, ok := sess.policy.(policies.Incremental); !ok {
 			return RoundResponse{}, 409, fmt.Errorf("session %s: policy %s does not decide incrementally; post full rounds (POST /v1/sessions/%s/rounds)", sess.id, sess.policy.Name(), sess.id)

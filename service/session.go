@@ -242,3 +242,12 @@ func respond(r *round, d policies.Decision, desired int, adaptive bool) RoundRes
 	}
 	return resp
 }
+
+// awaitingOracle is the error of a request other than an oracle answer to
+// a session whose decision waits for one (a 409), nil otherwise.
+func (sess *session) awaitingOracle() error {
+	if sess.run == nil {
+		return nil
+	}
+	return fmt.Errorf("session %s awaits the answer to its oracle query (POST /v1/sessions/%s/oracle)", sess.id, sess.id)
+}

@@ -129,6 +129,21 @@ func (g Generate) Validate() error {
 	return nil
 }
 
+// jobsOrSeed reads a generator's "jobs" (a count in [1, most]) or "seed"
+// key into jobs or seed.
+func jobsOrSeed(k, v string, most int, jobs *int, seed *uint64) error {
+	var err error
+	if k == "seed" {
+		*seed, err = strconv.ParseUint(v, 10, 64)
+		return err
+	}
+	*jobs, err = strconv.Atoi(v)
+	if err == nil && (*jobs < 1 || *jobs > most) {
+		err = fmt.Errorf("must be in [1, %d]", most)
+	}
+	return err
+}
+
 // checkOversize checks an oversize rule ("" is the default, cap).
 func checkOversize(rule string) error {
 	switch rule {
@@ -150,13 +165,8 @@ func ParseGenerate(arg string) (Generate, error) {
 		k, v := p.Key, p.Value
 		var err error
 		switch k {
-		case "jobs":
-			g.Jobs, err = strconv.Atoi(v)
-			if err == nil && (g.Jobs < 1 || g.Jobs > MaxGeneratedJobs) {
-				err = fmt.Errorf("must be in [1, %d]", MaxGeneratedJobs)
-			}
-		case "seed":
-			g.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "jobs", "seed":
+			err = jobsOrSeed(k, v, MaxGeneratedJobs, &g.Jobs, &g.Seed)
 		case "config":
 			g.Config = v
 			if v != traces.ConfigTuned && v != traces.ConfigRealistic {

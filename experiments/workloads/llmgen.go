@@ -83,13 +83,8 @@ func ParseLLMGen(arg string) (LLMGen, error) {
 		k, v := p.Key, p.Value
 		var err error
 		switch k {
-		case "jobs":
-			g.Jobs, err = strconv.Atoi(v)
-			if err == nil && (g.Jobs < 1 || g.Jobs > maxLLMGenJobs) {
-				err = fmt.Errorf("must be in [1, %d]", maxLLMGenJobs)
-			}
-		case "seed":
-			g.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "jobs", "seed":
+			err = jobsOrSeed(k, v, maxLLMGenJobs, &g.Jobs, &g.Seed)
 		case "hours":
 			g.Hours, err = strconv.ParseFloat(v, 64)
 			if err == nil && !(g.Hours > 0 && g.Hours <= maxLLMGenHours) {
