@@ -154,24 +154,32 @@ func TestKalosStandInShape(t *testing.T) {
 	}
 }
 
-// BenchmarkKalosReplay replays the Kalos stand-in (30,000 jobs over 30
-// days) under Pollux on 1,000 × 8 H100s with the llm profile set, recording
-// no rounds: the Scale case of docs/scale.md (minutes per iteration; run
-// with -benchtime 1x).
+// BenchmarkKalosReplay replays the Kalos stand-in under Pollux on 1,000 ×
+// 8 H100s with the llm profile set, recording no rounds: "30000" (30,000
+// jobs over 30 days) is the Scale case of docs/scale.md, minutes per
+// iteration (run with -benchtime 1x); "3000" (3,000 jobs over 3 days, the
+// same arrival rate) is a smaller case for profiles.
 func BenchmarkKalosReplay(b *testing.B) {
-	w := kalosWorkload(b, 30000, 30)
-	set := profiles.LLM()
-	spec := runspec.DefaultSpec("pollux")
-	spec.Cluster, spec.Nodes, spec.GPUsPerNode = "h100:1000x8", 1000, 8
-	spec.Rounds = "none"
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		pol, err := runspec.NewPolicy(known, spec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := sim.Run(spec.SimConfig(), set, w, pol); err != nil {
-			b.Fatal(err)
-		}
+	for _, c := range []struct {
+		jobs int
+		days float64
+	}{{3000, 3}, {30000, 30}} {
+		b.Run(fmt.Sprint(c.jobs), func(b *testing.B) {
+			w := kalosWorkload(b, c.jobs, c.days)
+			set := profiles.LLM()
+			spec := runspec.DefaultSpec("pollux")
+			spec.Cluster, spec.Nodes, spec.GPUsPerNode = "h100:1000x8", 1000, 8
+			spec.Rounds = "none"
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				pol, err := runspec.NewPolicy(known, spec)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := sim.Run(spec.SimConfig(), set, w, pol); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
