@@ -62,10 +62,12 @@ type App struct {
 	// its memory refuses every configuration (the llm set; 0 elsewhere).
 	// The simulator gives such a job no GPU or at least this many.
 	MinGPUs int
-	// NodeGPUs, when positive, is the most GPUs a node of this
-	// application's GPU type may hold: the node its step times model (an
+	// NodeGPUs, when positive, is the GPUs a node of this application's
+	// GPU type holds: the node its step times and memory floor model (an
 	// LLM type's NVLink domain of 8; 0 elsewhere). A cluster whose nodes
-	// of the type are larger is refused before the run.
+	// of the type hold another number is refused before the run (on
+	// thinner nodes a model may not fit at its floor: tensor groups stay
+	// inside a node).
 	NodeGPUs int
 	// ValidatedBatches are the total batch sizes with a measured training
 	// curve, ascending.

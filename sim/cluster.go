@@ -73,8 +73,8 @@ func checkTypes(c policies.Cluster, set *profiles.Set, w *traces.Workload, userG
 			if set.Apps[name] == nil {
 				continue
 			}
-			if a := set.Apps[name].ForType(p.Type); a != nil && a.NodeGPUs > 0 && p.GPUsPerNode > a.NodeGPUs {
-				return fmt.Errorf("cluster GPU type %s: nodes of %d GPUs, but application %s models %s nodes of at most %d (profiles %s)",
+			if a := set.Apps[name].ForType(p.Type); a != nil && a.NodeGPUs > 0 && p.GPUsPerNode != a.NodeGPUs {
+				return fmt.Errorf("cluster GPU type %s: nodes of %d GPUs, but application %s models %s nodes of exactly %d, one NVLink domain (its memory floor and step times assume it; profiles %s)",
 					p.Type, p.GPUsPerNode, name, p.Type, a.NodeGPUs, set.Source)
 			}
 		}

@@ -71,16 +71,27 @@ func TestLLMJobsRigidUnderOtherPolicies(t *testing.T) {
 	}
 }
 
-// TestLLMNodesLargerThanModelled: the llm set's step times model nodes of
-// one NVLink domain (8 GPUs); a cluster of larger nodes of that type is
-// refused before the run, naming the type, the sizes and an application,
-// where it used to end in a panic mid-run.
-func TestLLMNodesLargerThanModelled(t *testing.T) {
+// TestLLMNodesOtherThanModelled: the llm set's step times and memory
+// floors model nodes of one NVLink domain (8 GPUs); a cluster of larger
+// or thinner nodes of that type is refused before the run, naming the
+// type, the sizes and an application, where both used to end in a panic
+// mid-run.
+func TestLLMNodesOtherThanModelled(t *testing.T) {
 	cfg := sim.DefaultConfig()
 	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "h100", Nodes: 4, GPUsPerNode: 16})
 	w := &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "a", App: "llm-7b", Replicas: 16, Batch: 64}}}
 	_, err := sim.Run(cfg, profiles.LLM(), w, pollux.New(pollux.DefaultOptions()))
-	want := "cluster GPU type h100: nodes of 16 GPUs, but application llm-7b models h100 nodes of at most 8"
+	want := "cluster GPU type h100: nodes of 16 GPUs, but application llm-7b models h100 nodes of exactly 8"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+	// Thinner nodes: 70B's floor (32 A100-40GB) assumes tensor groups of
+	// up to 8 in a node; on 1-GPU nodes it does not fit there (it
+	// panicked mid-run).
+	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "a100-40gb", Nodes: 128, GPUsPerNode: 1})
+	w = &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "a", App: "llm-70b-eval", Replicas: 32, Batch: 64}}}
+	_, err = sim.Run(cfg, profiles.LLM(), w, pollux.New(pollux.DefaultOptions()))
+	want = "cluster GPU type a100-40gb: nodes of 1 GPUs, but application llm-70b-eval models a100-40gb nodes of exactly 8"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
