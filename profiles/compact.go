@@ -228,20 +228,9 @@ func (t *compactTruth) Progress(epoch int) float64 {
 
 // Iterations implements Truth: each epoch's progress divided by the gain
 // of the Steps curve at batch during that epoch, summed over epochs
-// 0..epoch (epoch clamped to the model's epochs). Below the initial batch
-// size, where the Steps curve has no data, each epoch's progress is
-// divided by the gain the simulator credits a step with (Grad's, below
-// 1 there), so that the count is the steps a job at that batch takes; at
-// the initial batch both gains are 1.
+// 0..epoch (epoch clamped to the model's epochs).
 func (t *compactTruth) Iterations(batch float64, epoch int) float64 {
 	m0 := float64(t.m.InitBatch)
-	if batch < m0 && batch > 0 {
-		total := 0.0
-		for e := 0; e <= min(max(epoch, 0), t.m.Epochs-1); e++ {
-			total += t.perEpoch / t.Grad(batch, e).Gain(m0, batch)
-		}
-		return total
-	}
 	b := math.Min(math.Max(batch, m0), float64(t.m.MaxBatch))
 	scale := b / m0
 	factor := math.Pow(scale, t.m.Steps.BatchExponent)

@@ -80,22 +80,7 @@ func (c *trainingCurves) Progress(epoch int) float64 {
 }
 
 // Iterations implements Truth.
-//
-// Below the smallest validated batch size the count is not clamped: a step
-// there is credited with less progress (Grad is clamped, the batch is
-// not), so each epoch's steps of the smallest run (the initial batch size,
-// where the gain is 1) are divided by the gain at batch: the steps the
-// simulator takes.
 func (c *trainingCurves) Iterations(batch float64, epoch int) float64 {
-	if b0 := c.batches[0]; batch < b0 && batch > 0 {
-		total, prev := 0.0, 0.0
-		for e := 0; e <= max(epoch, 0); e++ {
-			it := c.row(0, e).Iteration
-			total += (it - prev) / c.Grad(b0, e).Gain(b0, batch)
-			prev = it
-		}
-		return total
-	}
 	lo, hi, w := c.bracket(batch)
 	return lerp(c.row(lo, epoch).Iteration, c.row(hi, epoch).Iteration, w)
 }
