@@ -50,9 +50,11 @@ type Experiment struct {
 	// know (see Skipped).
 	skipped []string
 	// files: the spec's folder, where the fault logs its cells name are
-	// (nil: the working directory); faultLogs: those its cells name.
-	files     fs.FS
-	faultLogs []string
+	// (nil: the working directory); faultLogs: those its cells name, and
+	// faultContent each one's bytes as the cells read it.
+	files        fs.FS
+	faultLogs    []string
+	faultContent map[string][]byte
 
 	Name    string `json:"name"`
 	Version int    `json:"version"`
@@ -321,16 +323,7 @@ func (e *Experiment) FaultLogs() []string { return e.faultLogs }
 // in dir (a sweep's experiment.json) reads them as the spec did.
 func (e *Experiment) WriteFaultLogs(dir string) error {
 	for _, p := range e.faultLogs {
-		var data []byte
-		var err error
-		if e.files != nil {
-			data, err = inputfile.ReadFS(e.files, p)
-		} else {
-			data, err = inputfile.ReadFile(p)
-		}
-		if err != nil {
-			return fmt.Errorf("fault file: %w", err)
-		}
+		data := e.faultContent[p]
 		out := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 			return err
@@ -612,6 +605,12 @@ func (c *Cell) resolve(e *Experiment) error {
 	if s.Failures != "" && e.files != nil {
 		s.FaultFiles = e.files
 	}
+	// The cell's fault log is read here, once: its runs, their identities
+	// and the copy a sweep stores (WriteFaultLogs) all hold what was read.
+	var err error
+	if s, err = s.PinFaults(); err != nil {
+		return err
+	}
 	if s.Autoscaler != "" && e.stored {
 		if _, ok := e.ext.AutoscalerRegistry().Lookup(s.Autoscaler); !ok {
 			e.skip(fmt.Sprintf("autoscaler %q (cell %s): not in this binary; its runs are shown from their stored results, options as the spec gives them", s.Autoscaler, c.Name))
@@ -654,9 +653,17 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 	}
 	c.unresolved = unresolved
-	if m, err := s.FaultModel(); err == nil && m != nil && m.File != "" && !slices.Contains(e.faultLogs, m.File) {
-		e.faultLogs = append(e.faultLogs, m.File)
-		slices.Sort(e.faultLogs)
+	if m, err := s.FaultModel(); err == nil && m != nil && m.File != "" {
+		if prev, ok := e.faultContent[m.File]; !ok {
+			if e.faultContent == nil {
+				e.faultContent = map[string][]byte{}
+			}
+			e.faultContent[m.File] = m.Content()
+			e.faultLogs = append(e.faultLogs, m.File)
+			slices.Sort(e.faultLogs)
+		} else if !bytes.Equal(prev, m.Content()) {
+			return fmt.Errorf("settings: fault log %s changed while the spec was read (its cells would replay different logs)", m.File)
+		}
 	}
 	if !unresolved {
 		var err error

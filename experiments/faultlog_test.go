@@ -112,6 +112,18 @@ func TestSpecFaultLog(t *testing.T) {
 	}
 	before := id(e.Cells[0].Spec())
 	write("logs/f.csv", "time,node,duration\n100,1,60\n") // same path, other content
+	// The spec read its log once: its cells and the copy a sweep stores
+	// are the log as it was read, not the file edited since.
+	if e.Cells[0].Spec().FaultLog() != first {
+		t.Error("a cell's fault log digest changed with the file after the spec was read")
+	}
+	kept := t.TempDir()
+	if err := e.WriteFaultLogs(kept); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(kept, "logs", "f.csv")); string(b) != "time,node,duration\n100,1,50\n" {
+		t.Errorf("the stored copy is %q, not the log the cells read", b)
+	}
 	if e, err = load(); err != nil {
 		t.Fatal(err)
 	}

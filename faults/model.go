@@ -47,6 +47,8 @@ type Model struct {
 	File   string
 	Events []Event
 	Digest string
+	// content is the fault log's bytes as read (Content).
+	content []byte
 	// Checkpoint is how jobs checkpoint.
 	Checkpoint Checkpoint
 	// Replan calls the policy at once when a failure interrupts a job, in
@@ -213,9 +215,14 @@ func (m *Model) load(path string, files fs.FS) error {
 		return err
 	}
 	sum := sha256.Sum256(data)
-	m.File, m.Events, m.Digest = path, ev, hex.EncodeToString(sum[:8])
+	m.File, m.Events, m.Digest, m.content = path, ev, hex.EncodeToString(sum[:8]), data
 	return nil
 }
+
+// Content is the replayed fault log's bytes as they were read, those
+// Events and Digest come from (nil without a fault log): a copy of the
+// log stored beside a sweep's results is this, not the file read again.
+func (m *Model) Content() []byte { return m.content }
 
 // set applies one key=value setting.
 func (m *Model) set(k, v string, files fs.FS) error {

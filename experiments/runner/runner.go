@@ -108,6 +108,9 @@ func Prepare(spec runspec.RunSpec, in Inputs, opt Options) (_ *Prepared, err err
 	if spec, err = spec.WithOptions(opt.Ext); err != nil { // the options made canonical
 		return nil, err
 	}
+	if spec, err = spec.PinFaults(); err != nil { // the fault log read once
+		return nil, err
+	}
 	if err := spec.Validate(opt.Ext); err != nil {
 		return nil, err
 	}

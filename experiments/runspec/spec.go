@@ -97,6 +97,8 @@ type RunSpec struct {
 	// experiment, from the binary). Not a setting (their content is part
 	// of a run's identity through FaultLog, not their place).
 	FaultFiles fs.FS `json:"-"`
+	// pinned is the fault model read once for Failures (PinFaults).
+	pinned pinnedFaults
 }
 
 // DefaultSpec is the reference setting for a policy: its default options

@@ -68,10 +68,9 @@ func CheckStoredRuns(dir string, ext *extensions.Extensions) error {
 // runMatches reports whether a stored run is run r of this version of exp.
 func runMatches(rr *results.RunResult, exp *experiments.Experiment, r experiments.Run) bool {
 	c := r.Cell
-	want, got := c.Spec(), rr.Settings
 	// Where the cell's fault logs are read from is not a setting (their
 	// content is part of the run's hash, which the sweep checks).
-	want.FaultFiles, got.FaultFiles = nil, nil
+	want, got := c.Spec().Settings(), rr.Settings.Settings()
 	if !c.OptionsResolved() {
 		// A policy or autoscaler this binary does not know: its stored
 		// settings hold the options resolved by the binary that ran it.
