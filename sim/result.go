@@ -62,6 +62,50 @@ func (j *JobResult) Late() (late float64, ok bool) {
 	return j.Finish - j.Deadline, true
 }
 
+// Deadlines tallies a run's jobs against their deadlines: the one count
+// the deadline metrics (docs/deadlines.md) and the tests read.
+type Deadlines struct {
+	// With is the jobs submitted with a deadline; Met those of them done
+	// by it, Late those done after it, Declined those of them the policy
+	// declined (neither met nor late).
+	With, Met, Late, Declined int
+	// DeclinedAll is every declined job, best-effort ones included.
+	DeclinedAll int
+}
+
+// TallyDeadlines counts jobs against their deadlines.
+func TallyDeadlines(jobs []JobResult) Deadlines {
+	var d Deadlines
+	for i := range jobs {
+		j := &jobs[i]
+		if j.Declined != "" {
+			d.DeclinedAll++
+		}
+		if j.Deadline <= 0 {
+			continue
+		}
+		d.With++
+		if j.Declined != "" {
+			d.Declined++
+		} else if l, ok := j.Late(); ok && l > 0 {
+			d.Late++
+		} else if ok {
+			d.Met++
+		}
+	}
+	return d
+}
+
+// Ratio is the deadline satisfactory ratio, Met over With (ElasticFlow's
+// metric: a declined job counts as missed); ok is false without a job
+// with a deadline.
+func (d Deadlines) Ratio() (ratio float64, ok bool) {
+	if d.With == 0 {
+		return 0, false
+	}
+	return float64(d.Met) / float64(d.With), true
+}
+
 // RoundRecord is one job's state after one scheduling round.
 type RoundRecord struct {
 	Time float64

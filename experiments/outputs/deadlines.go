@@ -24,26 +24,6 @@ func deadlineRun(d *RunData) bool {
 	return false
 }
 
-// deadlineCounts counts the run's jobs with a deadline, those of them done
-// by it, and the late ones (done after it).
-func deadlineCounts(d *RunData) (withDeadline, met, late int) {
-	for i := range d.Jobs {
-		j := &d.Jobs[i]
-		if j.Deadline <= 0 {
-			continue
-		}
-		withDeadline++
-		if l, ok := j.Late(); ok {
-			if l <= 0 {
-				met++
-			} else {
-				late++
-			}
-		}
-	}
-	return withDeadline, met, late
-}
-
 // lateness is the lateness, in seconds, of the run's late jobs.
 func lateness(d *RunData) []float64 {
 	var v []float64
@@ -65,35 +45,20 @@ func latenessPercentile(q float64) func(d *RunData) (float64, bool) {
 // deadlineMetrics are the built-in deadline metrics, in table order.
 var deadlineMetrics = []Metric{
 	{Name: "deadline_satisfactory_ratio", Unit: UnitFraction, Doc: "jobs done by their deadline over jobs submitted with one (declined jobs count as missed; ElasticFlow's metric); only in runs with deadlines", Optional: true, Present: true, Conditional: true, MayBeNull: true, HigherIsBetter: true, Label: "deadline satisfactory ratio",
-		Value: func(d *RunData) (float64, bool) {
-			n, met, _ := deadlineCounts(d)
-			if n == 0 {
-				return 0, false
-			}
-			return float64(met) / float64(n), true
-		}},
+		Value: func(d *RunData) (float64, bool) { return sim.TallyDeadlines(d.Jobs).Ratio() }},
 	{Name: "jobs_with_deadline", Doc: "jobs submitted with a deadline; only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Conditional: true, Label: "jobs with a deadline",
-		Value: func(d *RunData) (float64, bool) { n, _, _ := deadlineCounts(d); return float64(n), deadlineRun(d) }},
+		Value: func(d *RunData) (float64, bool) { return float64(sim.TallyDeadlines(d.Jobs).With), deadlineRun(d) }},
 	{Name: "jobs_declined", Doc: "jobs the policy declined at submission (admission control); only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Conditional: true, Label: "jobs declined",
 		Value: func(d *RunData) (float64, bool) {
-			n := 0
-			for i := range d.Jobs {
-				if d.Jobs[i].Declined != "" {
-					n++
-				}
-			}
-			return float64(n), deadlineRun(d)
+			return float64(sim.TallyDeadlines(d.Jobs).DeclinedAll), deadlineRun(d)
 		}},
 	{Name: "late_jobs", Doc: "jobs that ran and finished after their deadline; only in runs with deadlines or declined jobs", Count: true, Optional: true, Present: true, Conditional: true, Label: "late jobs",
-		Value: func(d *RunData) (float64, bool) {
-			_, _, late := deadlineCounts(d)
-			return float64(late), deadlineRun(d)
-		}},
+		Value: func(d *RunData) (float64, bool) { return float64(sim.TallyDeadlines(d.Jobs).Late), deadlineRun(d) }},
 	{Name: "p50_lateness_s", Unit: UnitSeconds, Doc: "median lateness (finish − deadline) of the late jobs; only in runs with a late job", Optional: true, Present: true, Conditional: true, Label: "median lateness of late jobs", Value: latenessPercentile(50)},
 	{Name: "p95_lateness_s", Unit: UnitSeconds, Doc: "95th percentile lateness of the late jobs; only in runs with a late job", Optional: true, Present: true, Conditional: true, Label: "95th percentile lateness of late jobs", Value: latenessPercentile(95)},
 	{Name: "avg_jct_best_effort_s", Unit: UnitSeconds, Doc: "mean JCT of the best-effort jobs (no deadline) that ran; only in runs with deadlines and such a job", Optional: true, Present: true, Conditional: true, Label: "average JCT of best-effort jobs",
 		Value: func(d *RunData) (float64, bool) {
-			if n, _, _ := deadlineCounts(d); n == 0 {
+			if sim.TallyDeadlines(d.Jobs).With == 0 {
 				return 0, false
 			}
 			s, n := 0.0, 0

@@ -1,13 +1,15 @@
 package elasticflow_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments/intree"
+	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
+	"github.com/polluxsim/polluxsim/policies/edf"
 	"github.com/polluxsim/polluxsim/policies/elasticflow"
-	"github.com/polluxsim/polluxsim/profiles"
 	"github.com/polluxsim/polluxsim/sim"
 )
 
@@ -19,60 +21,36 @@ import (
 // its plan when it arrived, so the late ones are late by restarts, fewer
 // than a quarter of those admitted.
 func TestITPDeadlines(t *testing.T) {
-	set := profiles.Default()
-	ext := intree.Extensions()
-	w, _, err := ext.ResolveWorkload("generate:trace=itp:cluster02,deadlines=elasticflow,seed=1", ext.WorkloadEnv(set, 4))
-	if err != nil {
-		t.Fatal(err)
-	}
 	run := func(name string, opts ...string) *sim.Result {
-		spec := runspec.DefaultSpec(name)
-		o, err := ext.Policies.Resolve(name, "", opts)
+		t.Helper()
+		spec, err := runspec.DefaultSpec(name).WithOptions(intree.Extensions(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec.Options = o
-		pol, err := runspec.NewPolicy(ext, spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := sim.Run(spec.SimConfig(), set, w, pol)
+		res, err := runner.Run(context.Background(), spec, runner.Inputs{WorkloadRef: "generate:trace=itp:cluster02,deadlines=elasticflow,seed=1"},
+			runner.Options{Ext: intree.Extensions()})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		return res
+		return res.Sim
 	}
-	type counts struct{ met, with, declined, late int }
-	count := func(res *sim.Result) (c counts) {
-		for _, j := range res.Jobs {
-			if j.Deadline <= 0 {
-				continue
-			}
-			c.with++
-			if j.Declined != "" {
-				c.declined++
-				if j.Declined != elasticflow.DeclineShare && j.Declined != elasticflow.DeclineOthers && j.Declined != "deadline cannot be met even alone on its requested GPUs" {
-					t.Errorf("job %s declined for %q", j.Name, j.Declined)
-				}
-			} else if late, _ := j.Late(); late > 0 {
-				c.late++
-			} else {
-				c.met++
-			}
+	res := run(elasticflow.Name)
+	for _, j := range res.Jobs {
+		if j.Declined != "" && j.Declined != elasticflow.DeclineShare && j.Declined != elasticflow.DeclineOthers && j.Declined != edf.DeclineReason {
+			t.Errorf("job %s declined for %q", j.Name, j.Declined)
 		}
-		return c
 	}
-	ef := count(run(elasticflow.Name))
-	ratio := func(c counts) float64 { return float64(c.met) / float64(c.with) }
-	if math.Abs(ratio(ef)-0.338) > 0.01 {
-		t.Errorf("elasticflow meets %.1f %% of the deadlines, docs/elasticflow.md says 33.8 %%", 100*ratio(ef))
+	ef := sim.TallyDeadlines(res.Jobs)
+	ratio, _ := ef.Ratio()
+	if math.Abs(ratio-0.338) > 0.01 {
+		t.Errorf("elasticflow meets %.1f %% of the deadlines, docs/elasticflow.md says 33.8 %%", 100*ratio)
 	}
-	if admitted := ef.with - ef.declined; 4*ef.late >= admitted {
-		t.Errorf("elasticflow: %d of %d admitted jobs late", ef.late, admitted)
+	if admitted := ef.With - ef.Declined; 4*ef.Late >= admitted {
+		t.Errorf("elasticflow: %d of %d admitted jobs late", ef.Late, admitted)
 	}
 	for _, opt := range [][]string{nil, {"admission=true"}} {
-		if e := count(run("edf", opt...)); !(ratio(ef) > ratio(e)) {
-			t.Errorf("elasticflow %.1f %% not above edf %v's %.1f %%", 100*ratio(ef), opt, 100*ratio(e))
+		if e, _ := sim.TallyDeadlines(run("edf", opt...).Jobs).Ratio(); !(ratio > e) {
+			t.Errorf("elasticflow %.1f %% not above edf %v's %.1f %%", 100*ratio, opt, 100*e)
 		}
 	}
 }
