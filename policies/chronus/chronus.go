@@ -225,7 +225,6 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 			s.plan = nil
 		}
 	}
-	used := p.used(jobs, k)
 	var open []int
 	var demands []Demand
 	for i := range jobs {
@@ -234,7 +233,10 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 			demands = append(demands, Demand{GPUs: Bin(jobs[i].Request.GPUs), Need: s.need, Max: LastLease(jobs[i].Deadline, L, k)})
 		}
 	}
-	plans, _ := Pack(used, total, demands)
+	var plans [][]int
+	if len(open) > 0 { // the plans' usage only when there is something to plan
+		plans, _ = Pack(p.used(jobs, k), total, demands)
+	}
 	for d, i := range open {
 		s := p.jobs[jobs[i].Name]
 		if plans[d] == nil {
@@ -307,9 +309,6 @@ func (p *Policy) admit(c policies.Cluster, jobs []policies.Job, rem []float64, k
 		if _, ok := p.jobs[j.Name]; ok {
 			continue
 		}
-		if used == nil {
-			used = p.used(jobs, k+1)
-		}
 		s := &job{dur: rem[i], class: BestEffort}
 		s.est = Estimate(s.dur, j.Request.GPUs, L)
 		s.need = Leases(s.est, L)
@@ -320,6 +319,9 @@ func (p *Policy) admit(c policies.Cluster, jobs []policies.Job, rem []float64, k
 		d := Demand{GPUs: Bin(j.Request.GPUs), Need: s.need, Max: LastLease(j.Deadline, L, k+1)}
 		s.class = Unaccepted
 		if d.Need <= d.Max {
+			if used == nil { // the plans made before this round's arrivals
+				used = p.used(jobs, k+1)
+			}
 			if _, ok := Pack(used, total, append(slices.Clone(demands), d)); ok {
 				s.class = Accepted
 				demands = append(demands, d)

@@ -1,7 +1,6 @@
 package chronus
 
 import (
-	"maps"
 	"math"
 	"slices"
 )
@@ -113,10 +112,7 @@ func Pack(used Usage, total int, demands []Demand) (plans [][]int, ok bool) {
 		}
 		return y.Max - x.Max
 	})
-	taken := maps.Clone(used)
-	if taken == nil {
-		taken = Usage{}
-	}
+	taken := Usage{} // this call's plans, over used
 	plans = make([][]int, len(demands))
 	ok = true
 	for _, d := range order {
@@ -127,7 +123,7 @@ func Pack(used Usage, total int, demands []Demand) (plans [][]int, ok bool) {
 		}
 		var got []int
 		for i := x.Max - 1; i >= 0 && len(got) < x.Need; i-- {
-			if total-taken[i] >= x.GPUs {
+			if total-used[i]-taken[i] >= x.GPUs {
 				got = append(got, i)
 			}
 		}
