@@ -715,11 +715,19 @@ func (c *Cell) resolve(e *Experiment) error {
 	return nil
 }
 
+// IsSpecFile says whether LoadExperiment takes name as the path of a spec
+// file (it contains a path separator or ends in .json) rather than as an
+// embedded experiment's name: "deadlines" is the experiment, whatever the
+// working folder holds; ./deadlines or deadlines.json a file.
+func IsSpecFile(name string) bool {
+	return strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".json")
+}
+
 // LoadExperiment returns the embedded experiment called name, or reads a
-// spec file when name is a path to one (it contains a path separator or
-// ends in .json), resolved against ext (see ParseExperiment).
+// spec file when name is a path to one (IsSpecFile), resolved against ext
+// (see ParseExperiment).
 func LoadExperiment(name string, ext *extensions.Extensions) (*Experiment, []byte, error) {
-	if strings.ContainsRune(name, os.PathSeparator) || strings.HasSuffix(name, ".json") {
+	if IsSpecFile(name) {
 		data, err := inputfile.ReadFile(name)
 		if err != nil {
 			return nil, nil, fmt.Errorf("experiment: %w", err)

@@ -77,9 +77,13 @@ func CeilBatch(x float64) float64 { return math.Ceil(x - BatchTolerance) }
 // smallest count with ⌈local/(s+1)⌉ ≤ maxLocal, raised to minAccum if
 // lower, and m = ⌈local/(s+1)⌉ (ceilings as in CeilBatch). It is the one
 // home of the (m, s) split; Limits.Split, Optimus and TunedJobs call it
-// with their own local and minAccum.
+// with their own local and minAccum. A maxLocal of 0 or less (a job whose
+// limits name no batch) caps nothing: s is minAccum, never a count cast
+// from local/0.
 func SplitLocal(local float64, maxLocal, minAccum int) (m float64, s int) {
-	s = int(CeilBatch(local/float64(maxLocal))) - 1
+	if maxLocal > 0 {
+		s = int(CeilBatch(local/float64(maxLocal))) - 1
+	}
 	if s < 0 {
 		s = 0
 	}

@@ -127,6 +127,26 @@ func TestSplit(t *testing.T) {
 	}
 }
 
+// Limits that name no batch (all 0, a service job without one) split a
+// batch without a per-GPU cap: ⌈batch/k⌉ per GPU (on one GPU above M0 = 0,
+// in two micro-batches, as for any job), never a step count cast from
+// batch/0 (which gave −2^63 and a total batch of −2^63).
+func TestSplitNoLimits(t *testing.T) {
+	for _, c := range []struct {
+		k     int
+		batch float64
+		m, s  int
+	}{{1, 1, 1, 1}, {1, 6, 3, 1}, {4, 4, 1, 0}, {4, 10, 3, 0}} {
+		m, s, _ := Limits{}.Split(c.k, c.batch)
+		if m != c.m || s != c.s {
+			t.Errorf("Limits{}.Split(%d, %v) = (%d, %d), want (%d, %d)", c.k, c.batch, m, s, c.m, c.s)
+		}
+	}
+	if m, s := SplitLocal(300, 0, 2); m != 100 || s != 2 {
+		t.Errorf("SplitLocal(300, 0, 2) = (%v, %d), want (100, 2)", m, s)
+	}
+}
+
 func TestBestRespectsLimits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 300; trial++ {

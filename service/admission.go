@@ -33,34 +33,42 @@ func admits(p policies.Policy) bool {
 
 // decodeAdmission checks an admission request as a round of the active
 // jobs and the job, the job last (its fields named job, the active jobs'
-// active[i]); the job asked about holds no GPU.
-func decodeAdmission(req *AdmissionRequest, lim Limits) (*round, error) {
+// active[i]), for a policy of traits t; the job asked about holds no GPU.
+func decodeAdmission(req *AdmissionRequest, lim Limits, t policies.Traits) (*round, error) {
 	if len(req.Job.Allocation) > 0 {
 		return nil, errorf("job.allocation: the job asked about is being submitted and holds no GPU")
 	}
 	n := len(req.Active)
 	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: append(req.Active[:n:n], req.Job)}
-	return decodeRoundNamed(&rr, lim, func(i int) string {
+	field := func(i int) string {
 		if i == n {
 			return "job"
 		}
 		return "active[" + strconv.Itoa(i) + "]"
-	})
+	}
+	r, err := decodeRoundNamed(&rr, lim, t, field)
+	if err != nil {
+		return nil, err
+	}
+	if err := needsBatch("job", &r.out[n].job, t, true); err != nil { // the job asked about first
+		return nil, err
+	}
+	for i := range n {
+		if err := needsBatch(field(i), &r.out[i].job, t, true); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // postAdmission serves an admission request.
 func (s *Server) postAdmission(w http.ResponseWriter, r *http.Request) {
 	var req AdmissionRequest
-	if status, err := s.decodeBody(w, r, &req); err != nil {
-		writeError(w, status, err)
-		return
-	}
-	rd, err := decodeAdmission(&req, s.lim)
-	if err != nil {
-		writeError(w, 400, err)
-		return
-	}
-	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+	s.withSession(w, r, &req, func(sess *session) (RoundResponse, int, error) {
+		rd, err := decodeAdmission(&req, s.lim, sess.traits)
+		if err != nil {
+			return RoundResponse{}, 400, err
+		}
 		if err := sess.awaitingOracle(); err != nil {
 			return RoundResponse{}, 409, err
 		}

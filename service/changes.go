@@ -81,9 +81,9 @@ type changes struct {
 }
 
 // decodeChanges checks a changes-only round against the service's bounds
-// (as a round of its added and updated jobs) and against the session's
-// tracked keys.
-func decodeChanges(req *ChangesRequest, lim Limits, views map[int64]*policies.Job) (*round, *changes, error) {
+// (as a round of its added and updated jobs, for a policy of traits t)
+// and against the session's tracked keys.
+func decodeChanges(req *ChangesRequest, lim Limits, views map[int64]*policies.Job, t policies.Traits) (*round, *changes, error) {
 	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: make([]Job, 0, len(req.Added)+len(req.Updated))}
 	ch := &changes{removed: req.Removed}
 	seen := map[int64]bool{}
@@ -117,7 +117,7 @@ func decodeChanges(req *ChangesRequest, lim Limits, views map[int64]*policies.Jo
 			rr.Jobs = append(rr.Jobs, kj.Job)
 		}
 	}
-	r, err := decodeRound(&rr, lim)
+	r, err := decodeRound(&rr, lim, t)
 	if err != nil {
 		return nil, nil, err
 	}

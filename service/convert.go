@@ -58,17 +58,18 @@ func count(field string, n int) error {
 }
 
 // decodeRound checks a round request against the service's bounds and
+// against what a policy of traits t needs of each job (needsBatch), and
 // builds the policy's view of it. A node list of one GPU count and the
 // default GPU type is a cluster without pools, as the simulator's default
 // cluster is; otherwise consecutive nodes of one type and GPU count form a
 // pool.
-func decodeRound(req *RoundRequest, lim Limits) (*round, error) {
-	return decodeRoundNamed(req, lim, func(i int) string { return "jobs[" + strconv.Itoa(i) + "]" })
+func decodeRound(req *RoundRequest, lim Limits, t policies.Traits) (*round, error) {
+	return decodeRoundNamed(req, lim, t, func(i int) string { return "jobs[" + strconv.Itoa(i) + "]" })
 }
 
 // decodeRoundNamed is decodeRound naming the request's job i field(i) in
 // its errors.
-func decodeRoundNamed(req *RoundRequest, lim Limits, field func(i int) string) (*round, error) {
+func decodeRoundNamed(req *RoundRequest, lim Limits, t policies.Traits, field func(i int) string) (*round, error) {
 	if err := finite("time", req.Time); err != nil {
 		return nil, err
 	}
@@ -126,6 +127,9 @@ func decodeRoundNamed(req *RoundRequest, lim Limits, field func(i int) string) (
 		}
 		o := &r.out[i]
 		if err := r.decodeJob(f, &req.Jobs[i], &o.job, used); err != nil {
+			return nil, err
+		}
+		if err := needsBatch(f, &o.job, t, false); err != nil {
 			return nil, err
 		}
 		if err := o.adaptdl(f, &req.Jobs[i], r.full.TotalGPUs()); err != nil {
@@ -281,6 +285,30 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 			m.Limits.NoAccum = true
 			j.TypeModels[t] = m
 		}
+	}
+	return nil
+}
+
+// needsBatch checks that job j names a batch (request_batch, fixed_batch
+// or hints.initBatchSize) where its run time is needed: always in an
+// admission (all, the admission request's jobs: admission control decides
+// on their runs), and in a round for a job with a deadline under a policy
+// that asks its oracle about a job's run at the batch the job asked for
+// and does not choose batches itself (NeedsOracle without AdaptiveBatch:
+// EDF with admission, edf-elastic, ElasticFlow, Chronus, Themis, Optimus,
+// SRTF, Gavel). A job without one has no batch to ask about. Other jobs
+// of a round may name none, as AdaptDL's do (their answers then carry no
+// config; an oracle is asked about the batch the job's GPUs are configured
+// with, models.SplitLocal splitting it without a per-GPU cap).
+func needsBatch(f string, j *policies.Job, t policies.Traits, all bool) error {
+	if j.Request.Batch > 0 || j.FixedBatch > 0 {
+		return nil
+	}
+	switch {
+	case all:
+		return errorf("%s.request_batch: missing; an admission asks about the job's run at the batch it asked for (name request_batch, fixed_batch or hints.initBatchSize)", f)
+	case t.NeedsOracle && !t.AdaptiveBatch && j.Deadline > 0:
+		return errorf("%s.request_batch: missing; the job has a deadline and this session's policy asks its oracle about each job's run at the batch the job asked for (name request_batch, fixed_batch or hints.initBatchSize)", f)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/internal/strictjson"
+	"github.com/polluxsim/polluxsim/policies"
 )
 
 // FuzzRoundRequest: the request decoder never panics, and a round it
@@ -30,7 +31,7 @@ func FuzzRoundRequest(f *testing.F) {
 		if strictjson.Decode(data, &req) != nil {
 			return
 		}
-		r, err := decodeRound(&req, lim)
+		r, err := decodeRound(&req, lim, policies.Traits{})
 		if err != nil {
 			return
 		}
@@ -54,7 +55,7 @@ func FuzzRoundRequest(f *testing.F) {
 		if err := strictjson.Decode(text, &req2); err != nil {
 			t.Fatalf("%v: %s", err, text)
 		}
-		r2, err := decodeRound(&req2, lim)
+		r2, err := decodeRound(&req2, lim, policies.Traits{})
 		if err != nil {
 			t.Fatalf("the encoded round is refused: %v: %s", err, text)
 		}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polluxsim/polluxsim/policies"
 )
 
 // TestPoliciesWithEffects: a caller cannot choose a policy that starts a
@@ -265,7 +267,7 @@ func TestAmplification(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("%d %.200s", status, out)
 	}
-	rd, err := decodeRound(&r, DefaultLimits())
+	rd, err := decodeRound(&r, DefaultLimits(), policies.Traits{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,7 @@ func latencyLoop(b *testing.B, policy string, nodes int, mode string, rounds int
 		}
 		for r := range rounds {
 			req := latencyRound(nodes, r, held)
-			rd, err := decodeRound(&req, DefaultLimits())
+			rd, err := decodeRound(&req, DefaultLimits(), policies.Traits{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -314,16 +314,11 @@ func (s *Server) release(sess *session) {
 
 func (s *Server) postRound(w http.ResponseWriter, r *http.Request) {
 	var req RoundRequest
-	if status, err := s.decodeBody(w, r, &req); err != nil {
-		writeError(w, status, err)
-		return
-	}
-	rd, err := decodeRound(&req, s.lim)
-	if err != nil {
-		writeError(w, 400, err)
-		return
-	}
-	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+	s.withSession(w, r, &req, func(sess *session) (RoundResponse, int, error) {
+		rd, err := decodeRound(&req, s.lim, sess.traits)
+		if err != nil {
+			return RoundResponse{}, 400, err
+		}
 		if err := sess.awaitingOracle(); err != nil {
 			return RoundResponse{}, 409, err
 		}
@@ -339,11 +334,7 @@ func (s *Server) postRound(w http.ResponseWriter, r *http.Request) {
 // (changes.go).
 func (s *Server) postChanges(w http.ResponseWriter, r *http.Request) {
 	var req ChangesRequest
-	if status, err := s.decodeBody(w, r, &req); err != nil {
-		writeError(w, status, err)
-		return
-	}
-	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+	s.withSession(w, r, &req, func(sess *session) (RoundResponse, int, error) {
 		if err := sess.awaitingOracle(); err != nil {
 			return RoundResponse{}, 409, err
 		}
@@ -359,7 +350,7 @@ func (s *Server) postChanges(w http.ResponseWriter, r *http.Request) {
 		if sess.views == nil {
 			sess.views = map[int64]*policies.Job{}
 		}
-		rd, ch, err := decodeChanges(&req, s.lim, sess.views)
+		rd, ch, err := decodeChanges(&req, s.lim, sess.views, sess.traits)
 		if err != nil {
 			return RoundResponse{}, 400, err
 		}
@@ -374,19 +365,13 @@ func (s *Server) postChanges(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) postOracle(w http.ResponseWriter, r *http.Request) {
 	var req OracleAnswers
-	if status, err := s.decodeBody(w, r, &req); err != nil {
-		writeError(w, status, err)
-		return
-	}
-	if len(req.Answers) != 1 {
-		writeError(w, 400, fmt.Errorf("answers: want the answer to the one pending query, got %d answers", len(req.Answers)))
-		return
-	}
-	if req.QueryID < 1 {
-		writeError(w, 400, fmt.Errorf("query_id: want the pending query's id (its query_id), got %d", req.QueryID))
-		return
-	}
-	s.withSession(w, r, func(sess *session) (RoundResponse, int, error) {
+	s.withSession(w, r, &req, func(sess *session) (RoundResponse, int, error) {
+		if len(req.Answers) != 1 {
+			return RoundResponse{}, 400, fmt.Errorf("answers: want the answer to the one pending query, got %d answers", len(req.Answers))
+		}
+		if req.QueryID < 1 {
+			return RoundResponse{}, 400, fmt.Errorf("query_id: want the pending query's id (its query_id), got %d", req.QueryID)
+		}
 		rr := sess.run
 		if rr == nil {
 			return RoundResponse{}, 409, fmt.Errorf("session %s has no pending oracle query", sess.id)
@@ -403,9 +388,12 @@ func (s *Server) postOracle(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// withSession serves a request on session {id}, holding the session's
-// lock for its whole length.
-func (s *Server) withSession(w http.ResponseWriter, r *http.Request, f func(*session) (RoundResponse, int, error)) {
+// withSession serves a POST on session {id}, in one order for every
+// such endpoint: the session is found first (404 when unknown or
+// closed), then the body is decoded strictly into body (400), then f
+// runs, holding the session's lock for its whole length (it checks the
+// body against the session, 400 naming the field, then serves it).
+func (s *Server) withSession(w http.ResponseWriter, r *http.Request, body any, f func(*session) (RoundResponse, int, error)) {
 	sess, err := s.acquire(r.PathValue("id"))
 	if err != nil {
 		writeError(w, 404, err)
@@ -416,6 +404,10 @@ func (s *Server) withSession(w http.ResponseWriter, r *http.Request, f func(*ses
 	defer sess.mu.Unlock()
 	if sess.closed {
 		writeError(w, 404, fmt.Errorf("session %q: closed", sess.id))
+		return
+	}
+	if status, err := s.decodeBody(w, r, body); err != nil {
+		writeError(w, status, err)
 		return
 	}
 	resp, status, err := f(sess)

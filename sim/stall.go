@@ -45,8 +45,12 @@ func (e *engine) checkStall() error {
 	if e.cfg.PolicyOptions != "" {
 		opts = " with options " + e.cfg.PolicyOptions
 	}
-	return fmt.Errorf("policy %s%s allocated no GPU from t=%v s to t=%v s (%d rounds) while %d jobs waited that fit the idle cluster of %d GPUs (job %s asks for %d): stopped early; the options leave nothing worth allocating?",
-		e.policy.Name(), opts, e.idle.since, e.now, e.idle.rounds, waiting, e.cfg.Cluster.TotalGPUs(), w.spec.Name, need(e, w))
+	fits := ""
+	if !e.traits.UserGPUs {
+		fits = fmt.Sprintf(" and can run on %d", need(e, w))
+	}
+	return fmt.Errorf("policy %s%s allocated no GPU from t=%v s to t=%v s (%d rounds) while %d jobs waited that fit the idle cluster of %d GPUs (job %s asks for %d GPUs%s): stopped early; the options leave nothing worth allocating?",
+		e.policy.Name(), opts, e.idle.since, e.now, e.idle.rounds, waiting, e.cfg.Cluster.TotalGPUs(), w.spec.Name, w.spec.Replicas, fits)
 }
 
 // holdingAny reports whether some job holds GPUs (running or restarting).
@@ -80,11 +84,13 @@ func (e *engine) fittingWaiter() (*job, int) {
 	return first, n
 }
 
-// need is the GPUs job j needs to run: those its user asked for under a
-// policy that gives exactly those, else one.
+// need is the fewest GPUs job j can run on: those its user asked for
+// under a policy that gives exactly those, else its memory floor
+// (job.floor on its application's profile; the engine treats fewer as
+// none), at least one.
 func need(e *engine, j *job) int {
 	if e.traits.UserGPUs {
 		return j.spec.Replicas
 	}
-	return 1
+	return max(j.floor(j.on()), 1)
 }

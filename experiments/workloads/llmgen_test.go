@@ -143,6 +143,7 @@ func TestLLMGenRefusals(t *testing.T) {
 		"llm:jobs=1,jobs=2":  "jobs",
 		"llm:jobs":           "jobs",
 		"llm:jobs=10,,seed=": "llm:",
+		"llm:,,":             `llm: ",," is not key=value`,
 	} {
 		_, _, err := ext.ResolveWorkload(ref, ext.WorkloadEnv(profiles.LLM(), 8))
 		if err == nil {

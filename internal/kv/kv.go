@@ -56,9 +56,11 @@ func Items(items []string) ([]Pair, error) {
 }
 
 // List reads a comma-separated list of key=value items ("jobs=10,seed=3"),
-// in order; blank items (a trailing comma) are skipped. With unique, a
-// key given twice is an *Error (else each item stands, the caller decides
-// whether the last one wins).
+// in order; blank items (a trailing comma) are skipped, but a list of
+// blank items only (",,") is an *Error: it names no key, where an empty
+// list says "the defaults" plainly. With unique, a key given twice is an
+// *Error (else each item stands, the caller decides whether the last one
+// wins).
 func List(s string, unique bool) ([]Pair, error) {
 	var out []Pair
 	seen := map[string]bool{}
@@ -75,6 +77,9 @@ func List(s string, unique bool) ([]Pair, error) {
 		}
 		seen[p.Key] = true
 		out = append(out, p)
+	}
+	if len(out) == 0 && strings.TrimSpace(s) != "" {
+		return nil, &Error{Item: s}
 	}
 	return out, nil
 }

@@ -17,12 +17,17 @@ func TestList(t *testing.T) {
 		{"jobs", `"jobs" is not key=value`},
 		{"=3", `"=3" is not key=value`},
 		{"a=1,a=2", "a given twice"},
+		{",,", `",," is not key=value`}, // blank items only: no key (it meant the defaults, silently)
+		{" , ", `" , " is not key=value`},
 	} {
 		_, err := List(c.in, true)
 		var e *Error
 		if !errors.As(err, &e) || err.Error() != c.msg {
 			t.Errorf("List(%q): %v, want %s", c.in, err, c.msg)
 		}
+	}
+	if got, err := List("", true); err != nil || len(got) != 0 {
+		t.Errorf("an empty list: %v %v, want no items", got, err)
 	}
 	if got, err := List("a=1,a=2", false); err != nil || len(got) != 2 {
 		t.Errorf("a key twice, not unique: %v %v", got, err)

@@ -13,8 +13,10 @@
 // preemption overhead and a 10 % margin, over the lease length, rounded
 // up) among the leases that end by its deadline; otherwise it stays as an
 // unaccepted SLO job, run like a best-effort one. At every lease boundary
-// all jobs are preempted, the admitted jobs without a plan get one, the
-// admitted jobs whose plan holds this lease run for it, and the GPUs left
+// all jobs are preempted, the admitted jobs without a plan get one, while
+// no unaccepted job waits every plan is pulled into the current lease as
+// far as its GPUs fit, the admitted jobs whose plan holds this lease run
+// for it, and the GPUs left
 // go to the other jobs (unaccepted and best-effort, then those that can no
 // longer make their deadline), the least remaining GPU time first,
 // first-fit. Nothing is decided between boundaries. docs/chronus.md gives
@@ -193,9 +195,11 @@ func (p *Policy) forget(jobs []policies.Job) {
 // lease hands out lease k (flush_lease_jobs): each admitted job's leases
 // still needed are recomputed from its progress (those no longer needed
 // drop from the front of its plan); the admitted jobs without a plan are
-// planned (Pack; PullForward while no unaccepted job waits, the
-// artifact's adaptive objective); those that cannot be lose their
-// admission. It returns the jobs whose plan holds lease k, which run.
+// planned (Pack), and those that cannot be lose their admission; while no
+// unaccepted job waits, every admitted job's plan is then moved forward
+// into lease k as far as its GPUs fit there (PullForward: the artifact's
+// adaptive objective, maximize, which re-plans every admitted job at
+// every lease). It returns the jobs whose plan holds lease k, which run.
 func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k int64) []int {
 	L := p.opt.LeaseSeconds
 	total := c.TotalGPUs()
@@ -221,7 +225,6 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 			s.plan = nil
 		}
 	}
-	free := p.free(c, jobs, k)
 	var open []int
 	var demands []Demand
 	for i := range jobs {
@@ -230,18 +233,9 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 			demands = append(demands, Demand{GPUs: Bin(jobs[i].Request.GPUs), Need: s.need, Max: LastLease(jobs[i].Deadline, L, k)})
 		}
 	}
-	plans, _ := Pack(free, total, demands)
-	if !unaccepted {
-		f0 := total
-		if len(free) > 0 {
-			f0 = free[0]
-		}
-		for d, pl := range plans {
-			if len(pl) > 0 && pl[0] == 0 {
-				f0 -= demands[d].GPUs
-			}
-		}
-		PullForward(f0, demands, plans)
+	var plans [][]int
+	if len(open) > 0 { // the plans' usage only when there is something to plan
+		plans, _ = Pack(p.used(jobs, k), total, demands)
 	}
 	for d, i := range open {
 		s := p.jobs[jobs[i].Name]
@@ -255,6 +249,22 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 			s.plan[x] = k + int64(l)
 		}
 	}
+	if !unaccepted {
+		var held []int // the admitted jobs with a plan, in submission order
+		var all [][]int64
+		var gpus []int
+		for i := range jobs {
+			if s := p.jobs[jobs[i].Name]; s != nil && s.class == Accepted && len(s.plan) > 0 {
+				held = append(held, i)
+				all = append(all, s.plan)
+				gpus = append(gpus, Bin(jobs[i].Request.GPUs))
+			}
+		}
+		PullForward(k, total, gpus, all)
+		for x, i := range held {
+			p.jobs[jobs[i].Name].plan = all[x]
+		}
+	}
 	var run []int
 	for i := range jobs {
 		if s := p.jobs[jobs[i].Name]; s != nil && s.class == Accepted && len(s.plan) > 0 && s.plan[0] == k {
@@ -266,27 +276,22 @@ func (p *Policy) lease(c policies.Cluster, jobs []policies.Job, rem []float64, k
 	return run
 }
 
-// free is the GPUs of each lease from k on left by the admitted jobs'
-// plans, as far as the latest planned lease.
-func (p *Policy) free(c policies.Cluster, jobs []policies.Job, k int64) []int {
-	total := c.TotalGPUs()
-	var free []int
+// used is the GPUs the admitted jobs' plans take in each lease from k on,
+// by offset from k.
+func (p *Policy) used(jobs []policies.Job, k int64) Usage {
+	u := Usage{}
 	for i := range jobs {
 		s := p.jobs[jobs[i].Name]
 		if s == nil || s.class != Accepted {
 			continue
 		}
 		for _, l := range s.plan {
-			if l < k {
-				continue
+			if l >= k {
+				u[int(l-k)] += Bin(jobs[i].Request.GPUs)
 			}
-			for int64(len(free)) <= l-k {
-				free = append(free, total)
-			}
-			free[l-k] -= Bin(jobs[i].Request.GPUs)
 		}
 	}
-	return free
+	return u
 }
 
 // admit classifies the jobs that arrived since the last boundary, in
@@ -297,17 +302,12 @@ func (p *Policy) free(c policies.Cluster, jobs []policies.Job, k int64) []int {
 func (p *Policy) admit(c policies.Cluster, jobs []policies.Job, rem []float64, k int64) {
 	L := p.opt.LeaseSeconds
 	total := c.TotalGPUs()
-	var free []int
+	var used Usage
 	var demands []Demand // admitted this round, not planned yet
 	for i := range jobs {
 		j := &jobs[i]
 		if _, ok := p.jobs[j.Name]; ok {
 			continue
-		}
-		if free == nil {
-			if free = p.free(c, jobs, k+1); free == nil {
-				free = []int{}
-			}
 		}
 		s := &job{dur: rem[i], class: BestEffort}
 		s.est = Estimate(s.dur, j.Request.GPUs, L)
@@ -319,7 +319,10 @@ func (p *Policy) admit(c policies.Cluster, jobs []policies.Job, rem []float64, k
 		d := Demand{GPUs: Bin(j.Request.GPUs), Need: s.need, Max: LastLease(j.Deadline, L, k+1)}
 		s.class = Unaccepted
 		if d.Need <= d.Max {
-			if _, ok := Pack(free, total, append(slices.Clone(demands), d)); ok {
+			if used == nil { // the plans made before this round's arrivals
+				used = p.used(jobs, k+1)
+			}
+			if _, ok := Pack(used, total, append(slices.Clone(demands), d)); ok {
 				s.class = Accepted
 				demands = append(demands, d)
 			}

@@ -37,6 +37,19 @@ func TestFormulas(t *testing.T) {
 			t.Errorf("LastLease(%v, 100, %d) = %d, want %d", tc.deadline, tc.cur, got, tc.want)
 		}
 	}
+	// Far or non-finite deadlines and estimates are bounded: 10^308 s is
+	// MaxLeases leases away (a plain int64 conversion overflows), and an
+	// infinite estimate needs MaxLeases leases (never planned).
+	for _, d := range []float64{1e308, math.Inf(1), math.NaN(), chronus.MaxLeases * 100} {
+		if got := chronus.LastLease(d, 100, 1); got != chronus.MaxLeases-1 {
+			t.Errorf("LastLease(%v, 100, 1) = %d, want MaxLeases − 1", d, got)
+		}
+	}
+	for _, est := range []float64{math.Inf(1), math.NaN(), 1e300} {
+		if got := chronus.Leases(est, 100); got != chronus.MaxLeases {
+			t.Errorf("Leases(%v, 100) = %d, want MaxLeases", est, got)
+		}
+	}
 	for g, want := range map[int]int{1: 1, 2: 2, 3: 4, 4: 4, 5: 8, 7: 8, 8: 8, 12: 12, 16: 16} {
 		if got := chronus.Bin(g); got != want {
 			t.Errorf("Bin(%d) = %d, want %d", g, got, want)
@@ -173,14 +186,38 @@ func TestPackGreedyGap(t *testing.T) {
 	}
 }
 
-// PullForward moves a job's last lease to lease 0 while lease 0 has its
-// GPUs, in the demands' order.
+// Pack's work and memory follow the leases planned, not the deadlines: a
+// demand with a deadline 10^308 s away takes the last leases before
+// MaxLeases, beside a plan already there; one of more GPUs than the
+// cluster's, or needing more than MaxPlan leases, is refused at once (the
+// backward walk would otherwise visit every lease up to its deadline).
+func TestPackFarDeadline(t *testing.T) {
+	far := chronus.LastLease(1e308, 240, 0)
+	used := chronus.Usage{far - 1: 4}
+	plans, ok := chronus.Pack(used, 4, []chronus.Demand{{GPUs: 1, Need: 3, Max: far}, {GPUs: 2, Need: 1, Max: far}})
+	if !ok || fmt.Sprint(plans) != fmt.Sprint([][]int{{far - 4, far - 3, far - 2}, {far - 2}}) {
+		t.Fatalf("plans %v ok %v, want the last leases before %d but the full one", plans, ok, far)
+	}
+	if len(used) != 1 || used[far-1] != 4 {
+		t.Fatalf("Pack changed its input: %v", used)
+	}
+	for _, d := range []chronus.Demand{{GPUs: 5, Need: 1, Max: far}, {GPUs: 1, Need: chronus.MaxPlan + 1, Max: far}} {
+		if plans, ok := chronus.Pack(nil, 4, []chronus.Demand{d}); ok || plans[0] != nil {
+			t.Errorf("%+v: planned %v, want refused", d, plans)
+		}
+	}
+}
+
+// PullForward moves a job's last lease to the current one while it has
+// the job's GPUs, in the plans' order, counting the plans already in it:
+// on 5 GPUs at lease 10, the fourth plan holds lease 10 with 2 GPUs, so 3
+// are free: the first (2 GPUs) moves, the second (2) no longer fits, the
+// third (1) moves.
 func TestPullForward(t *testing.T) {
-	ds := []chronus.Demand{{GPUs: 2, Need: 2, Max: 4}, {GPUs: 2, Need: 1, Max: 4}, {GPUs: 1, Need: 1, Max: 2}}
-	plans := [][]int{{2, 3}, {3}, {1}}
-	chronus.PullForward(3, ds, plans)
-	if got := fmt.Sprint(plans); got != "[[0 2] [3] [0]]" {
-		t.Fatalf("plans %s, want [[0 2] [3] [0]] (2 GPUs to the first, the second does not fit in 1, the third does)", got)
+	plans := [][]int64{{12, 13}, {13}, {11}, {10, 14}}
+	chronus.PullForward(10, 5, []int{2, 2, 1, 2}, plans)
+	if got := fmt.Sprint(plans); got != "[[10 12] [13] [10] [10 14]]" {
+		t.Fatalf("plans %s, want [[10 12] [13] [10] [10 14]]", got)
 	}
 }
 

@@ -72,3 +72,37 @@ func TestAdmittedMeetDeadlines(t *testing.T) {
 		t.Logf("tightness %v: %d admitted, all met; %d not admitted", tight, admitted, other)
 	}
 }
+
+// A lone job on an idle cluster of 2 × 4 GPUs, with a deadline of 3, 10^7,
+// 10^9 or 10^308 seconds, finishes within one lease of its run as a
+// best-effort job (no deadline), whose own first lease starts at once:
+// admitted, it first runs at the next lease boundary (as in the artifact)
+// and then in every lease, the adaptive objective pulling its plan forward
+// while no unaccepted job waits. Before, its plan sat at the end of its
+// window: the 3× job finished late in it, the 10^7-s one stalled the run
+// (no GPU allocated for 2·10^6 s), the 10^9-s one hung sizing its plan
+// and the 10^308-s one ran out of memory.
+func TestLoneJobRunsAtOnce(t *testing.T) {
+	set := profiles.Default()
+	cfg := sim.DefaultConfig()
+	cfg.Cluster = policies.Cluster{Nodes: 2, GPUsPerNode: 4}
+	run := func(deadline float64) float64 {
+		t.Helper()
+		w := &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "c0", App: "cifar10", Replicas: 1, Batch: 128, Deadline: deadline}}}
+		res, err := sim.Run(cfg, set, w, chronus.New(chronus.DefaultOptions()))
+		if err != nil {
+			t.Fatalf("deadline %g: %v", deadline, err)
+		}
+		if len(res.Jobs) != 1 {
+			t.Fatalf("deadline %g: %d jobs finished", deadline, len(res.Jobs))
+		}
+		return res.Jobs[0].Finish
+	}
+	alone := run(0)
+	lease := chronus.DefaultOptions().LeaseSeconds
+	for _, d := range []float64{3 * alone, 1e7, 1e9, 1e308} {
+		if got := run(d); got < alone || got > alone+lease {
+			t.Errorf("deadline %g: finished at %.0f s, want within a lease (%.0f s) of its best-effort finish %.0f s", d, got, lease, alone)
+		}
+	}
+}

@@ -25,16 +25,38 @@ func Estimate(dur float64, g int, lease float64) float64 {
 }
 
 // Leases is the number of leases a job needs for est seconds of run time,
-// ⌈est / lease⌉ (still_required_lease_count).
+// ⌈est / lease⌉ (still_required_lease_count), at most MaxLeases (an
+// estimate that is not finite counts as MaxLeases leases: never planned).
 func Leases(est, lease float64) int {
-	return int(math.Ceil(est/lease - 1e-9))
+	n := math.Ceil(est/lease - 1e-9)
+	if !(n < MaxLeases) {
+		return MaxLeases
+	}
+	return int(n)
 }
+
+// MaxLeases bounds lease counts: a deadline further than MaxLeases leases
+// away counts as MaxLeases leases away (2^40 leases of at least a second
+// are over 34,000 years, beyond any plan), and a job that needs more than
+// MaxPlan leases is not planned (LeasesFor). Plans are kept sparse (Pack,
+// Usage), so a far deadline costs nothing.
+const MaxLeases = 1 << 40
+
+// MaxPlan is the most leases one plan holds: 2^20, eight years of 240-s
+// leases. A job needing more is never admitted (it runs as an unaccepted
+// SLO job): its plan's memory is bounded by this, not by its run time.
+const MaxPlan = 1 << 20
 
 // LastLease is the number of leases from lease index cur on that end by
 // the absolute deadline: ⌊deadline / lease⌋ − cur (compute_maximum_lease),
-// leases i with (i+1)·lease ≤ deadline.
+// leases i with (i+1)·lease ≤ deadline; ⌊deadline / lease⌋ is at most
+// MaxLeases (a deadline of 1e308 s is MaxLeases leases away).
 func LastLease(deadline, lease float64, cur int64) int {
-	return int(int64(math.Floor(deadline/lease)) - cur)
+	last := math.Floor(deadline / lease)
+	if !(last < MaxLeases) { // +Inf and NaN too
+		last = MaxLeases
+	}
+	return int(int64(last) - cur)
 }
 
 // Bin is the GPUs a job of g GPUs is planned with: 3 and 4 as 4, 5 to 8 as
@@ -56,17 +78,26 @@ type Demand struct {
 	GPUs, Need, Max int
 }
 
-// Pack plans demands into leases 0, 1, … given the GPUs free in each
-// (free[i], the cluster's GPUs less those of jobs already planned; leases
-// past the end of free have total GPUs free) as the artifact's
+// Usage is the GPUs the plans already made take in each lease, by lease
+// offset (0 is the first lease planned); a lease not in it has all its
+// GPUs. It is sparse: plans near a far deadline cost what their leases
+// number, not what the deadline is.
+type Usage map[int]int
+
+// Pack plans demands into leases 0, 1, … given the GPUs the plans already
+// made take in each (used; the others are free) as the artifact's
 // batch_fast_check_if_packable does: the demands by most GPUs first, then
 // least slack (Max − Need), then latest last lease; each takes, from its
 // last lease backward, every lease with its GPUs free until it has its
 // Need. It returns each demand's planned leases (ascending; nil for a
 // demand that could not be planned, whose leases go back to the others, as
 // in the artifact's fallback batch_fast_job_selection) and whether all
-// were planned (the admission test).
-func Pack(free []int, total int, demands []Demand) (plans [][]int, ok bool) {
+// were planned (the admission test). A demand of more GPUs than total, or
+// of more than MaxPlan leases, is not planned. Its work is bounded by the
+// leases planned and used, whatever the demands' Max: leases past those
+// in use all have total GPUs free, so a demand's backward walk passes at
+// most its Need plus the leases in use.
+func Pack(used Usage, total int, demands []Demand) (plans [][]int, ok bool) {
 	order := make([]int, len(demands))
 	for i := range order {
 		order[i] = i
@@ -81,17 +112,18 @@ func Pack(free []int, total int, demands []Demand) (plans [][]int, ok bool) {
 		}
 		return y.Max - x.Max
 	})
-	left := slices.Clone(free)
+	taken := Usage{} // this call's plans, over used
 	plans = make([][]int, len(demands))
 	ok = true
 	for _, d := range order {
 		x := demands[d]
+		if x.GPUs > total || x.Need > MaxPlan || x.Need > x.Max {
+			ok = false
+			continue
+		}
 		var got []int
 		for i := x.Max - 1; i >= 0 && len(got) < x.Need; i-- {
-			for len(left) <= i {
-				left = append(left, total)
-			}
-			if left[i] >= x.GPUs {
+			if total-used[i]-taken[i] >= x.GPUs {
 				got = append(got, i)
 			}
 		}
@@ -100,7 +132,7 @@ func Pack(free []int, total int, demands []Demand) (plans [][]int, ok bool) {
 			continue
 		}
 		for _, i := range got {
-			left[i] -= x.GPUs
+			taken[i] += x.GPUs
 		}
 		slices.Sort(got)
 		plans[d] = got
@@ -109,17 +141,28 @@ func Pack(free []int, total int, demands []Demand) (plans [][]int, ok bool) {
 }
 
 // PullForward is the artifact's "maximize" objective (used while no
-// unaccepted job waits) as a local move on a plan: in the demands' order,
-// a job not planned in lease 0 whose GPUs lease 0 still has gives up its
-// last planned lease for lease 0, using the current lease as fully as it
-// can without moving any lease past a deadline. free[0] is lease 0's GPUs
-// left by the plans. Plans are modified in place.
-func PullForward(free0 int, demands []Demand, plans [][]int) {
+// unaccepted job waits: the artifact then re-plans every admitted job at
+// every lease to put as many GPUs as it can in the current one) as a
+// local move on the plans: in the plans' order, a job not planned in
+// lease cur whose GPUs lease cur still has gives up its last planned
+// lease for cur. No lease moves later, so every plan stays within its
+// deadline; repeated at every lease, a job whose GPUs stay free runs in
+// every lease from its admission on. plans are absolute lease indices,
+// ascending, none before cur; gpus[d] is plan d's GPUs and total the
+// cluster's. Plans are modified in place.
+func PullForward(cur int64, total int, gpus []int, plans [][]int64) {
+	free := total
 	for d, pl := range plans {
-		if len(pl) == 0 || pl[0] == 0 || demands[d].GPUs > free0 {
+		if len(pl) > 0 && pl[0] == cur {
+			free -= gpus[d]
+		}
+	}
+	for d, pl := range plans {
+		if len(pl) == 0 || pl[0] == cur || gpus[d] > free {
 			continue
 		}
-		free0 -= demands[d].GPUs
-		plans[d] = append([]int{0}, pl[:len(pl)-1]...)
+		free -= gpus[d]
+		copy(pl[1:], pl[:len(pl)-1])
+		pl[0] = cur
 	}
 }

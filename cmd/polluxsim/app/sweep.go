@@ -197,9 +197,16 @@ func runSweep(cmd *cobra.Command, sf *sweepFlags) error {
 		return err
 	}
 	// A table or the summary that is (or links to) an input would replace
-	// it (experiment.json is written with the spec's own bytes).
+	// it (experiment.json is written with the spec's own bytes). A
+	// registered experiment's name is no input file, whatever the working
+	// folder holds of that name (--out deadlines was "inside --experiment
+	// deadlines" once that folder existed).
+	specFile := ""
+	if experiments.IsSpecFile(sf.experiment) {
+		specFile = sf.experiment
+	}
 	for _, name := range sweep.OutputNames() {
-		if err := checkNotInput(sf.out, filepath.Join(sf.out, name), nil, inputFile{"--experiment", sf.experiment},
+		if err := checkNotInput(sf.out, filepath.Join(sf.out, name), nil, inputFile{"--experiment", specFile},
 			inputFile{"--profiles", sf.profiles}, inputFile{"--workloads", sf.workloads}); err != nil {
 			return err
 		}

@@ -83,6 +83,26 @@ func TestSweepBadInput(t *testing.T) {
 	}
 }
 
+// A registered experiment's name is the experiment, never a path, even
+// run from a folder holding a folder of that name (the output of a
+// previous sweep, --out deadlines): it said "--out deadlines:
+// deadlines/results.parquet is inside --experiment deadlines, an input
+// folder". The run gets past that check to the next one (--workloads).
+func TestSweepExperimentNameNotAPath(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "deadlines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	_, err := runCLI(t, "sweep", "--experiment", "deadlines", "--out", "deadlines", "--workloads", "none")
+	if err == nil || !strings.Contains(err.Error(), "--workloads none: not a folder") {
+		t.Errorf("sweep --experiment deadlines --out deadlines: %v, want only --workloads refused", err)
+	}
+	if !experiments.IsSpecFile("./deadlines") || !experiments.IsSpecFile("deadlines.json") || experiments.IsSpecFile("deadlines") {
+		t.Error("IsSpecFile: want ./deadlines and deadlines.json files, deadlines a name")
+	}
+}
+
 func countRunFiles(dir string) int {
 	ents, _ := os.ReadDir(filepath.Join(dir, sweep.CellsDir))
 	n := 0

@@ -224,6 +224,9 @@ uses --tightness; --best-effort leaves that fraction of jobs without one
 // checkDeadlineFlags checks the deadline flags of workload generate, each
 // against its bounds and in its own name, before anything is read.
 func checkDeadlineFlags(f *pflag.FlagSet, d traces.DeadlineOptions) error {
+	if d.Rule == traces.DeadlineTightness && !f.Changed("tightness") {
+		return fmt.Errorf("--deadlines %s needs --tightness, the factor over each job's isolated run time, in (0, %v]", traces.DeadlineTightness, traces.MaxDeadlineFactor)
+	}
 	for _, c := range []struct {
 		flag   string
 		v      float64

@@ -208,7 +208,7 @@ func TestWorkloadGenerateFlagErrors(t *testing.T) {
 		"--tightness needs --deadlines":   {"workload", "generate", "--tightness", "2", "--out", "x.csv"},
 		"--best-effort must be in [0, 1]": {"workload", "generate", "--deadlines", "elasticflow", "--best-effort", "2", "--out", "x.csv"},
 		"must be elasticflow":             {"workload", "generate", "--deadlines", "soon", "--out", "x.csv"},
-		"tightness must be in":            {"workload", "generate", "--deadlines", "tightness", "--out", "x.csv"},
+		"tightness needs --tightness":     {"workload", "generate", "--deadlines", "tightness", "--out", "x.csv"},
 	}
 	for want, args := range cases {
 		if _, err := runCLI(t, args...); err == nil || !strings.Contains(err.Error(), want) {
