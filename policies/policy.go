@@ -40,6 +40,14 @@ type Cluster struct {
 	GPUsPerNode int
 	// Pools, when set, are the cluster's node pools (see cluster.go).
 	Pools []Pool
+	// Racks, when positive, makes the network two-tier: the nodes form
+	// Racks racks of Nodes/Racks consecutive nodes each (Rack), meeting
+	// at a spine whose uplinks carry 1/Oversubscription of what a rack's
+	// NICs can send (≥ 1; 1 is non-blocking). 0 is one tier, every node
+	// under one non-blocking switch. Only LLM jobs' steps depend on it
+	// (docs/llm.md); CheckNetwork validates both.
+	Racks            int
+	Oversubscription float64
 }
 
 // TotalGPUs is the number of GPUs in the cluster.
