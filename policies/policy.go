@@ -140,6 +140,15 @@ type Job struct {
 	// memory refuses fewer: an LLM job). The simulator treats an
 	// allocation of fewer as none, as AdaptDL's min_replicas.
 	MinGPUs int
+	// NodeUnit, when positive, is the GPUs of the NVLink domain (a node
+	// of an LLM GPU type: 8) that the job's tensor-parallel groups must
+	// stay inside: its tensor degree is a power of two up to it that
+	// divides the job's GPUs on every node. A policy that places such a
+	// job on K GPUs keeps every tensor degree of K open by giving it a
+	// multiple of TensorUnit(K) GPUs on each node it uses (Pollux does).
+	// 0 for jobs without tensor parallelism (the six measured
+	// applications).
+	NodeUnit int
 	// MaxSeenGPUs is the largest number of GPUs the job has run on.
 	MaxSeenGPUs int
 	// Params is θ_sys as fitted by the job's agent; nil before the job has
@@ -167,6 +176,21 @@ type Job struct {
 type TypeModel struct {
 	Params models.Params
 	Limits models.Limits
+}
+
+// TensorUnit is the multiple of GPUs a job with a NodeUnit takes on each
+// node of an allocation of k GPUs: gcd(k, NodeUnit), the largest tensor
+// degree a placement of k GPUs in whole tensor groups can use (1 for a job
+// without a NodeUnit, or without GPUs).
+func (j *Job) TensorUnit(k int) int {
+	if j.NodeUnit <= 0 || k <= 0 {
+		return 1
+	}
+	a, b := k, j.NodeUnit
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // GPUs is the number of GPUs in the job's current allocation.

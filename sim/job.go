@@ -254,6 +254,7 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		FixedBatch:  j.app.FixedBatch,
 		MaxGPUs:     j.app.MaxGPUs,
 		MinGPUs:     j.floor(j.on()),
+		NodeUnit:    j.on().NodeGPUs,
 		MaxSeenGPUs: j.agent.maxGPUs,
 		Params:      j.agent.params,
 		Grad:        j.agent.grad,
