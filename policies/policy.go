@@ -217,8 +217,8 @@ type Traits struct {
 	// floor (Job.MinGPUs > 0: LLM jobs) itself (Pollux). Every other
 	// policy sees such a job rigid at its request, as the papers of Sia,
 	// Optimus, Tiresias, Gavel and FIFO would run it: its MinGPUs and
-	// MaxGPUs are the GPUs it asked for. (The protocol does not carry this
-	// trait: a policy in another process sees LLM jobs rigid.)
+	// MaxGPUs are the GPUs it asked for. The protocol carries it from
+	// version 4 (traits.sizes_llm_jobs).
 	SizesLLMJobs bool
 }
 
