@@ -1,6 +1,9 @@
 package policies
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
 // DefaultType is the GPU type of a cluster without pools: the measured
 // tables of the reference (adaptdl) data set are NVIDIA T4 measurements.
@@ -149,4 +152,41 @@ func (j *Job) Offers(t string) bool {
 		}
 	}
 	return false
+}
+
+// MaxOversubscription bounds Cluster.Oversubscription (a ratio beyond it
+// describes no network).
+const MaxOversubscription = 1e6
+
+// CheckNetwork reports a two-tier network that cannot describe the
+// cluster: racks that do not split the nodes into equal racks, or an
+// oversubscription that is not a finite ratio in [1, MaxOversubscription]
+// (also one given without racks).
+func (c Cluster) CheckNetwork() error {
+	switch {
+	case c.Racks < 0 || c.Racks > 0 && c.Nodes%c.Racks != 0:
+		return fmt.Errorf("racks=%d must divide the cluster's %d nodes into racks of equal size", c.Racks, c.Nodes)
+	case c.Racks == 0 && c.Oversubscription != 0:
+		return fmt.Errorf("oversub=%g needs racks=R (a one-tier network has no spine)", c.Oversubscription)
+	case c.Racks > 0 && !(c.Oversubscription >= 1 && c.Oversubscription <= MaxOversubscription):
+		return fmt.Errorf("oversub=%g must be a ratio in [1, %g] (1 is non-blocking)", c.Oversubscription, float64(MaxOversubscription))
+	}
+	return nil
+}
+
+// RackNodes is the nodes of each rack of a two-tier network, 0 on one
+// tier.
+func (c Cluster) RackNodes() int {
+	if c.Racks <= 0 || c.Nodes < c.Racks {
+		return 0
+	}
+	return c.Nodes / c.Racks
+}
+
+// Rack is the rack of node n (0 on one tier).
+func (c Cluster) Rack(n int) int {
+	if k := c.RackNodes(); k > 0 {
+		return n / k
+	}
+	return 0
 }

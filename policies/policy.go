@@ -40,6 +40,14 @@ type Cluster struct {
 	GPUsPerNode int
 	// Pools, when set, are the cluster's node pools (see cluster.go).
 	Pools []Pool
+	// Racks, when positive, makes the network two-tier: the nodes form
+	// Racks racks of Nodes/Racks consecutive nodes each (Rack), meeting
+	// at a spine whose uplinks carry 1/Oversubscription of what a rack's
+	// NICs can send (≥ 1; 1 is non-blocking). 0 is one tier, every node
+	// under one non-blocking switch. Only LLM jobs' steps depend on it
+	// (docs/llm.md); CheckNetwork validates both.
+	Racks            int
+	Oversubscription float64
 }
 
 // TotalGPUs is the number of GPUs in the cluster.
@@ -132,6 +140,15 @@ type Job struct {
 	// memory refuses fewer: an LLM job). The simulator treats an
 	// allocation of fewer as none, as AdaptDL's min_replicas.
 	MinGPUs int
+	// NodeUnit, when positive, is the GPUs of the NVLink domain (a node
+	// of an LLM GPU type: 8) that the job's tensor-parallel groups must
+	// stay inside: its tensor degree is a power of two up to it that
+	// divides the job's GPUs on every node. A policy that places such a
+	// job on K GPUs keeps every tensor degree of K open by giving it a
+	// multiple of TensorUnit(K) GPUs on each node it uses (Pollux does).
+	// 0 for jobs without tensor parallelism (the six measured
+	// applications).
+	NodeUnit int
 	// MaxSeenGPUs is the largest number of GPUs the job has run on.
 	MaxSeenGPUs int
 	// Params is θ_sys as fitted by the job's agent; nil before the job has
@@ -161,6 +178,21 @@ type TypeModel struct {
 	Limits models.Limits
 }
 
+// TensorUnit is the multiple of GPUs a job with a NodeUnit takes on each
+// node of an allocation of k GPUs: gcd(k, NodeUnit), the largest tensor
+// degree a placement of k GPUs in whole tensor groups can use (1 for a job
+// without a NodeUnit, or without GPUs).
+func (j *Job) TensorUnit(k int) int {
+	if j.NodeUnit <= 0 || k <= 0 {
+		return 1
+	}
+	a, b := k, j.NodeUnit
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
 // GPUs is the number of GPUs in the job's current allocation.
 func (j *Job) GPUs() int { return Sum(j.Alloc) }
 
@@ -185,8 +217,8 @@ type Traits struct {
 	// floor (Job.MinGPUs > 0: LLM jobs) itself (Pollux). Every other
 	// policy sees such a job rigid at its request, as the papers of Sia,
 	// Optimus, Tiresias, Gavel and FIFO would run it: its MinGPUs and
-	// MaxGPUs are the GPUs it asked for. (The protocol does not carry this
-	// trait: a policy in another process sees LLM jobs rigid.)
+	// MaxGPUs are the GPUs it asked for. The protocol carries it from
+	// version 4 (traits.sizes_llm_jobs).
 	SizesLLMJobs bool
 }
 

@@ -18,13 +18,19 @@ var llmSpace = llm.Space{Stack: llm.StackLLMFoundry, Flash: true, MaxMicroBatch:
 // of K·local sequences, at its fastest configuration that fits in memory
 // on that placement (llm.Calibration.Plan: tensor groups inside a node,
 // pipeline stages across nodes, each layout timed by its links; nodes of
-// the GPU type's size on one network tier). ok is false when none fits.
-func llmStep(cal llm.Calibration, m llm.Transformer, g llm.GPU, perNode []int, local int) (c llm.Candidate, ok bool, err error) {
+// the GPU type's size). On one network tier net is the zero Network;
+// otherwise its racks are those of perNode's non-zero entries, in order.
+// ok is false when none fits.
+func llmStep(cal llm.Calibration, m llm.Transformer, g llm.GPU, perNode []int, net Network, local int) (c llm.Candidate, ok bool, err error) {
 	k := 0
 	for _, n := range perNode {
 		k += max(n, 0)
 	}
-	c, err = cal.Plan(m, g, llm.AllocationOf(perNode), llm.Topology{}, k*local, llmSpace)
+	alloc, topo := llm.AllocationOf(perNode), llm.Topology{}
+	if len(net.Racks) > 0 {
+		alloc, topo = racked(alloc, net)
+	}
+	c, err = cal.Plan(m, g, alloc, topo, k*local, llmSpace)
 	switch {
 	case errors.Is(err, llm.ErrNoFit):
 		return llm.Candidate{}, false, nil
@@ -32,4 +38,16 @@ func llmStep(cal llm.Calibration, m llm.Transformer, g llm.GPU, perNode []int, l
 		return llm.Candidate{}, false, err
 	}
 	return c, true, nil
+}
+
+// racked renumbers an allocation's nodes so that llm.Topology's racks of
+// consecutive nodes are net's: the i-th share's node becomes
+// rack·len(a) + i, which keeps the shares' order (racks are runs of
+// consecutive nodes, so a placement in node order is in rack order).
+func racked(a llm.Allocation, net Network) (llm.Allocation, llm.Topology) {
+	out := make(llm.Allocation, len(a))
+	for i, s := range a {
+		out[i] = llm.NodeShare{Node: net.Racks[i]*len(a) + i, GPUs: s.GPUs}
+	}
+	return out, llm.Topology{RackNodes: len(a), Oversubscription: net.Oversub}
 }

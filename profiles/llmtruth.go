@@ -25,7 +25,7 @@ type llmTruth struct {
 	steps map[string][2]float64 // by placement and per-GPU batch
 }
 
-var _ Truth = (*llmTruth)(nil)
+var _ NetworkTruth = (*llmTruth)(nil)
 
 // maxLLMGPUs bounds the search for the fewest GPUs a model fits in.
 const maxLLMGPUs = 1 << 16
@@ -52,7 +52,7 @@ func newLLMTruth(d *llmDef, cal llm.Calibration, g llm.GPU) (*llmTruth, error) {
 		return nil, fmt.Errorf("%s fits on no number of %s GPUs up to %d", d.model.Name, g.Name, maxLLMGPUs)
 	}
 	for k > 1 {
-		_, ok, err := llmStep(cal, d.model, g, models.PackedPlacement(k-1, g.PerNode), 1)
+		_, ok, err := llmStep(cal, d.model, g, models.PackedPlacement(k-1, g.PerNode), Network{}, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -74,29 +74,40 @@ func newLLMTruth(d *llmDef, cal llm.Calibration, g llm.GPU) (*llmTruth, error) {
 // answers as if the job ran on MinGPUs time-sliced onto them: the step on
 // MinGPUs packed GPUs times ⌈MinGPUs/K⌉.
 func (t *llmTruth) Step(placement []int, local float64) (step, sync float64) {
+	return t.StepAcross(placement, Network{}, local)
+}
+
+// StepAcross implements NetworkTruth: Step on a placement whose nodes sit
+// in n's racks, its data-parallel rings slowed where they cross racks
+// (llm.Calibration.Plan on the racks' topology). Below MinGPUs, as Step.
+func (t *llmTruth) StepAcross(placement []int, n Network, local float64) (step, sync float64) {
 	l := max(1, int(math.Round(local)))
 	k := 0
-	for _, n := range placement {
-		k += max(n, 0)
+	for _, g := range placement {
+		k += max(g, 0)
 	}
 	if k < t.minGPUs {
-		s, y := t.step(models.PackedPlacement(t.minGPUs, t.gpu.PerNode), l)
+		s, y := t.step(models.PackedPlacement(t.minGPUs, t.gpu.PerNode), Network{}, l)
 		f := math.Ceil(float64(t.minGPUs) / float64(max(k, 1)))
 		return s * f, y * f
 	}
-	return t.step(placement, l)
+	if !n.spansRacks() || len(n.Racks) != nonZero(placement) {
+		n = Network{}
+	}
+	return t.step(placement, n, l)
 }
 
-// step is the memoised step of a placement of at least minGPUs GPUs.
-func (t *llmTruth) step(placement []int, local int) (step, sync float64) {
-	key := llmKey(placement, local)
+// step is the memoised step of a placement of at least minGPUs GPUs in
+// network n (the zero Network, or racks of each non-zero entry).
+func (t *llmTruth) step(placement []int, n Network, local int) (step, sync float64) {
+	key := llmKey(placement, n, local)
 	t.mu.Lock()
 	v, ok := t.steps[key]
 	t.mu.Unlock()
 	if ok {
 		return v[0], v[1]
 	}
-	c, fits, err := llmStep(t.cal, t.def.model, t.gpu, placement, local)
+	c, fits, err := llmStep(t.cal, t.def.model, t.gpu, placement, n, local)
 	switch {
 	case err == nil && fits:
 		step, sync = c.Step.Time, c.Step.DataExposed
@@ -107,7 +118,7 @@ func (t *llmTruth) step(placement []int, local int) (step, sync float64) {
 		// More sequences per GPU than any configuration holds at once
 		// (pipelines keep more micro-batches in flight): local steps of
 		// one sequence each.
-		s, y := t.step(placement, 1)
+		s, y := t.step(placement, n, 1)
 		step, sync = float64(local)*s, float64(local)*y
 	default:
 		// Not reached: every K ≥ minGPUs fits one sequence per GPU.
@@ -119,21 +130,42 @@ func (t *llmTruth) step(placement []int, local int) (step, sync float64) {
 	return step, sync
 }
 
-// llmKey identifies a placement (its non-zero nodes, in order of size)
-// and a per-GPU batch.
-func llmKey(placement []int, local int) string {
+// llmKey identifies a placement and a per-GPU batch: on one tier the
+// placement's non-zero nodes in order of size; across racks its shares in
+// order with each rack's first share marked (racks renumbered in order of
+// appearance: only which shares share a rack, and their order, matter)
+// and the oversubscription.
+func llmKey(placement []int, n Network, local int) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(local))
+	if len(n.Racks) > 0 {
+		b.WriteString(";o=")
+		b.WriteString(strconv.FormatFloat(n.Oversub, 'g', -1, 64))
+		i := 0
+		for _, g := range placement {
+			if g == 0 {
+				continue
+			}
+			if i == 0 || n.Racks[i] != n.Racks[i-1] {
+				b.WriteByte('|')
+			} else {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(g))
+			i++
+		}
+		return b.String()
+	}
 	var nodes []int
-	for _, n := range placement {
-		if n > 0 {
-			nodes = append(nodes, n)
+	for _, g := range placement {
+		if g > 0 {
+			nodes = append(nodes, g)
 		}
 	}
 	slices.Sort(nodes)
-	var b strings.Builder
-	b.WriteString(strconv.Itoa(local))
-	for _, n := range nodes {
+	for _, g := range nodes {
 		b.WriteByte(',')
-		b.WriteString(strconv.Itoa(n))
+		b.WriteString(strconv.Itoa(g))
 	}
 	return b.String()
 }

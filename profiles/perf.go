@@ -55,6 +55,12 @@ type Perf struct {
 // per node; zeros ignored) at per-GPU batch local with accum accumulation
 // steps during epoch (0-based), without interference.
 func (a *App) Perf(placement []int, local, accum, epoch int) Perf {
+	return a.PerfAcross(placement, Network{}, local, accum, epoch)
+}
+
+// PerfAcross is Perf on a placement whose nodes sit in the racks of
+// network n (see Network; Perf is PerfAcross on one tier).
+func (a *App) PerfAcross(placement []int, n Network, local, accum, epoch int) Perf {
 	k := 0
 	for _, g := range placement {
 		if g > 0 {
@@ -62,7 +68,8 @@ func (a *App) Perf(placement []int, local, accum, epoch int) Perf {
 		}
 	}
 	var p Perf
-	p.Iter, p.Step, p.Sync = a.IterTime(placement, float64(local), accum)
+	p.Step, p.Sync = a.stepOn(placement, n, float64(local))
+	p.Iter = IterTime(p.Step, p.Sync, accum)
 	p.Batch = float64(k * local * (accum + 1))
 	p.Grad = a.Truth.Grad(p.Batch, epoch)
 	m0 := float64(a.Limits.InitBatch)

@@ -23,9 +23,10 @@ import traceback
 from dataclasses import dataclass, field, fields
 from typing import Dict, List, Optional, Tuple
 
-PROTOCOL = 3
+PROTOCOL = 4
 """The newest protocol version this module speaks (3: admission control,
-Policy.admit)."""
+Policy.admit; 4: LLM jobs' sizing and placement inputs, Policy.sizes_llm_jobs,
+Job.node_unit, Cluster.racks and Cluster.oversubscription)."""
 
 MIN_PROTOCOL = 1
 """The oldest protocol version this module speaks: with an engine that
@@ -97,6 +98,8 @@ class Cluster:
     nodes: int
     gpus_per_node: int
     pools: List[Pool] = field(default_factory=list)
+    racks: int = 0  # a two-tier network: racks of nodes/racks consecutive nodes; 0 one tier (protocol 4, optional)
+    oversubscription: float = 0.0  # the spine's oversubscription with racks (protocol 4, optional)
 
     def __post_init__(self):
         self._node_gpus = []
@@ -118,6 +121,16 @@ class Cluster:
 
     def total_gpus(self) -> int:
         return sum(self._node_gpus)
+
+    def rack_nodes(self) -> int:
+        """Nodes of each rack of a two-tier network, 0 on one tier
+        (policies.Cluster.RackNodes)."""
+        return self.nodes // self.racks if self.racks > 0 and self.nodes >= self.racks else 0
+
+    def rack(self, n: int) -> int:
+        """The rack of node n, 0 on one tier (policies.Cluster.Rack)."""
+        k = self.rack_nodes()
+        return n // k if k > 0 else 0
 
     def max_node_gpus(self) -> int:
         return max(self._node_gpus, default=0)
@@ -169,6 +182,7 @@ class Job:
     min_gpus: int = 0  # fewest GPUs the job fits in (an LLM job); fewer count as none (optional)
     deadline: float = 0.0  # absolute time to finish by; 0: best-effort (protocol 1, optional)
     interruptions: int = 0  # times the job lost its GPUs to a failure so far (protocol 2, optional)
+    node_unit: int = 0  # the NVLink domain an LLM job's tensor groups stay inside (8); 0 for other jobs (protocol 4, optional)
     params: Optional[Params] = None
     types: List[str] = field(default_factory=list)
     type_models: Dict[str, TypeModel] = field(default_factory=dict)
@@ -177,6 +191,12 @@ class Job:
     def gpus(self) -> int:
         """GPUs in the current allocation."""
         return sum(self.alloc) if self.alloc else 0
+
+    def tensor_unit(self, k: int) -> int:
+        """The multiple of GPUs the job takes on each node of an allocation
+        of k GPUs, gcd(k, node_unit): every tensor degree of k stays open
+        (policies.Job.TensorUnit); 1 without a node_unit."""
+        return math.gcd(k, self.node_unit) if self.node_unit > 0 and k > 0 else 1
 
     def offers(self, t: str) -> bool:
         """Whether the job may run on GPU type t."""
@@ -235,7 +255,7 @@ class Job:
             attained=d["attained"], alloc=d["alloc"], request=Request(**d["request"]),
             limits=Limits(**d["limits"]), max_seen_gpus=d["max_seen_gpus"], grad=GradStats(**d["grad"]),
             epoch=d["epoch"], fixed_batch=d.get("fixed_batch", 0), max_gpus=d.get("max_gpus", 0), min_gpus=d.get("min_gpus", 0),
-            deadline=d.get("deadline", 0.0), interruptions=d.get("interruptions", 0), params=Params(**p) if p is not None else None, types=d.get("types") or [],
+            deadline=d.get("deadline", 0.0), interruptions=d.get("interruptions", 0), node_unit=d.get("node_unit", 0), params=Params(**p) if p is not None else None, types=d.get("types") or [],
             type_models={t: TypeModel(Params(**m["params"]), Limits(**m["limits"]))
                          for t, m in (d.get("type_models") or {}).items()},
             _conn=conn)
@@ -243,7 +263,8 @@ class Job:
 
 def cluster_from_wire(d: dict) -> Cluster:
     return Cluster(nodes=d["nodes"], gpus_per_node=d["gpus_per_node"],
-                   pools=[Pool(**p) for p in d.get("pools") or []])
+                   pools=[Pool(**p) for p in d.get("pools") or []],
+                   racks=d.get("racks", 0), oversubscription=d.get("oversubscription", 0.0))
 
 
 # Placement helpers (policies/placement.go).
@@ -368,12 +389,16 @@ class Policy:
 
     Traits: adaptive_batch (jobs tune their batch size, as under Pollux),
     needs_oracle (the job oracle methods may be called), user_gpus (jobs
-    run only on exactly the GPUs they requested)."""
+    run only on exactly the GPUs they requested), sizes_llm_jobs (the
+    policy chooses the GPUs of LLM jobs itself, at least their min_gpus;
+    otherwise the simulator presents them rigid at their request: protocol
+    version 4, ignored with a warning by an older simulator)."""
 
     name = "python"
     adaptive_batch = False
     needs_oracle = False
     user_gpus = False
+    sizes_llm_jobs = False
 
     def options(self) -> dict:
         """The policy's effective options, reported in the handshake."""
@@ -531,6 +556,10 @@ def _changes(changes) -> list:
 _ADMISSION_VERSION = 3
 """The protocol version that added admission control."""
 
+_LLM_VERSION = 4
+"""The protocol version that added the trait sizes_llm_jobs, Job.node_unit
+and the cluster's racks."""
+
 
 def _declined(reason, job: Job) -> str:
     """admit's return value as an admission's reason ("" admits), or
@@ -595,6 +624,12 @@ def _serve(policy: Policy, conn: _Conn) -> int:
         admission = False
     if admission:
         ready["admission"] = True
+    if policy.sizes_llm_jobs:
+        if conn.version < _LLM_VERSION:
+            print("polluxsim_policy: the simulator speaks protocol version %d, which does not carry sizes_llm_jobs: "
+                  "LLM jobs are rigid at their request under %s" % (conn.version, type(policy).__name__), file=sys.stderr)
+        else:
+            ready["traits"]["sizes_llm_jobs"] = True
     opts = policy.options()
     if opts:
         ready["options"] = opts

@@ -23,6 +23,9 @@ type AdmissionRequest struct {
 	Nodes  []Node  `json:"nodes"`
 	Job    Job     `json:"job"`
 	Active []Job   `json:"active"`
+	// Racks and Oversubscription are the round's (RoundRequest).
+	Racks            int     `json:"racks,omitempty"`
+	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
 // admits says whether a session's policy has admission control.
@@ -39,7 +42,7 @@ func decodeAdmission(req *AdmissionRequest, lim Limits, t policies.Traits) (*rou
 		return nil, errorf("job.allocation: the job asked about is being submitted and holds no GPU")
 	}
 	n := len(req.Active)
-	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: append(req.Active[:n:n], req.Job)}
+	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: append(req.Active[:n:n], req.Job), Racks: req.Racks, Oversubscription: req.Oversubscription}
 	field := func(i int) string {
 		if i == n {
 			return "job"

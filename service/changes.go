@@ -28,6 +28,9 @@ type ChangesRequest struct {
 	Added   []KeyedJob `json:"added"`
 	Updated []KeyedJob `json:"updated"`
 	Removed []int64    `json:"removed"`
+	// Racks and Oversubscription are the round's (RoundRequest).
+	Racks            int     `json:"racks,omitempty"`
+	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
 // KeyedJob is a job with the key that identifies it across changes-only
@@ -84,7 +87,7 @@ type changes struct {
 // (as a round of its added and updated jobs, for a policy of traits t)
 // and against the session's tracked keys.
 func decodeChanges(req *ChangesRequest, lim Limits, views map[int64]*policies.Job, t policies.Traits) (*round, *changes, error) {
-	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: make([]Job, 0, len(req.Added)+len(req.Updated))}
+	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: make([]Job, 0, len(req.Added)+len(req.Updated)), Racks: req.Racks, Oversubscription: req.Oversubscription}
 	ch := &changes{removed: req.Removed}
 	seen := map[int64]bool{}
 	gone := map[int64]bool{}

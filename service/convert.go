@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/polluxsim/polluxsim/policies"
@@ -116,6 +117,9 @@ func decodeRoundNamed(req *RoundRequest, lim Limits, t policies.Traits, field fu
 		pools = addNode(pools, t, n.GPUs)
 	}
 	r.full = clusterOf(pools)
+	if err := withRacks(&r.full, req); err != nil {
+		return nil, err
+	}
 	r.cluster, r.names = r.full, r.nodes // while decoding: every node
 	used := make([]int, len(req.Nodes))
 	seen := make(map[string]bool, len(req.Jobs))
@@ -146,10 +150,29 @@ func decodeRoundNamed(req *RoundRequest, lim Limits, t policies.Traits, field fu
 		}
 	}
 	r.view(req.Nodes)
+	if r.full.Racks > 0 && (r.cluster.Nodes != r.full.Nodes || !slices.Equal(r.names, r.nodes)) {
+		return nil, errorf("racks: %d racks of consecutive nodes, but preemptible nodes or non-preemptible jobs holding GPUs reorder the nodes the policy sees; leave racks out", r.full.Racks)
+	}
+	r.cluster.Racks, r.cluster.Oversubscription = r.full.Racks, r.full.Oversubscription
 	if b := answerBound(r); b > lim.MaxResponse {
 		return nil, errorf("nodes: the answer to this round could take %d bytes (every GPU given, named by its node), more than the service's limit of %d", b, lim.MaxResponse)
 	}
 	return r, nil
+}
+
+// withRacks gives cluster c the round's two-tier network, checked.
+func withRacks(c *policies.Cluster, req *RoundRequest) error {
+	if err := finite("oversubscription", req.Oversubscription); err != nil {
+		return err
+	}
+	c.Racks, c.Oversubscription = req.Racks, req.Oversubscription
+	if c.Racks > 0 && c.Oversubscription == 0 {
+		c.Oversubscription = 1
+	}
+	if err := c.CheckNetwork(); err != nil {
+		return errorf("racks: %v", err)
+	}
+	return nil
 }
 
 // clusterOf is the cluster of pools: without pools when there is one of
@@ -201,13 +224,16 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		name string
 		v    int
 	}{{"restarts", w.Restarts}, {"interruptions", w.Interruptions}, {"request_gpus", w.RequestGPUs}, {"request_batch", w.RequestBatch},
-		{"fixed_batch", w.FixedBatch}, {"max_replicas", w.MaxReplicas}, {"epoch", w.Epoch}} {
+		{"fixed_batch", w.FixedBatch}, {"max_replicas", w.MaxReplicas}, {"epoch", w.Epoch}, {"min_gpus", w.MinGPUs}} {
 		if err := count(f+"."+c.name, c.v); err != nil {
 			return err
 		}
 	}
 	if err := batchSize(f+".request_batch", w.RequestBatch); err != nil {
 		return err
+	}
+	if w.NodeUnit < 0 || w.NodeUnit > maxNodeGPUs {
+		return errorf("%s.node_unit: want 0 to %d (the GPUs of an NVLink domain), got %d", f, maxNodeGPUs, w.NodeUnit)
 	}
 	if err := batchSize(f+".fixed_batch", w.FixedBatch); err != nil {
 		return err
@@ -217,6 +243,7 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		Restarts: w.Restarts, Interruptions: w.Interruptions, Attained: w.Attained,
 		Request:    protocol.Request{GPUs: w.RequestGPUs, Batch: w.RequestBatch},
 		FixedBatch: w.FixedBatch, MaxGPUs: w.MaxReplicas, Epoch: w.Epoch,
+		MinGPUs: w.MinGPUs, NodeUnit: w.NodeUnit,
 	}
 	if len(w.Allocation) > 0 {
 		if len(w.Allocation) > r.cluster.TotalGPUs() {
@@ -425,7 +452,7 @@ func NodeName(n int) string { return "n" + strconv.Itoa(n) }
 // node n is named NodeName(n). It is the inverse of what the service
 // decodes, so that the service's policy sees exactly these jobs.
 func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequest {
-	req := RoundRequest{Time: now, Nodes: encodeNodes(c), Jobs: make([]Job, len(jobs))}
+	req := RoundRequest{Time: now, Nodes: encodeNodes(c), Jobs: make([]Job, len(jobs)), Racks: c.Racks, Oversubscription: c.Oversubscription}
 	for i := range jobs {
 		req.Jobs[i] = encodeJob(&jobs[i])
 	}
@@ -447,7 +474,7 @@ func encodeJob(j *policies.Job) Job {
 	w := Job{Name: pj.Name, Application: pj.App, SubmissionTime: pj.Submit, Deadline: pj.Deadline, Restarts: pj.Restarts, Interruptions: pj.Interruptions,
 		Attained: pj.Attained, Allocation: replicas(pj.Alloc, NodeName),
 		RequestGPUs: pj.Request.GPUs, RequestBatch: pj.Request.Batch, FixedBatch: pj.FixedBatch,
-		MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types}
+		MaxReplicas: pj.MaxGPUs, Epoch: pj.Epoch, GPUTypes: pj.Types, MinGPUs: pj.MinGPUs, NodeUnit: pj.NodeUnit}
 	w.Hints = encodeHints(pj.Params, pj.Limits, j.Limits.NoAccum)
 	w.Hints.MaxProfiledReplicas = pj.MaxSeenGPUs
 	w.Hints.GradParams = &GradParams{Norm: pj.Grad.Sqr, Var: pj.Grad.Var}

@@ -13,6 +13,7 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/runner"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/internal/parquettest"
+	"github.com/polluxsim/polluxsim/policies"
 )
 
 // identityRun runs workload paper:w under spec with --no-timing into dir.
@@ -168,4 +169,56 @@ func TestRemoteAdmissionIdentity(t *testing.T) {
 			t.Logf("%v jobs declined", declined)
 		})
 	}
+}
+
+// TestRemoteLLMIdentity: LLM jobs through the service are the same code
+// as in process. Pollux (which sizes LLM jobs: the session's
+// traits.sizes_llm_jobs, the jobs' min_gpus and node_unit over the wire)
+// and FIFO (rigid) on a small LLM workload on two racks, decided in
+// process and through a service on a loopback port, give the same
+// jobs.parquet and rounds.parquet in every column but run_id, policy and
+// policy_options.
+func TestRemoteLLMIdentity(t *testing.T) {
+	srv := New(Config{Registry: testExt.Policies, Autoscalers: testExt.Autoscalers})
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	in := runner.Inputs{ProfilesRef: "llm", WorkloadRef: "llm:jobs=12,seed=3,hours=1"}
+	for _, pol := range []string{"pollux", "fifo"} {
+		t.Run(pol, func(t *testing.T) {
+			dir := t.TempDir()
+			local := runspec.DefaultSpec(pol)
+			local.SetCluster(mustCluster(t, "h100:16x8,racks=4,oversub=4"))
+			remote, err := runspec.DefaultSpec("remote").WithOptions(testExt, []string{"url=" + ts.URL, "policy=" + pol})
+			if err != nil {
+				t.Fatal(err)
+			}
+			remote.SetCluster(mustCluster(t, "h100:16x8,racks=4,oversub=4"))
+			for name, spec := range map[string]runspec.RunSpec{"local": local, "remote": remote} {
+				if _, err := runner.Run(context.Background(), spec, in, runner.Options{Ext: testExt, Out: filepath.Join(dir, name), NoTiming: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
+				a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
+				b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))
+				if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
+					t.Errorf("%s: %s", table, d)
+				}
+				if a.NumRows() == 0 {
+					t.Errorf("%s: no rows", table)
+				}
+				a.Release()
+				b.Release()
+			}
+		})
+	}
+}
+
+func mustCluster(t *testing.T, spec string) policies.Cluster {
+	t.Helper()
+	c, err := runspec.ParseCluster(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -67,6 +67,13 @@ type RoundRequest struct {
 	// Provisioning is the number of nodes ordered but not yet ready (for
 	// the autoscaler).
 	Provisioning int `json:"provisioning,omitempty"`
+	// Racks and Oversubscription, optional, make the network two-tier
+	// (policies.Cluster.Racks): the nodes, in the order given, form Racks
+	// racks of equal size under a spine of that oversubscription (1 when
+	// absent). Not with preemptible nodes or non-preemptible jobs holding
+	// GPUs, whose views reorder the nodes.
+	Racks            int     `json:"racks,omitempty"`
+	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
 // Node is one node of the cluster.
@@ -113,6 +120,15 @@ type Job struct {
 	// MinReplicas is the fewest GPUs the job runs on (AdaptDL's
 	// spec.minReplicas): it gets none or at least these.
 	MinReplicas int `json:"min_replicas,omitempty"`
+	// MinGPUs, when positive, is the fewest GPUs an LLM job's memory fits
+	// in (policies.Job.MinGPUs), an input to the policy: a policy that
+	// sizes LLM jobs (the session's traits.sizes_llm_jobs) gives it none or
+	// at least this many, and values fewer at nothing. Unlike
+	// min_replicas, the service does not enforce it on the answer.
+	MinGPUs int `json:"min_gpus,omitempty"`
+	// NodeUnit, when positive, is the GPUs of the NVLink domain an LLM
+	// job's tensor groups stay inside (policies.Job.NodeUnit: 8).
+	NodeUnit int `json:"node_unit,omitempty"`
 	// Preemptible false (AdaptDL's spec.preemptible) keeps the job's
 	// allocation once it has one; absent: true.
 	Preemptible *bool `json:"preemptible,omitempty"`

@@ -158,3 +158,48 @@ func (e *engine) checkTypedAlloc(j *job, a []int) error {
 	}
 	return nil
 }
+
+// checkNetwork reports a two-tier network (Cluster.Racks) the engine
+// cannot keep: one that does not describe the cluster, or one on a
+// cluster whose nodes change (an elastic cluster) or are renumbered
+// (spare nodes held back under failures), where racks of consecutive
+// nodes would no longer be the racks given.
+func (c *Config) checkNetwork() error {
+	if err := c.Cluster.CheckNetwork(); err != nil {
+		return fmt.Errorf("--cluster: %w", err)
+	}
+	switch {
+	case c.Cluster.Racks == 0:
+		return nil
+	case c.Elastic != nil:
+		return fmt.Errorf("--cluster racks=%d on an elastic cluster: racks need a fixed set of nodes", c.Cluster.Racks)
+	case c.Failures != nil && c.Failures.Spares > 0:
+		return fmt.Errorf("--cluster racks=%d with --failures spares=%d: spares renumber the nodes in service; give racks without spares", c.Cluster.Racks, c.Failures.Spares)
+	}
+	return nil
+}
+
+// network is where the nodes of alloc sit in the cluster's two-tier
+// network, for the step model (profiles.Network): nil racks on one tier
+// and when alloc uses one rack, where every step is one tier's.
+func (c *Config) network(alloc []int) profiles.Network {
+	if c.Cluster.Racks <= 1 {
+		return profiles.Network{}
+	}
+	var racks []int
+	first, spans := -1, false
+	for n, v := range alloc {
+		if v > 0 {
+			r := c.Cluster.Rack(n)
+			if first < 0 {
+				first = r
+			}
+			spans = spans || r != first
+			racks = append(racks, r)
+		}
+	}
+	if !spans {
+		return profiles.Network{}
+	}
+	return profiles.Network{Racks: racks, Oversub: c.Cluster.Oversubscription}
+}

@@ -116,6 +116,9 @@ func (c *Config) normalise() error {
 	if err := checkPools(c.Cluster); err != nil {
 		return err
 	}
+	if err := c.checkNetwork(); err != nil {
+		return err
+	}
 	if !(c.Interval > 0) || math.IsInf(c.Interval, 0) {
 		return fmt.Errorf("scheduling interval must be positive, got %v s", c.Interval)
 	}

@@ -501,6 +501,7 @@ func (e *engine) apply(j *job, alloc []int) (bool, error) {
 		return true, j.tune(e.traits.AdaptiveBatch)
 	}
 	j.setAlloc(append([]int(nil), alloc...))
+	j.net = e.cfg.network(alloc)
 	if e.cfg.typed() {
 		// A job holds one GPU type; a change of type is a restart
 		// like any re-allocation, on the new type's tables.

@@ -70,11 +70,14 @@ type job struct {
 	phase     phase
 	alloc     []int // GPUs per node; nil when none
 	placement []int // the non-zero entries of alloc, in node order
-	nodes     int
-	gpus      int
-	local     int // per-GPU batch m
-	accum     int // accumulation steps s
-	batch     int // total batch M
+	// net is where the placement's nodes sit in a two-tier network (the
+	// zero Network on one tier or one rack).
+	net   profiles.Network
+	nodes int
+	gpus  int
+	local int // per-GPU batch m
+	accum int // accumulation steps s
+	batch int // total batch M
 
 	progress float64
 	epoch    int
@@ -150,7 +153,7 @@ func (j *job) perf() profiles.Perf {
 	m := &j.pm
 	if m.app != j.on() || m.alloc != a || m.local != j.local || m.accum != j.accum || m.epoch != j.epoch {
 		*m = perfMemo{app: j.on(), alloc: a, local: j.local, accum: j.accum, epoch: j.epoch,
-			pf: j.on().Perf(j.placement, j.local, j.accum, j.epoch)}
+			pf: j.on().PerfAcross(j.placement, j.net, j.local, j.accum, j.epoch)}
 	}
 	return m.pf
 }
@@ -183,6 +186,7 @@ func (j *job) advanceTo(t float64) {
 // setAlloc installs a new allocation (nil for none).
 func (j *job) setAlloc(alloc []int) {
 	j.alloc = alloc
+	j.net = profiles.Network{}
 	j.placement = j.placement[:0]
 	j.nodes, j.gpus = 0, 0
 	for _, v := range alloc {
@@ -250,6 +254,7 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		FixedBatch:  j.app.FixedBatch,
 		MaxGPUs:     j.app.MaxGPUs,
 		MinGPUs:     j.floor(j.on()),
+		NodeUnit:    j.on().NodeGPUs,
 		MaxSeenGPUs: j.agent.maxGPUs,
 		Params:      j.agent.params,
 		Grad:        j.agent.grad,
@@ -334,6 +339,6 @@ func (j *job) release() {
 		t.cancel() // a finished job's refits are not needed
 	}
 	j.agent.planner, j.agent.other, j.agent.boot, j.agent.task = nil, nil, nil, nil
-	j.alloc, j.placement = nil, nil
+	j.alloc, j.placement, j.net = nil, nil, profiles.Network{}
 	j.pm = perfMemo{}
 }

@@ -20,17 +20,72 @@ import (
 // TYPE:NODESxGPUS[@PRICE], e.g. "t4:6x4,a100:2x8@3.06,rtx2080ti:3x8", where
 // TYPE is a GPU type name or Sia suffix (see profiles.CanonicalType) and
 // PRICE the cost of one GPU-hour. The pools keep their order (nodes are
-// numbered pool by pool).
+// numbered pool by pool). Two optional settings among them make the
+// network two-tier (policies.Cluster.Racks): racks=R splits the nodes into
+// R racks of equal size, consecutive nodes together, and oversub=O (1 when
+// absent) is the spine's oversubscription, as in "h100:64x8,racks=8,oversub=4".
 func ParseCluster(s string) (policies.Cluster, error) {
 	var pools []policies.Pool
+	var net policies.Cluster
+	seen := map[string]bool{}
 	for i, part := range strings.Split(s, ",") {
+		if key, val, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
+			if err := parseNetwork(&net, key, val, seen); err != nil {
+				return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", strings.TrimSpace(part), err)
+			}
+			continue
+		}
 		p, err := parsePool(strings.TrimSpace(part))
 		if err != nil {
 			return policies.Cluster{}, fmt.Errorf("--cluster pool %d %q: %w", i+1, part, err)
 		}
 		pools = append(pools, p)
 	}
-	return newCluster(pools)
+	if len(pools) == 0 {
+		return policies.Cluster{}, fmt.Errorf("--cluster %s: no pools TYPE:NODESxGPUS[@PRICE]", s)
+	}
+	c, err := newCluster(pools)
+	if err != nil {
+		return c, err
+	}
+	return withNetwork(c, net)
+}
+
+// parseNetwork reads one setting of a two-tier network, key=val, into net.
+func parseNetwork(net *policies.Cluster, key, val string, seen map[string]bool) error {
+	key = strings.ToLower(strings.TrimSpace(key))
+	if seen[key] {
+		return errors.New("given twice")
+	}
+	seen[key] = true
+	switch key {
+	case "racks":
+		v, err := positive("racks", val, MaxNodes)
+		net.Racks = v
+		return err
+	case "oversub":
+		v, err := flagvalue.ParseFloat(strings.TrimSpace(val))
+		if err != nil || !(v >= 1 && v <= policies.MaxOversubscription) {
+			return fmt.Errorf("oversub must be a ratio in [1, %g] (1 is non-blocking), got %q", float64(policies.MaxOversubscription), val)
+		}
+		net.Oversubscription = v
+		return nil
+	}
+	return fmt.Errorf("unknown setting %q: the network settings are racks=R and oversub=O", key)
+}
+
+// withNetwork gives cluster c the two-tier network of net (racks and
+// oversubscription; oversubscription 1 when only racks are given), checked
+// against c's nodes.
+func withNetwork(c policies.Cluster, net policies.Cluster) (policies.Cluster, error) {
+	c.Racks, c.Oversubscription = net.Racks, net.Oversubscription
+	if c.Racks > 0 && c.Oversubscription == 0 {
+		c.Oversubscription = 1
+	}
+	if err := c.CheckNetwork(); err != nil {
+		return policies.Cluster{}, fmt.Errorf("--cluster: %w", err)
+	}
+	return c, nil
 }
 
 func parsePool(s string) (policies.Pool, error) {
@@ -88,15 +143,18 @@ func newCluster(pools []policies.Pool) (policies.Cluster, error) {
 }
 
 // ReadClusterFile reads a cluster file: one pool per line, the columns
-// NAME TYPE NODES GPUS_PER_NODE [PRICE] separated by spaces or tabs; blank
-// lines are skipped, and # starts a comment to the end of its line. Errors
-// name file:line.
+// NAME TYPE NODES GPUS_PER_NODE [PRICE] separated by spaces or tabs, and
+// optionally a line of network settings, "racks=R oversub=O" (ParseCluster's);
+// blank lines are skipped, and # starts a comment to the end of its line.
+// Errors name file:line.
 func ReadClusterFile(path string) (policies.Cluster, error) {
 	data, err := inputfile.ReadFile(path)
 	if err != nil {
 		return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", path, fserr.Cause(err))
 	}
 	var pools []policies.Pool
+	var net policies.Cluster
+	seen := map[string]bool{}
 	names := map[string]int{} // pool name -> its line
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 1
@@ -104,6 +162,19 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 		text, _, _ := strings.Cut(sc.Text(), "#") // a comment runs to the line's end
 		f := strings.Fields(text)
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if strings.Contains(f[0], "=") {
+			// The network line: racks=R [oversub=O].
+			for _, kv := range f {
+				key, val, ok := strings.Cut(kv, "=")
+				if !ok {
+					return policies.Cluster{}, fmt.Errorf("%s:%d: want KEY=VALUE settings (racks=R oversub=O), got %q", path, line, kv)
+				}
+				if err := parseNetwork(&net, key, val, seen); err != nil {
+					return policies.Cluster{}, fmt.Errorf("%s:%d: %s: %w", path, line, kv, err)
+				}
+			}
 			continue
 		}
 		if len(f) < 4 || len(f) > 5 {
@@ -130,11 +201,18 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 	if len(pools) == 0 {
 		return policies.Cluster{}, fmt.Errorf("--cluster %s: no pools", path)
 	}
-	return newCluster(pools)
+	c, err := newCluster(pools)
+	if err != nil {
+		return c, err
+	}
+	if c, err = withNetwork(c, net); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
 }
 
-// ClusterString writes a cluster's pools in ParseCluster's syntax ("" for
-// a cluster without pools).
+// ClusterString writes a cluster's pools and two-tier network in
+// ParseCluster's syntax ("" for a cluster without pools).
 func ClusterString(c policies.Cluster) string {
 	parts := make([]string, len(c.Pools))
 	for i, p := range c.Pools {
@@ -142,6 +220,9 @@ func ClusterString(c policies.Cluster) string {
 		if p.Price > 0 {
 			parts[i] += "@" + strconv.FormatFloat(p.Price, 'g', -1, 64)
 		}
+	}
+	if c.Racks > 0 && len(parts) > 0 {
+		parts = append(parts, fmt.Sprintf("racks=%d", c.Racks), "oversub="+strconv.FormatFloat(c.Oversubscription, 'g', -1, 64))
 	}
 	return strings.Join(parts, ",")
 }

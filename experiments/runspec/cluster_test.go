@@ -145,3 +145,62 @@ func TestClusterFileCommentsAndMissingFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterRacks: racks=R and oversub=O make the network two-tier, in
+// any position among the pools; ClusterString writes them back (what a
+// run's outputs name), and bad values are refused in one line naming
+// --cluster and the setting.
+func TestClusterRacks(t *testing.T) {
+	for spec, want := range map[string]string{
+		"h100:64x8,racks=8,oversub=4":                  "h100:64x8,racks=8,oversub=4",
+		"racks=8, h100:64x8":                           "h100:64x8,racks=8,oversub=1",
+		"h100:32x8,a100-80gb:32x8,OVERSUB=2.5,racks=4": "h100:32x8,a100-80gb:32x8,racks=4,oversub=2.5",
+		"h100:64x8": "h100:64x8",
+	} {
+		c, err := runspec.ParseCluster(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if got := runspec.ClusterString(c); got != want {
+			t.Errorf("%s: ClusterString %q, want %q", spec, got, want)
+		}
+		again, err := runspec.ParseCluster(runspec.ClusterString(c))
+		if err != nil || again.Racks != c.Racks || again.Oversubscription != c.Oversubscription || again.Nodes != c.Nodes {
+			t.Errorf("%s: does not read back: %+v, %v", spec, again, err)
+		}
+	}
+	c, _ := runspec.ParseCluster("h100:64x8,racks=8,oversub=4")
+	if c.RackNodes() != 8 || c.Rack(7) != 0 || c.Rack(8) != 1 || c.Rack(63) != 7 {
+		t.Errorf("racks of 8 consecutive nodes: got %d nodes a rack, node 8 in rack %d", c.RackNodes(), c.Rack(8))
+	}
+	for spec, want := range map[string]string{
+		"h100:64x8,racks=7":             "racks=7 must divide the cluster's 64 nodes",
+		"h100:64x8,racks=0":             "racks must be a whole number",
+		"h100:64x8,racks=x":             "racks must be a whole number",
+		"h100:64x8,oversub=4":           "needs racks",
+		"h100:64x8,racks=8,oversub=0.9": "oversub must be a ratio in [1,",
+		"h100:64x8,racks=8,oversub=NaN": "oversub must be",
+		"h100:64x8,racks=8,oversub=Inf": "oversub must be",
+		"h100:64x8,racks=8,racks=4":     "given twice",
+		"h100:64x8,spine=2":             `unknown setting "spine"`,
+		"racks=8":                       "no pools",
+	} {
+		_, err := runspec.ParseCluster(spec)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--cluster") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("ParseCluster(%q): got %v, want one line starting --cluster, containing %q", spec, err, want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "cluster.txt")
+	os.WriteFile(path, []byte("# two tiers\nracks=4 oversub=3\nfast h100 16 8\n"), 0o644)
+	if c, err := runspec.LoadCluster(path); err != nil || c.Racks != 4 || c.Oversubscription != 3 {
+		t.Errorf("cluster file with a network line: %+v, %v", c, err)
+	}
+	os.WriteFile(path, []byte("fast h100 16 8\nracks=5\n"), 0o644)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.Contains(err.Error(), "racks=5 must divide") || !strings.Contains(err.Error(), path) {
+		t.Errorf("cluster file with racks=5 on 16 nodes: %v", err)
+	}
+	os.WriteFile(path, []byte("fast h100 16 8\nracks=4 oversub\n"), 0o644)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.Contains(err.Error(), path+":2:") {
+		t.Errorf("cluster file with a bad network line: %v, want %s:2", err, path)
+	}
+}

@@ -57,8 +57,9 @@ func (p *Policy) admit(now float64, c policies.Cluster, j *policies.Job, active 
 	if p.fault != nil {
 		return ""
 	}
-	msg := protocol.Admit{Type: protocol.TypeAdmit, Now: now, Cluster: protocol.FromCluster(c),
+	msg := protocol.Admit{Type: protocol.TypeAdmit, Now: now, Cluster: protocol.FromCluster(c).ForVersion(p.version),
 		Job: protocol.FromJob(j), Active: make([]protocol.Job, len(active))}
+	msg.Job.ForVersion(p.version)
 	// The round's jobs by name, for the child's queries, are these while
 	// it decides; the next round sets them anew (an incremental one keeps
 	// its tracked jobs, so they are restored after).
@@ -66,6 +67,7 @@ func (p *Policy) admit(now float64, c policies.Cluster, j *policies.Job, active 
 	p.names = make(map[string]*policies.Job, len(active)+1)
 	for i := range active {
 		msg.Active[i] = protocol.FromJob(&active[i])
+		msg.Active[i].ForVersion(p.version)
 		p.names[active[i].Name] = &active[i]
 	}
 	p.names[j.Name] = j

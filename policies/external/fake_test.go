@@ -78,6 +78,8 @@ func fakeCommand(t testing.TB, mode, pids string) string {
 //	oracle      needs_oracle; asks every fact of every job each round and
 //	            prints the answers to stderr as "oracle JOB FACT VALUE OK"
 //	v1-admission  declares admission control in a version 1 conversation
+//	v3-sizes    declares the trait sizes_llm_jobs in a version 3
+//	            conversation
 //	admit-other   a version 3 peer with admission control that answers
 //	            the first admit message about another job
 //
@@ -124,6 +126,8 @@ func fakePolicy(mode string) int {
 		ready.Admission = true
 	case "admit-other":
 		ready.Protocol, ready.Admission = protocol.AdmissionVersion, true
+	case "v3-sizes":
+		ready.Protocol, ready.Traits.SizesLLMJobs = protocol.AdmissionVersion, true
 	}
 	send(ready)
 	if mode == "hang-child" {

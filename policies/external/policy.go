@@ -141,6 +141,10 @@ func (p *Policy) handshake(env policies.Env) error {
 		return p.fail("the handshake", fmt.Errorf("declared admission, which protocol version %d added, in a conversation of version %d",
 			protocol.AdmissionVersion, v))
 	}
+	if r.Traits.SizesLLMJobs && v < protocol.LLMVersion {
+		return p.fail("the handshake", fmt.Errorf("declared the trait sizes_llm_jobs, which protocol version %d added, in a conversation of version %d",
+			protocol.LLMVersion, v))
+	}
 	p.ready, p.traits, p.version = *r, r.Traits.Policies(), v
 	return nil
 }
@@ -189,7 +193,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 		return empty
 	}
 	p.round++
-	msg := protocol.Round{Type: protocol.TypeRound, Round: p.round, Now: now, Cluster: protocol.FromCluster(c),
+	msg := protocol.Round{Type: protocol.TypeRound, Round: p.round, Now: now, Cluster: protocol.FromCluster(c).ForVersion(p.version),
 		Jobs: make([]protocol.Job, len(jobs))}
 	clear(p.names)
 	if p.names == nil {
@@ -197,6 +201,7 @@ func (p *Policy) Schedule(now float64, c policies.Cluster, jobs []policies.Job) 
 	}
 	for i := range jobs {
 		msg.Jobs[i] = protocol.FromJob(&jobs[i])
+		msg.Jobs[i].ForVersion(p.version)
 		p.names[jobs[i].Name] = &jobs[i]
 	}
 	d, ok := roundTrip(p, msg, now, protocol.TypeDecision, func(d *protocol.Decision) int { return d.Round })
@@ -215,7 +220,7 @@ func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r pol
 		return nil
 	}
 	p.round++
-	msg := protocol.IncrementalRound{Type: protocol.TypeIncrementalRound, Round: p.round, Now: now, Cluster: protocol.FromCluster(c),
+	msg := protocol.IncrementalRound{Type: protocol.TypeIncrementalRound, Round: p.round, Now: now, Cluster: protocol.FromCluster(c).ForVersion(p.version),
 		Removed: r.Removed}
 	for _, k := range r.Removed {
 		if j := p.views.Job(k); j != nil {
@@ -231,6 +236,12 @@ func (p *Incremental) ScheduleIncremental(now float64, c policies.Cluster, r pol
 	}
 	for _, t := range p.views.Round(r) {
 		msg.Updated = append(msg.Updated, protocol.Keyed{Key: t.Key, Job: protocol.FromJob(t.Job)})
+	}
+	for i := range msg.Added {
+		msg.Added[i].Job.ForVersion(p.version)
+	}
+	for i := range msg.Updated {
+		msg.Updated[i].Job.ForVersion(p.version)
 	}
 	d, ok := roundTrip(p.Policy, msg, now, protocol.TypeIncrementalDecision, func(d *protocol.IncrementalDecision) int { return d.Round })
 	if !ok {

@@ -301,6 +301,9 @@ func (p *Policy) decide(c policies.Cluster, jobs []policies.Job, active int) pol
 		return dec
 	}
 	best := p.search(pr, sorted, c.Nodes)
+	if placed, ok := placeLLM(pr, c, sorted, best); ok { // LLM jobs' nodes (llmplace.go)
+		best, p.lastFitness = placed, pr.fitness(placed)
+	}
 	keep := !c.Heterogeneous() // OneType below may rewrite a row
 	for k, i := range idx {
 		if a := jobs[i].Alloc; keep && len(a) == c.Nodes && len(pr.base.row(k)) > 0 && equalRows(best.row(k), pr.base.row(k)) {

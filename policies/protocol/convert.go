@@ -23,6 +23,7 @@ func FromJob(j *policies.Job) Job {
 		FixedBatch:    j.FixedBatch,
 		MaxGPUs:       j.MaxGPUs,
 		MinGPUs:       j.MinGPUs,
+		NodeUnit:      j.NodeUnit,
 		MaxSeenGPUs:   j.MaxSeenGPUs,
 		Grad:          GradStats{Sqr: j.Grad.Sqr, Var: j.Grad.Var},
 		Epoch:         j.Epoch,
@@ -58,6 +59,7 @@ func (w *Job) Policies() policies.Job {
 		FixedBatch:    w.FixedBatch,
 		MaxGPUs:       w.MaxGPUs,
 		MinGPUs:       w.MinGPUs,
+		NodeUnit:      w.NodeUnit,
 		MaxSeenGPUs:   w.MaxSeenGPUs,
 		Grad:          models.GradStats{Sqr: w.Grad.Sqr, Var: w.Grad.Var},
 		Epoch:         w.Epoch,
@@ -78,7 +80,7 @@ func (w *Job) Policies() policies.Job {
 
 // FromCluster is the wire form of c.
 func FromCluster(c policies.Cluster) Cluster {
-	w := Cluster{Nodes: c.Nodes, GPUsPerNode: c.GPUsPerNode}
+	w := Cluster{Nodes: c.Nodes, GPUsPerNode: c.GPUsPerNode, Racks: c.Racks, Oversubscription: c.Oversubscription}
 	for _, p := range c.Pools {
 		w.Pools = append(w.Pools, Pool{Type: p.Type, Nodes: p.Nodes, GPUsPerNode: p.GPUsPerNode, Price: p.Price, Name: p.Name})
 	}
@@ -87,7 +89,7 @@ func FromCluster(c policies.Cluster) Cluster {
 
 // Policies is the cluster as policies.Cluster.
 func (w Cluster) Policies() policies.Cluster {
-	c := policies.Cluster{Nodes: w.Nodes, GPUsPerNode: w.GPUsPerNode}
+	c := policies.Cluster{Nodes: w.Nodes, GPUsPerNode: w.GPUsPerNode, Racks: w.Racks, Oversubscription: w.Oversubscription}
 	for _, p := range w.Pools {
 		c.Pools = append(c.Pools, policies.Pool{Type: p.Type, Nodes: p.Nodes, GPUsPerNode: p.GPUsPerNode, Price: p.Price, Name: p.Name})
 	}
@@ -96,12 +98,12 @@ func (w Cluster) Policies() policies.Cluster {
 
 // FromTraits is the wire form of t.
 func FromTraits(t policies.Traits) Traits {
-	return Traits{AdaptiveBatch: t.AdaptiveBatch, NeedsOracle: t.NeedsOracle, UserGPUs: t.UserGPUs}
+	return Traits{AdaptiveBatch: t.AdaptiveBatch, NeedsOracle: t.NeedsOracle, UserGPUs: t.UserGPUs, SizesLLMJobs: t.SizesLLMJobs}
 }
 
 // Policies is the traits as policies.Traits.
 func (t Traits) Policies() policies.Traits {
-	return policies.Traits{AdaptiveBatch: t.AdaptiveBatch, NeedsOracle: t.NeedsOracle, UserGPUs: t.UserGPUs}
+	return policies.Traits{AdaptiveBatch: t.AdaptiveBatch, NeedsOracle: t.NeedsOracle, UserGPUs: t.UserGPUs, SizesLLMJobs: t.SizesLLMJobs}
 }
 
 func fromLimits(l models.Limits) Limits {
@@ -110,4 +112,21 @@ func fromLimits(l models.Limits) Limits {
 
 func (l Limits) models() models.Limits {
 	return models.Limits{InitBatch: l.InitBatch, MaxBatch: l.MaxBatch, MinLocal: l.MinLocal, MaxLocal: l.MaxLocal}
+}
+
+// ForVersion drops from the job what a conversation of version v cannot
+// carry: node_unit before LLMVersion.
+func (w *Job) ForVersion(v int) {
+	if v < LLMVersion {
+		w.NodeUnit = 0
+	}
+}
+
+// ForVersion is the cluster as a conversation of version v carries it:
+// one tier before LLMVersion.
+func (w Cluster) ForVersion(v int) Cluster {
+	if v < LLMVersion {
+		w.Racks, w.Oversubscription = 0, 0
+	}
+	return w
 }

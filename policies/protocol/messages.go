@@ -11,7 +11,7 @@ import (
 // protocol, Version as max_protocol) and the policy's ready picks one
 // (Negotiate). docs/protocol.md#versioning holds the changelog.
 const (
-	Version    = 3
+	Version    = 4
 	MinVersion = 1
 )
 
@@ -35,6 +35,13 @@ const (
 // AdmissionVersion is the protocol version that added admission control
 // (ready.admission, admit, admission).
 const AdmissionVersion = 3
+
+// LLMVersion is the protocol version that added what a policy needs to
+// size and place LLM jobs: the trait traits.sizes_llm_jobs, a job's
+// node_unit, and a cluster's two-tier network (racks, oversubscription).
+// In a conversation of an older version the engine sends none of them
+// and a policy may not declare the trait.
+const LLMVersion = 4
 
 // Schema is the JSON Schema of every message (schema.json).
 //
@@ -89,6 +96,9 @@ type Traits struct {
 	AdaptiveBatch bool `json:"adaptive_batch"`
 	NeedsOracle   bool `json:"needs_oracle"`
 	UserGPUs      bool `json:"user_gpus"`
+	// SizesLLMJobs is optional (absent when false): the policy sizes jobs
+	// with a memory floor itself. Since version 4 (LLMVersion).
+	SizesLLMJobs bool `json:"sizes_llm_jobs,omitempty"`
 }
 
 // Round asks for the allocations of one scheduling round
@@ -234,6 +244,11 @@ type Cluster struct {
 	Nodes       int    `json:"nodes"`
 	GPUsPerNode int    `json:"gpus_per_node"`
 	Pools       []Pool `json:"pools,omitempty"`
+	// Racks and Oversubscription are optional (absent on one tier): the
+	// two-tier network, racks of Nodes/Racks consecutive nodes. Since
+	// version 4 (LLMVersion).
+	Racks            int     `json:"racks,omitempty"`
+	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
 // Pool is policies.Pool.
@@ -254,20 +269,23 @@ type Job struct {
 	Age      float64 `json:"age"`
 	Restarts int     `json:"restarts"`
 	// Interruptions is optional: absent when 0 (always without failures).
-	Interruptions int                  `json:"interruptions,omitempty"`
-	Attained      float64              `json:"attained"`
-	Alloc         []int                `json:"alloc"`
-	Request       Request              `json:"request"`
-	Limits        Limits               `json:"limits"`
-	FixedBatch    int                  `json:"fixed_batch,omitempty"`
-	MaxGPUs       int                  `json:"max_gpus,omitempty"`
-	MinGPUs       int                  `json:"min_gpus,omitempty"`
-	MaxSeenGPUs   int                  `json:"max_seen_gpus"`
-	Params        *Params              `json:"params,omitempty"`
-	Grad          GradStats            `json:"grad"`
-	Epoch         int                  `json:"epoch"`
-	Types         []string             `json:"types,omitempty"`
-	TypeModels    map[string]TypeModel `json:"type_models,omitempty"`
+	Interruptions int     `json:"interruptions,omitempty"`
+	Attained      float64 `json:"attained"`
+	Alloc         []int   `json:"alloc"`
+	Request       Request `json:"request"`
+	Limits        Limits  `json:"limits"`
+	FixedBatch    int     `json:"fixed_batch,omitempty"`
+	MaxGPUs       int     `json:"max_gpus,omitempty"`
+	MinGPUs       int     `json:"min_gpus,omitempty"`
+	// NodeUnit is optional (absent when 0): the NVLink domain an LLM
+	// job's tensor groups stay inside. Since version 4 (LLMVersion).
+	NodeUnit    int                  `json:"node_unit,omitempty"`
+	MaxSeenGPUs int                  `json:"max_seen_gpus"`
+	Params      *Params              `json:"params,omitempty"`
+	Grad        GradStats            `json:"grad"`
+	Epoch       int                  `json:"epoch"`
+	Types       []string             `json:"types,omitempty"`
+	TypeModels  map[string]TypeModel `json:"type_models,omitempty"`
 }
 
 // Request is policies.Request.

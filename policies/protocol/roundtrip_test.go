@@ -2,10 +2,12 @@ package protocol
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/faults"
 	"github.com/polluxsim/polluxsim/internal/schematest"
+	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -23,7 +25,7 @@ type recorder struct {
 	traits policies.Traits
 	rounds int
 	// seen counts what the rounds held, so the test knows what it covered.
-	params, typeModels, allocs, deadlines, interrupted int
+	params, typeModels, allocs, deadlines, interrupted, llm int
 }
 
 func (r *recorder) Traits() policies.Traits { return r.traits }
@@ -67,6 +69,9 @@ func (r *recorder) Schedule(now float64, c policies.Cluster, jobs []policies.Job
 		}
 		if want.Interruptions > 0 {
 			r.interrupted++
+		}
+		if want.NodeUnit > 0 && want.MinGPUs > 0 {
+			r.llm++
 		}
 		if want.Deadline > 0 {
 			r.deadlines++
@@ -126,5 +131,61 @@ func TestRealRoundsRoundTrip(t *testing.T) {
 				t.Errorf("adaptive run: %d views with params, %d with type models", r.params, r.typeModels)
 			}
 		})
+	}
+}
+
+// TestLLMRoundsRoundTrip: what a policy needs to size and place LLM jobs
+// (protocol version 4) survives the wire bit for bit on a real run: jobs'
+// min_gpus and node_unit, the cluster's racks and oversubscription, and
+// the trait sizes_llm_jobs in ready. A conversation of version 3 carries
+// none of them (older strict peers refuse unknown fields), and what it
+// carries still validates.
+func TestLLMRoundsRoundTrip(t *testing.T) {
+	w := &traces.Workload{Source: "test", Jobs: []traces.Job{
+		{Name: "big", App: "llm-70b-eval", Replicas: 16, Batch: 64, Deadline: 1234.5},
+		{Name: "sft", Time: 60, App: "llm-7b-sft", Replicas: 8, Batch: 64},
+		{Name: "small", Time: 120, App: "llm-1b-eval", Replicas: 4, Batch: 64},
+	}}
+	traits := policies.Traits{NeedsOracle: true, SizesLLMJobs: true}
+	r := &recorder{Policy: fifo.New(), t: t, root: loadSchema(t), traits: traits}
+	cfg := sim.DefaultConfig()
+	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "h100", Nodes: 4, GPUsPerNode: 8})
+	cfg.Cluster.Racks, cfg.Cluster.Oversubscription = 2, 4
+	cfg.Rounds, cfg.FullRounds = sim.RoundsNone, true
+	if _, err := sim.Run(cfg, profiles.LLM(), w, r); err != nil {
+		t.Fatal(err)
+	}
+	if r.rounds < 5 || r.llm == 0 {
+		t.Fatalf("%d rounds, %d LLM job views: the test covers too little", r.rounds, r.llm)
+	}
+
+	ready := Ready{Type: TypeReady, Protocol: Version, Name: "p", Traits: FromTraits(traits)}
+	data, err := Encode(ready)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateMessage(t, r.root, data)
+	back, err := Decode(data)
+	if err != nil || back.(*Ready).Traits.Policies() != traits {
+		t.Errorf("ready's traits back from the wire: %+v, %v; sent %+v", back, err, traits)
+	}
+
+	j := policies.Job{Name: "j", App: "llm-7b", MinGPUs: 2, NodeUnit: 8, Limits: models.Limits{InitBatch: 8, MaxBatch: 64, MinLocal: 1, MaxLocal: 16}}
+	old := Round{Type: TypeRound, Round: 1, Cluster: FromCluster(cfg.Cluster).ForVersion(AdmissionVersion), Jobs: []Job{FromJob(&j)}}
+	old.Jobs[0].ForVersion(AdmissionVersion)
+	data, err = Encode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateMessage(t, r.root, data)
+	for _, key := range []string{"node_unit", "racks", "oversubscription"} {
+		if strings.Contains(string(data), key) {
+			t.Errorf("a version 3 round carries %s: %s", key, data)
+		}
+	}
+	cur := FromJob(&j)
+	cur.ForVersion(LLMVersion)
+	if cur.NodeUnit != 8 || FromCluster(cfg.Cluster).ForVersion(LLMVersion).Racks != 2 {
+		t.Errorf("a version 4 round drops what it carries: %+v", cur)
 	}
 }

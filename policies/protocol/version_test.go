@@ -21,8 +21,9 @@ func TestNegotiate(t *testing.T) {
 		{now, 1, ""},
 		{now, 2, ""},
 		{now, 3, ""},
-		{now, 0, "speaks protocol version 0, this simulator speaks 1 to 3"},
-		{now, 4, "speaks protocol version 4, this simulator speaks 1 to 3"},
+		{now, 4, ""},
+		{now, 0, "speaks protocol version 0, this simulator speaks 1 to 4"},
+		{now, 5, "speaks protocol version 5, this simulator speaks 1 to 4"},
 		{old, 1, ""},
 		{old, 2, "speaks protocol version 2, this simulator speaks 1"},
 	} {

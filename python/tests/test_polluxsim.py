@@ -255,6 +255,58 @@ class TestAdmission(unittest.TestCase):
         self.assertIn("admit returned int 42 for job xy", out[-1]["message"])
 
 
+class Sizer(pp.Policy):
+    """Sizes LLM jobs (protocol version 4): each job on its floor, on node 0,
+    and it records what it saw."""
+    name = "sizer"
+    sizes_llm_jobs = True
+
+    def schedule(self, now, cluster, jobs):
+        self.seen = (cluster, jobs)
+        return [[max(j.min_gpus, 1)] + [0] * (cluster.nodes - 1) for j in jobs]
+
+
+class TestLLM(unittest.TestCase):
+    """What protocol version 4 carries for LLM jobs, without the binary:
+    the trait in ready, a job's min_gpus and node_unit, the cluster's
+    racks; an engine of version 3 hears no trait (it refuses fields it does
+    not know) and the policy warns."""
+
+    converse = TestAdmission.converse
+
+    def round(self):
+        job = dict(wire_job("big"), app="llm-70b", min_gpus=15, node_unit=8)
+        return {"type": "round", "round": 1, "now": 0,
+                "cluster": {"nodes": 4, "gpus_per_node": 8, "racks": 2, "oversubscription": 4},
+                "jobs": [job, wire_job("small")]}
+
+    def test_version_4_carries_them(self):
+        hello = {"type": "hello", "protocol": 1, "max_protocol": 4, "seed": 1, "restart_delay": 30}
+        policy = Sizer()
+        status, out, _ = self.converse(policy, hello, self.round())
+        self.assertEqual(status, 0)
+        self.assertEqual(out[0]["protocol"], 4)
+        self.assertIs(out[0]["traits"]["sizes_llm_jobs"], True)
+        cluster, jobs = policy.seen
+        self.assertEqual((cluster.racks, cluster.oversubscription, cluster.rack_nodes()), (2, 4, 2))
+        self.assertEqual([cluster.rack(n) for n in range(4)], [0, 0, 1, 1])
+        self.assertEqual((jobs[0].min_gpus, jobs[0].node_unit, jobs[0].tensor_unit(12), jobs[0].tensor_unit(15)), (15, 8, 4, 1))
+        self.assertEqual((jobs[1].node_unit, jobs[1].tensor_unit(12)), (0, 1))
+        self.assertEqual(out[1]["alloc"], [[15, 0, 0, 0], [1, 0, 0, 0]])
+
+    def test_version_3_engine_hears_no_trait(self):
+        hello = {"type": "hello", "protocol": 1, "max_protocol": 3, "seed": 1, "restart_delay": 30}
+        status, out, err = self.converse(Sizer(), hello)
+        self.assertEqual(status, 0)
+        self.assertEqual(out[0]["protocol"], 3)
+        self.assertNotIn("sizes_llm_jobs", out[0]["traits"])
+        self.assertIn("does not carry sizes_llm_jobs", err)
+
+    def test_one_tier_cluster(self):
+        c = pp.cluster_from_wire({"nodes": 3, "gpus_per_node": 8})
+        self.assertEqual((c.racks, c.rack_nodes(), c.rack(2)), (0, 0, 0))
+
+
 @unittest.skipIf(BINARY is None, "no polluxsim binary")
 class TestSweep(unittest.TestCase):
     def test_spec_with_a_class(self):
