@@ -1,6 +1,7 @@
 package profiles
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -94,6 +95,22 @@ func TestIterationsBelowInitBatch(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkIterationsBelowInitBatch is the oracle's step count below the
+// initial batch on the measured tables and the compact model: two look-ups
+// per call, whatever the epoch (the fuzz targets ask for epoch 2^30).
+func BenchmarkIterationsBelowInitBatch(b *testing.B) {
+	for _, set := range []*Set{Default(), Compact()} {
+		tr := set.Apps["imagenet"].Truth
+		for _, epoch := range []int{89, 1 << 30} {
+			b.Run(fmt.Sprintf("%s/epoch=%d", set.Source, epoch), func(b *testing.B) {
+				for b.Loop() {
+					tr.Iterations(64, epoch)
+				}
+			})
 		}
 	}
 }
