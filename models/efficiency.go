@@ -30,6 +30,20 @@ func (g GradStats) Gain(m0, batch float64) float64 {
 	return (g.Var + g.Sqr) / denom
 }
 
+// InverseGain splits the steps one unit of progress takes, 1/Gain, into a
+// part that does not depend on the batch size and one inversely
+// proportional to it: 1/Gain(M0, M) = fixed + scaled·M0/M for every M > 0,
+// with fixed = Sqr/(Var+Sqr) and scaled = Var/(Var+Sqr). Sums of these over
+// epochs give the steps at any batch size from two numbers. It holds for
+// non-negative statistics; when both are zero (Gain is 1) it returns 1, 0.
+func (g GradStats) InverseGain() (fixed, scaled float64) {
+	total := g.Var + g.Sqr
+	if !(total > 0) {
+		return 1, 0
+	}
+	return g.Sqr / total, g.Var / total
+}
+
 // Efficiency is the statistical efficiency at total batch M relative to M0:
 // Gain/S, which equals (φ + M0)/(φ + M).
 func (g GradStats) Efficiency(m0, batch float64) float64 {

@@ -95,6 +95,24 @@ func TestEfficiency(t *testing.T) {
 	near(t, "noise-only", GradStats{Var: 1}.Efficiency(10, 40), 1, 1e-15)
 }
 
+// TestInverseGain checks the split of 1/Gain against Gain itself on
+// statistics from noise-free to noise-only, at batches below, at and above
+// the initial one, and its closed form on one case.
+func TestInverseGain(t *testing.T) {
+	// Sqr 2, Var 6: 1/Gain at S = 1/4 is (6·4+2)/8 = 3.25 = 2/8 + 6/8·4.
+	fixed, scaled := GradStats{Sqr: 2, Var: 6}.InverseGain()
+	near(t, "fixed", fixed, 0.25, 1e-15)
+	near(t, "scaled", scaled, 0.75, 1e-15)
+	near(t, "1/gain at S=1/4", fixed+scaled*4, 3.25, 1e-15)
+	m0 := 32.0
+	for _, g := range []GradStats{{Sqr: 1}, {Var: 1}, {Sqr: 2, Var: 6}, {Sqr: 1e-6, Var: 3e3}, {Sqr: 0.4, Var: 1e-9}, {}} {
+		fixed, scaled := g.InverseGain()
+		for _, m := range []float64{1, 8, 31, 32, 33, 128, 1e6} {
+			near(t, "1/Gain", fixed+scaled*m0/m, 1/g.Gain(m0, m), 1e-12)
+		}
+	}
+}
+
 func testModel() *Model {
 	return &Model{
 		Params: Params{AlphaC: 0.02, BetaC: 0.004, AlphaR: 0.05, BetaR: 0.01, AlphaN: 0.15, BetaN: 0.02, Gamma: 1.5},

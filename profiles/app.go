@@ -33,7 +33,10 @@ type Truth interface {
 	Progress(epoch int) float64
 	// Iterations returns the cumulative optimizer steps taken at total batch
 	// batch by the end of epoch e+1 (row e of the validation curve, 0-based).
-	// It is the oracle Optimus+Oracle uses for remaining work.
+	// Below the initial batch size, which no run measured, it is the steps
+	// the simulator takes there (each epoch's progress over the gain it
+	// credits a step with). It is the oracle Optimus+Oracle uses for
+	// remaining work, and policies.Job.RunTimeAlone's step count.
 	Iterations(batch float64, epoch int) float64
 }
 

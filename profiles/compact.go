@@ -147,6 +147,9 @@ type compactTruth struct {
 	// logRatio[e] is the log ratio of Noise and stepRatio[e] the ratio
 	// (not its log) of Steps, at the initial batch size in epoch e.
 	logRatio, stepRatio []float64
+	// fixed[e] + scaled[e]·B0/B are the steps to the end of epoch e at a
+	// batch B below the initial one, B0 (see belowSteps).
+	fixed, scaled []float64
 }
 
 func newCompactTruth(m *CompactModel) *compactTruth {
@@ -156,6 +159,7 @@ func newCompactTruth(m *CompactModel) *compactTruth {
 	for e, v := range t.stepRatio {
 		t.stepRatio[e] = math.Exp(v)
 	}
+	t.fixed, t.scaled = belowSteps(m.Epochs, float64(m.InitBatch), t.Progress, t.Grad)
 	return t
 }
 
@@ -228,9 +232,17 @@ func (t *compactTruth) Progress(epoch int) float64 {
 
 // Iterations implements Truth: each epoch's progress divided by the gain
 // of the Steps curve at batch during that epoch, summed over epochs
-// 0..epoch (epoch clamped to the model's epochs).
+// 0..epoch (epoch clamped to the model's epochs). Below the initial batch
+// size, where the Steps curve has no data, each epoch's progress is
+// divided by the gain the simulator credits a step with there (Grad's,
+// below 1), precomputed as two cumulative sums (belowSteps), so that the
+// count is the steps a job at that batch takes; at the initial batch both
+// gains are 1.
 func (t *compactTruth) Iterations(batch float64, epoch int) float64 {
 	m0 := float64(t.m.InitBatch)
+	if batch < m0 && batch/m0 > 0 {
+		return stepsBelow(t.fixed, t.scaled, batch/m0, epoch)
+	}
 	b := math.Min(math.Max(batch, m0), float64(t.m.MaxBatch))
 	scale := b / m0
 	factor := math.Pow(scale, t.m.Steps.BatchExponent)

@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"github.com/polluxsim/polluxsim/models"
 	"github.com/polluxsim/polluxsim/policies"
+	"github.com/polluxsim/polluxsim/policies/fifo"
 	"github.com/polluxsim/polluxsim/profiles"
+	"github.com/polluxsim/polluxsim/traces"
 )
 
 // The engine's oracle (TypeIterTime) gives, on the job's own type, the step time the
@@ -70,5 +73,64 @@ func TestStepTime(t *testing.T) {
 	}
 	if synced == 0 {
 		t.Error("no case had a synchronisation part: the split is not exercised")
+	}
+}
+
+// oracleFIFO is FIFO with the oracle: it records each job's
+// RunTimeAlone on its request when it first sees the job.
+type oracleFIFO struct {
+	*fifo.Policy
+	alone map[string]float64
+}
+
+func (oracleFIFO) Traits() policies.Traits {
+	return policies.Traits{UserGPUs: true, NeedsOracle: true}
+}
+
+func (p oracleFIFO) Schedule(now float64, c policies.Cluster, jobs []policies.Job) policies.Decision {
+	for i := range jobs {
+		if _, ok := p.alone[jobs[i].Name]; !ok {
+			p.alone[jobs[i].Name] = jobs[i].RunTimeAlone(c, jobs[i].Request.GPUs)
+		}
+	}
+	return p.Policy.Schedule(now, c, jobs)
+}
+
+// A job alone on the cluster runs for the time the oracle predicts
+// (RunTimeAlone: remaining steps × step time) plus its restart, whether
+// its batch is below, at or above the application's initial batch size.
+// Below it, the oracle once counted the initial batch's steps: imagenet at
+// batch 64 on 4 GPUs was predicted at a third of its run. Above it, the
+// oracle's steps are the measured run's (interpolated between validated
+// batches), which the engine's crediting need not match, so that case is
+// at a validated batch (cifar10's 256) and within 1 %; at the initial
+// batch, within the 0.5 % by which a measured run's steps and its progress
+// differ.
+func TestRunTimeAloneBelowInitBatch(t *testing.T) {
+	set := profiles.Default()
+	cases := []struct {
+		app         string
+		gpus, batch int
+		tol         float64
+	}{
+		{"imagenet", 4, 64, 1e-9},
+		{"imagenet", 1, 100, 1e-9},
+		{"cifar10", 2, 32, 1e-9},
+		{"imagenet", 4, 200, 5e-3},
+		{"cifar10", 2, 256, 1e-2},
+	}
+	for _, c := range cases {
+		w := fakeWorkload(traces.Job{Name: "j", Time: 5, App: c.app, Replicas: c.gpus, Batch: c.batch})
+		p := oracleFIFO{Policy: fifo.New(), alone: map[string]float64{}}
+		cfg := smallConfig()
+		res, err := Run(cfg, set, w, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := res.Jobs[0]
+		ran := j.Finish - j.FirstStart - cfg.RestartDelay
+		if pred := p.alone["j"]; math.Abs(ran-pred) > c.tol*ran || j.Restarts != 0 {
+			t.Errorf("%s on %d GPUs at batch %d: ran %v s (%d restarts), the oracle predicted %v s", c.app, c.gpus, c.batch, ran, j.Restarts, pred)
+		}
 	}
 }
