@@ -238,7 +238,7 @@ func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) 
 			w.row = kept
 			k, n = rowStats(w.row)
 		}
-		if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
+		if pr.overCaps(i, n, k) {
 			w.trim(pr, i)
 		}
 		start := len(out.ents)
@@ -271,7 +271,7 @@ func (w *worker) trim(pr *problem, i int) {
 	w.rng.Shuffle(len(w.perm), func(a, b int) { w.perm[a], w.perm[b] = w.perm[b], w.perm[a] })
 	left, nodes := int32(pr.maxGPUs[i]), 0
 	for _, x := range w.perm {
-		if left == 0 || (pr.maxNodes > 0 && nodes >= pr.maxNodes) {
+		if left == 0 || (pr.maxNodes[i] > 0 && nodes >= pr.maxNodes[i]) {
 			w.row[x].gpus = 0
 			continue
 		}
