@@ -19,6 +19,7 @@ type problem struct {
 	nJobs, nNodes int
 	capacity      int     // GPUs of the largest node
 	caps          []int32 // GPUs per node
+	empty         []int32 // the nodes of no GPUs, ascending
 	weight        float64 // nodes / total GPUs
 	fairGPUs      int     // the fair share (on one node), every speedup's base
 	pm            models.PowerMean
@@ -119,6 +120,9 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 	pr.caps = make([]int32, N)
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
+		if pr.caps[n] <= 0 {
+			pr.empty = append(pr.empty, int32(n))
+		}
 	}
 	fairNodes, fairGPUs := fairShare(c, J, active)
 	pr.fairGPUs = fairGPUs
