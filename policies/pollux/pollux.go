@@ -272,7 +272,7 @@ func (p *Policy) decide(c policies.Cluster, jobs []policies.Job, active int) pol
 	}
 	if p.opt.SkipUnchanged && p.last.same(c, jobs, active, p.opt.RestartDelay) {
 		p.skipped++
-		return p.last.decision()
+		return p.last.decision(jobs)
 	}
 	idx := order(jobs)
 	sorted := make([]policies.Job, len(jobs))
