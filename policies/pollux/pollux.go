@@ -426,6 +426,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 			}
 		}
 	}
+	best, fit = pr.restore(best, fit)
 	p.lastFitness = fit
 	// Remember the population (with the local search's result first).
 	p.prevJobs = p.prevJobs[:0]
