@@ -262,6 +262,9 @@ func NodesUsed(alloc []int) int {
 // Equal reports whether two allocations hold the same GPUs (nil and all
 // zeros are equal).
 func Equal(a, b []int) bool {
+	if len(a) == len(b) && len(a) > 0 && &a[0] == &b[0] {
+		return true // the same slice
+	}
 	for i := 0; i < len(a) || i < len(b); i++ {
 		var x, y int
 		if i < len(a) {

@@ -158,7 +158,8 @@ func TestKalosStandInShape(t *testing.T) {
 // 8 H100s with the llm profile set, recording no rounds: "30000" (30,000
 // jobs over 30 days) is the Scale case of docs/scale.md, minutes per
 // iteration (run with -benchtime 1x); "3000" (3,000 jobs over 3 days, the
-// same arrival rate) is a smaller case for profiles.
+// same arrival rate) is a smaller case for profiles. Each reports the
+// simulated days (the makespan), rounds and restarts of its run.
 func BenchmarkKalosReplay(b *testing.B) {
 	for _, c := range []struct {
 		jobs int
@@ -176,9 +177,14 @@ func BenchmarkKalosReplay(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := sim.Run(spec.SimConfig(), set, w, pol); err != nil {
+				res, err := sim.Run(spec.SimConfig(), set, w, pol)
+				if err != nil {
 					b.Fatal(err)
 				}
+				// What the run simulated: its length and its restarts.
+				b.ReportMetric(res.Summary.Makespan/86400, "sim-days")
+				b.ReportMetric(float64(res.Summary.Rounds), "rounds")
+				b.ReportMetric(float64(res.Summary.Restarts), "restarts")
 			}
 		})
 	}

@@ -19,7 +19,9 @@
 // service first): at most one multi-node job per node (interference
 // avoidance, switchable); per job at most min(2 × the most GPUs it has run
 // on, the application's limits, MaxGPUsPerJob) GPUs and at most
-// MaxNodesPerJob nodes; node capacity.
+// MaxNodesPerJob nodes; node capacity. For a job with a memory floor (an
+// LLM job, policies.Job.MinGPUs) the two caps are raised to its request
+// (the nodes it fills packed) and floor: the other policies run it there.
 //
 // Search. A seeded, deterministic genetic algorithm with the reference's
 // operators and settings (the initial population carried over from the

@@ -19,11 +19,12 @@ type problem struct {
 	nJobs, nNodes int
 	capacity      int     // GPUs of the largest node
 	caps          []int32 // GPUs per node
+	empty         []int32 // the nodes of no GPUs, ascending
 	weight        float64 // nodes / total GPUs
 	fairGPUs      int     // the fair share (on one node), every speedup's base
 	pm            models.PowerMean
 	avoid         bool
-	maxNodes      int
+	maxNodes      []int     // per job (0: no cap)
 	maxGPUs       []int     // per job
 	minGPUs       []int     // per job: below it a job's value is 0 (Job.MinGPUs)
 	base          state     // current allocation
@@ -109,7 +110,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 		weight:   float64(N) / float64(total),
 		pm:       models.NewPowerMean(opt.P, epsSpeedup),
 		avoid:    !opt.NoInterferenceAvoidance,
-		maxNodes: opt.MaxNodesPerJob,
+		maxNodes: make([]int, J),
 		maxGPUs:  make([]int, J),
 		minGPUs:  make([]int, J),
 		factor:   make([]float64, J),
@@ -119,6 +120,9 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 	pr.caps = make([]int32, N)
 	for n := range pr.caps {
 		pr.caps[n] = int32(c.NodeGPUs(n))
+		if pr.caps[n] <= 0 {
+			pr.empty = append(pr.empty, int32(n))
+		}
 	}
 	fairNodes, fairGPUs := fairShare(c, J, active)
 	pr.fairGPUs = fairGPUs
@@ -132,6 +136,7 @@ func newProblem(c policies.Cluster, jobs []policies.Job, active int, opt Options
 		}
 		pr.base.endRow()
 		pr.maxGPUs[i] = maxGPUs(j, opt, total)
+		pr.maxNodes[i] = maxNodes(j, opt, pr.capacity)
 		pr.minGPUs[i] = j.MinGPUs
 		pr.factor[i] = models.RestartFactor(j.Age, j.Restarts, opt.RestartDelay)
 		pr.speed[i] = models.NewSpeedup(nil, fairNodes, fairGPUs, nil)
@@ -177,11 +182,11 @@ func maxGPUs(j *policies.Job, opt Options, total int) int {
 
 // usableGPUs is the most GPUs job j can use at all: the application's cap,
 // the batch limits (a per-GPU batch of at least MinLocal within MaxBatch),
-// the policy's per-job cap and the cluster (at least 1).
+// the policy's per-job cap (see jobCap) and the cluster (at least 1).
 func usableGPUs(j *policies.Job, opt Options, total int) int {
 	m := total
-	if opt.MaxGPUsPerJob > 0 {
-		m = min(m, opt.MaxGPUsPerJob)
+	if c := jobCap(j, opt.MaxGPUsPerJob); c > 0 {
+		m = min(m, c)
 	}
 	if j.Limits.MinLocal > 0 && j.Limits.MaxBatch > 0 {
 		m = min(m, j.Limits.MaxBatch/j.Limits.MinLocal)
@@ -190,6 +195,37 @@ func usableGPUs(j *policies.Job, opt Options, total int) int {
 		m = min(m, j.MaxGPUs)
 	}
 	return max(m, 1)
+}
+
+// jobCap is the policy's GPU cap c (MaxGPUsPerJob, 0: none) as it applies
+// to job j. The reference's caps, 64 GPUs and 16 nodes, are the whole of
+// its 16 × 4-GPU cluster. A job with a memory floor (an LLM job,
+// Job.MinGPUs > 0) is one Pollux sizes where every other policy runs it on
+// its request: the caps never hold it below that request, nor below its
+// floor (else it could never run). For the other jobs the cap is c.
+func jobCap(j *policies.Job, c int) int {
+	if c <= 0 || j.MinGPUs <= 0 {
+		return c
+	}
+	return max(c, j.Request.GPUs, j.MinGPUs)
+}
+
+// maxNodes is the most nodes job j may span on nodes of capacity GPUs (0:
+// no cap): MaxNodesPerJob, and for a job with a memory floor at least the
+// nodes its request (or floor) fills when packed (see jobCap).
+func maxNodes(j *policies.Job, opt Options, capacity int) int {
+	c := opt.MaxNodesPerJob
+	if c <= 0 || j.MinGPUs <= 0 {
+		return c
+	}
+	need := max(j.Request.GPUs, j.MinGPUs)
+	return max(c, (need+capacity-1)/max(capacity, 1))
+}
+
+// overCaps reports whether a row of job i with n nodes and k GPUs exceeds
+// the job's GPU or node cap.
+func (pr *problem) overCaps(i, n, k int) bool {
+	return k > pr.maxGPUs[i] || (pr.maxNodes[i] > 0 && n > pr.maxNodes[i])
 }
 
 // valueAt is job i's value in the power mean on k GPUs over n nodes, its
@@ -267,7 +303,7 @@ func (pr *problem) feasible(st *state) bool {
 	for i := 0; i < pr.nJobs; i++ {
 		r := st.row(i)
 		k, n := rowStats(r)
-		if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
+		if pr.overCaps(i, n, k) {
 			return false
 		}
 		for x, e := range r {

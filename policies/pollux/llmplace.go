@@ -36,7 +36,7 @@ func placeLLM(pr *problem, c policies.Cluster, jobs []policies.Job, st *state) (
 	if len(moved) == 0 {
 		return st, false
 	}
-	pl := llmPlacer{c: c, avoid: pr.avoid, maxNodes: pr.maxNodes,
+	pl := llmPlacer{c: c, avoid: pr.avoid,
 		topo:  llm.Topology{RackNodes: c.RackNodes(), Oversubscription: c.Oversubscription},
 		free:  make([]int, pr.nNodes),
 		multi: make([]bool, pr.nNodes)}
@@ -54,7 +54,7 @@ func placeLLM(pr *problem, c policies.Cluster, jobs []policies.Job, st *state) (
 		pl.take(rows[i])
 	}
 	for _, i := range moved {
-		rows[i] = pl.place(&jobs[i], st.row(i), pr.minGPUs[i])
+		rows[i] = pl.place(&jobs[i], st.row(i), pr.minGPUs[i], pr.maxNodes[i])
 		pl.take(rows[i])
 	}
 	var out state
@@ -72,12 +72,11 @@ func placeLLM(pr *problem, c policies.Cluster, jobs []policies.Job, st *state) (
 
 // llmPlacer places LLM jobs on what the other jobs leave free.
 type llmPlacer struct {
-	c        policies.Cluster
-	topo     llm.Topology
-	avoid    bool
-	maxNodes int
-	free     []int  // free GPUs per node
-	multi    []bool // nodes holding a multi-node job
+	c     policies.Cluster
+	topo  llm.Topology
+	avoid bool
+	free  []int  // free GPUs per node
+	multi []bool // nodes holding a multi-node job
 }
 
 // take marks row r's GPUs used.
@@ -92,8 +91,9 @@ func (pl *llmPlacer) take(r []entry) {
 
 // place is job j's new row for the search's row r: its GPUs (on the GPU
 // type of most of them, as OneType keeps, on a cluster of several) placed
-// by llm.Place, or the most GPUs down to its floor that can be, or none.
-func (pl *llmPlacer) place(j *policies.Job, r []entry, floor int) []entry {
+// by llm.Place, or the most GPUs down to its floor that can be, or none;
+// on at most maxNodes nodes (0: no cap).
+func (pl *llmPlacer) place(j *policies.Job, r []entry, floor, maxNodes int) []entry {
 	k := rowGPUs(r)
 	free := pl.free
 	if pl.c.Heterogeneous() {
@@ -122,7 +122,7 @@ func (pl *llmPlacer) place(j *policies.Job, r []entry, floor int) []entry {
 	}
 	for ; k >= max(floor, 1); k-- {
 		u := j.TensorUnit(k)
-		if a, ok := pl.try(free, clean, k, u); ok {
+		if a, ok := pl.try(free, clean, k, u, maxNodes); ok {
 			out := make([]entry, len(a))
 			for x, s := range a {
 				out[x] = entry{node: int32(s.Node), gpus: int32(s.GPUs)}
@@ -134,8 +134,8 @@ func (pl *llmPlacer) place(j *policies.Job, r []entry, floor int) []entry {
 }
 
 // try places k GPUs in multiples of u: on one node of free if one holds
-// them, else on the nodes of clean within the node cap.
-func (pl *llmPlacer) try(free, clean []int, k, u int) (llm.Allocation, bool) {
+// them, else on the nodes of clean within the node cap maxNodes (0: none).
+func (pl *llmPlacer) try(free, clean []int, k, u, maxNodes int) (llm.Allocation, bool) {
 	one, usable := false, 0
 	for n := range free {
 		one = one || free[n]/u*u >= k
@@ -149,7 +149,7 @@ func (pl *llmPlacer) try(free, clean []int, k, u int) (llm.Allocation, bool) {
 		return nil, false
 	}
 	a, err := llm.Place(f, pl.topo, k, u)
-	if err != nil || pl.maxNodes > 0 && len(a) > pl.maxNodes {
+	if err != nil || maxNodes > 0 && len(a) > maxNodes {
 		return nil, false
 	}
 	return a, true

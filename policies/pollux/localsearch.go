@@ -224,7 +224,7 @@ func (ls *local) conflicts(i int) int {
 // conflicts but for gone's.
 func (ls *local) allowedWith(i, n, k, conflicts int, gone, added, addedV int32) bool {
 	pr := ls.pr
-	if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
+	if pr.overCaps(i, n, k) {
 		return false
 	}
 	if !pr.avoid || n <= 1 {
@@ -311,7 +311,7 @@ func (ls *local) receivers() []int {
 		}
 		// Gain of one more GPU on a node it already uses, or on a new one.
 		g := ls.gain(ls.terms[r], ls.termAt(r, max(ls.n[r], 1), ls.k[r]+1, true))
-		if ls.n[r] < ls.pr.maxNodes || ls.pr.maxNodes <= 0 {
+		if ls.n[r] < ls.pr.maxNodes[r] || ls.pr.maxNodes[r] <= 0 {
 			g = max(g, ls.gain(ls.terms[r], ls.termAt(r, ls.n[r]+1, ls.k[r]+1, true)))
 		}
 		if len(top) < nReceivers || g > top[len(top)-1].g {

@@ -23,9 +23,13 @@ type Options struct {
 	// NoInterferenceAvoidance allows several multi-node jobs per node.
 	NoInterferenceAvoidance bool `option:"no_interference_avoidance" doc:"allow several multi-node jobs on one node"`
 	// MaxGPUsPerJob caps any job's GPUs (the reference: 64); 0 = no cap.
-	MaxGPUsPerJob int `option:"max_gpus_per_job" doc:"cap on any job's GPUs, 0 or more (0: no cap)"`
-	// MaxNodesPerJob caps the nodes any job spans (the reference: 16).
-	MaxNodesPerJob int `option:"max_nodes_per_job" doc:"cap on the nodes any job spans, at least 1"`
+	// A job with a memory floor (Job.MinGPUs > 0, an LLM job) may still
+	// get its request and its floor (see jobCap).
+	MaxGPUsPerJob int `option:"max_gpus_per_job" doc:"cap on any job's GPUs, 0 or more (0: no cap); an LLM job may still get the GPUs it asked for"`
+	// MaxNodesPerJob caps the nodes any job spans (the reference: 16);
+	// a job with a memory floor may still span the nodes its request
+	// fills packed.
+	MaxNodesPerJob int `option:"max_nodes_per_job" doc:"cap on the nodes any job spans, at least 1; an LLM job may still span the nodes its request fills"`
 	// Population and Generations size the genetic algorithm (100 and 100).
 	Population  int `option:"population" serve:"256" doc:"genetic algorithm population, in [1, 100000]"`
 	Generations int `option:"generations" serve:"1000" doc:"genetic algorithm generations per round in [0, 100000] (0: only local search from the carried-over population)"`
@@ -268,7 +272,7 @@ func (p *Policy) decide(c policies.Cluster, jobs []policies.Job, active int) pol
 	}
 	if p.opt.SkipUnchanged && p.last.same(c, jobs, active, p.opt.RestartDelay) {
 		p.skipped++
-		return p.last.decision()
+		return p.last.decision(jobs)
 	}
 	idx := order(jobs)
 	sorted := make([]policies.Job, len(jobs))
@@ -425,6 +429,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 			}
 		}
 	}
+	best, fit = pr.restore(best, fit)
 	p.lastFitness = fit
 	// Remember the population (with the local search's result first).
 	p.prevJobs = p.prevJobs[:0]

@@ -88,12 +88,15 @@ func (l *lastRound) remember(c policies.Cluster, jobs []policies.Job, active int
 	}
 }
 
-// decision is the remembered decision, copied.
-func (l *lastRound) decision() policies.Decision {
+// decision is the remembered decision for jobs, which same has found
+// holding it: each job's own allocation (so that the simulator need not
+// compare it), remembered as the decision from now on.
+func (l *lastRound) decision(jobs []policies.Job) policies.Decision {
 	dec := policies.Decision{Alloc: make([][]int, len(l.alloc))}
 	for i, a := range l.alloc {
 		if a != nil {
-			dec.Alloc[i] = append([]int(nil), a...)
+			dec.Alloc[i] = jobs[i].Alloc
+			l.alloc[i] = jobs[i].Alloc
 		}
 	}
 	return dec

@@ -101,7 +101,7 @@ func (ls *local) refreshReceivers() {
 		n, k := ls.n[r]+1, ls.k[r]+1
 		mode := recvAlways
 		switch {
-		case k > pr.maxGPUs[r] || (pr.maxNodes > 0 && n > pr.maxNodes):
+		case pr.overCaps(r, n, k):
 			mode = recvNever
 		case !pr.avoid || n <= 1:
 		case conf > 0:

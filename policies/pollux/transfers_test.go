@@ -133,7 +133,7 @@ func TestReceiversAreTheTopGains(t *testing.T) {
 				continue
 			}
 			g := ls.gain(ls.terms[r], ls.termAt(r, max(ls.n[r], 1), ls.k[r]+1, true))
-			if ls.n[r] < pr.maxNodes || pr.maxNodes <= 0 {
+			if ls.n[r] < pr.maxNodes[r] || pr.maxNodes[r] <= 0 {
 				g = max(g, ls.gain(ls.terms[r], ls.termAt(r, ls.n[r]+1, ls.k[r]+1, true)))
 			}
 			all = append(all, cand{r, g})

@@ -22,10 +22,9 @@ type worker struct {
 	gen   uint32
 	used  []int32 // per node: GPUs taken
 	owner []int32 // per node: multi-node job holding it, or -1
-	// isOpen marks the nodes with a free GPU during a mutation.
-	isOpen []bool
 
-	open    []int32   // scratch: nodes with a free GPU
+	touched []int32   // scratch: the nodes a mutation's rows use
+	closed  []int32   // scratch: the nodes without a free GPU, ascending
 	row     []entry   // scratch: one row
 	perm    []int     // scratch: a permutation of a row
 	hit     []int32   // scratch: nodes chosen for raising
@@ -45,8 +44,7 @@ const maxRaise = 8
 const tinyDenominator = 1e-300
 
 func newWorker(nodes int) *worker {
-	w := &worker{stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes),
-		isOpen: make([]bool, nodes)}
+	w := &worker{stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes)}
 	w.rng = rand.New(&w.pcg)
 	w.bits.rng = w.rng
 	return w
@@ -75,9 +73,54 @@ func (w *worker) usedOn(c int32) int32 {
 	return w.used[c]
 }
 
+// addUsed adds v GPUs taken on node c, noting in w.touched the nodes
+// taken first in this generation.
 func (w *worker) addUsed(c, v int32) {
-	w.usedOn(c)
+	if w.stamp[c] != w.gen {
+		w.stamp[c], w.used[c], w.owner[c] = w.gen, 0, -1
+		w.touched = append(w.touched, c)
+	}
 	w.used[c] += v
+}
+
+// isOpen reports whether node c has a free GPU in this generation.
+func (w *worker) isOpen(pr *problem, c int32) bool {
+	u := int32(0)
+	if w.stamp[c] == w.gen {
+		u = w.used[c]
+	}
+	return u < pr.caps[c]
+}
+
+// findClosed fills w.closed, ascending, with the nodes without a free
+// GPU: the nodes of no capacity and the touched nodes that are full (a
+// node no row uses has every GPU free). It returns the number of open
+// nodes. The cost is in the touched nodes, not the cluster's.
+func (w *worker) findClosed(pr *problem) int {
+	w.closed = append(w.closed[:0], pr.empty...)
+	for _, c := range w.touched {
+		if w.used[c] >= pr.caps[c] && pr.caps[c] > 0 {
+			w.closed = append(w.closed, c)
+		}
+	}
+	slices.Sort(w.closed)
+	return pr.nNodes - len(w.closed)
+}
+
+// openAt is the r-th open node (from 0, in node order) given w.closed: r
+// plus the number of closed nodes below it, the first k with
+// closed[k] − k > r (closed[k] − k open nodes lie below closed[k]).
+func (w *worker) openAt(r int32) int32 {
+	lo, hi := 0, len(w.closed)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if w.closed[mid]-int32(mid) > r {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return r + int32(lo)
 }
 
 func (w *worker) ownerOf(c int32) int32 {
@@ -95,6 +138,7 @@ func (w *worker) ownerOf(c int32) int32 {
 func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 	J := pr.nJobs
 	w.next()
+	w.touched = w.touched[:0]
 	red := &w.reduced
 	red.begin()
 	for i := 0; i < J; i++ {
@@ -115,30 +159,16 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 		}
 		red.endRow()
 	}
-	// The open nodes: a node not touched by this mutation has no GPUs
-	// taken (usedOn without resetting the scratch, which the rest of the
-	// mutation does not read).
-	w.open = w.open[:0]
-	stamp, used, caps, gen := w.stamp[:pr.nNodes], w.used[:pr.nNodes], pr.caps[:pr.nNodes], w.gen
-	for c := range caps {
-		u := int32(0)
-		if stamp[c] == gen {
-			u = used[c]
-		}
-		isOpen := u < caps[c]
-		w.isOpen[c] = isOpen
-		if isOpen {
-			w.open = append(w.open, int32(c))
-		}
-	}
+	// The open nodes, those with a free GPU, are every node but the
+	// closed ones (findClosed); the r-th is openAt(r).
+	m := w.findClosed(pr)
 	out := &w.raised
-	if len(w.open) == 0 {
+	if m == 0 {
 		out.copyFrom(red)
 		return
 	}
 	// The number of open nodes a row raises is Binomial(m, 1/m): draw it
 	// from its CDF, then pick that many distinct open nodes.
-	m := len(w.open)
 	p1 := 1 / float64(m)
 	w.cdf = w.cdf[:0]
 	acc, pk := 0.0, math.Pow(1-p1, float64(m))
@@ -158,7 +188,7 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 			count++
 		}
 		for len(w.hit) < count {
-			c := w.open[w.rng.IntN(m)]
+			c := w.openAt(int32(w.rng.IntN(m)))
 			if !slices.Contains(w.hit, c) {
 				w.hit = append(w.hit, c)
 			}
@@ -168,7 +198,7 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 		}
 		nOwn := 0
 		for _, e := range r {
-			if w.isOpen[e.node] {
+			if w.isOpen(pr, e.node) {
 				nOwn++
 			}
 		}
@@ -184,7 +214,7 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 			if raise {
 				h++
 			}
-			if !raise && w.isOpen[e.node] && w.bits.chance(pOwn) {
+			if !raise && w.isOpen(pr, e.node) && w.bits.chance(pOwn) {
 				raise = true
 			}
 			if raise {
@@ -238,7 +268,7 @@ func (w *worker) repair(pr *problem, in, out *state) (fit float64, hash uint64) 
 			w.row = kept
 			k, n = rowStats(w.row)
 		}
-		if k > pr.maxGPUs[i] || (pr.maxNodes > 0 && n > pr.maxNodes) {
+		if pr.overCaps(i, n, k) {
 			w.trim(pr, i)
 		}
 		start := len(out.ents)
@@ -271,7 +301,7 @@ func (w *worker) trim(pr *problem, i int) {
 	w.rng.Shuffle(len(w.perm), func(a, b int) { w.perm[a], w.perm[b] = w.perm[b], w.perm[a] })
 	left, nodes := int32(pr.maxGPUs[i]), 0
 	for _, x := range w.perm {
-		if left == 0 || (pr.maxNodes > 0 && nodes >= pr.maxNodes) {
+		if left == 0 || (pr.maxNodes[i] > 0 && nodes >= pr.maxNodes[i]) {
 			w.row[x].gpus = 0
 			continue
 		}
