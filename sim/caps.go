@@ -72,24 +72,69 @@ func (j *job) floor(app *profiles.App) int {
 	return app.MinGPUs
 }
 
-// checkFloor refuses a rigid job that asks for fewer GPUs than its model
-// fits in on every GPU type of the cluster it can use: it could never run.
+// viewFloor is the floor the policy sees for job j (policies.Job.MinGPUs):
+// on the type it holds for a job holding GPUs, else the largest floor
+// over the types it is offered (types: those it can run on, see
+// fitting), so that a policy giving a waiting job at least that many
+// GPUs of any offered type gives it GPUs it can run on. A job's floor
+// differs between types (an A100-40GB holds less of a model than an
+// H100): the base profile's floor alone let Pollux offer a waiting job
+// too few GPUs of another type, which the engine then took back, round
+// after round.
+func (j *job) viewFloor() int {
+	if j.alloc != nil || len(j.types) == 0 {
+		return j.floor(j.on())
+	}
+	f := 0
+	for _, t := range j.types {
+		f = max(f, j.floor(j.app.ForType(t)))
+	}
+	return f
+}
+
+// fitting are the types of ts (offered to job j) where j can run: their
+// GPUs in cluster c hold its floor there, and a rigid job's request is
+// at least its model's floor there.
+func (j *job) fitting(c policies.Cluster, ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		a := j.app.ForType(t)
+		if j.floor(a) <= c.TypeGPUs(t) && (!j.rigid || a.MinGPUs <= j.spec.Replicas) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// checkFloor refuses a job with a floor (an LLM job) that could never
+// run: a rigid one that asks for fewer GPUs than its model fits in on
+// every GPU type of the cluster it can use, and any one whose floor is
+// more GPUs than the cluster has of every type it can use.
 func checkFloor(cfg Config, j *job) error {
-	if !j.rigid || j.app.MinGPUs == 0 {
+	if j.app.MinGPUs == 0 {
 		return nil
 	}
 	least, on := j.app.MinGPUs, j.app.Type
+	types := []string{j.app.Type}
 	if cfg.typed() {
 		least = 0
-		for _, t := range offered(cfg.Cluster, j.app) {
+		types = offered(cfg.Cluster, j.app)
+		for _, t := range types {
 			if m := j.app.ForType(t).MinGPUs; least == 0 || m < least {
 				least, on = m, t
 			}
 		}
 	}
-	if least > j.spec.Replicas {
+	if j.rigid && least > j.spec.Replicas {
 		return fmt.Errorf("asks for %d GPUs, but %s fits in no fewer than %d %s GPUs (policies that do not size LLM jobs run them on their request)",
 			j.spec.Replicas, j.spec.App, least, on)
+	}
+	if cfg.typed() {
+		if len(types) > 0 && len(j.fitting(cfg.Cluster, types)) == 0 {
+			return fmt.Errorf("%s fits in no fewer than %d %s GPUs, more than the cluster has of any GPU type it can use", j.spec.App, least, on)
+		}
+	} else if total := cfg.Cluster.TotalGPUs(); least > total {
+		return fmt.Errorf("%s fits in no fewer than %d GPUs, more than the cluster's %d", j.spec.App, least, total)
 	}
 	return nil
 }

@@ -129,7 +129,7 @@ func RunContext(ctx context.Context, cfg Config, set *profiles.Set, w *traces.Wo
 		}
 		j.agent.start(e.traits.AdaptiveBatch, spec.App, cfg.SeedParams, cfg.SeedSeenGPUs)
 		if cfg.typed() {
-			j.types, j.typeSec = offered(e.cfg.Cluster, app), map[string]float64{}
+			j.types, j.typeSec = j.fitting(e.cfg.Cluster, offered(e.cfg.Cluster, app)), map[string]float64{}
 			if e.traits.AdaptiveBatch && len(e.cfg.Cluster.Types()) > 1 {
 				if err := e.bootstrap(j); err != nil {
 					return nil, err

@@ -253,7 +253,7 @@ func (j *job) view(v *policies.Job, now float64, oracle bool) {
 		Limits:      j.on().Limits,
 		FixedBatch:  j.app.FixedBatch,
 		MaxGPUs:     j.app.MaxGPUs,
-		MinGPUs:     j.floor(j.on()),
+		MinGPUs:     j.viewFloor(),
 		NodeUnit:    j.on().NodeGPUs,
 		MaxSeenGPUs: j.agent.maxGPUs,
 		Params:      j.agent.params,

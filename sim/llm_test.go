@@ -96,3 +96,35 @@ func TestLLMNodesOtherThanModelled(t *testing.T) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
 }
+
+// A waiting LLM job's floor, as a policy sees it, is its model's on the
+// cluster's GPU types, not on the profile set's base type: a 13B job
+// asking 16 GPUs fits in 3 H100s but 6 A100-40GBs, and on an A100-40GB
+// cluster Pollux, told 3, offered it 3-5 GPUs the engine took back, round
+// after round, until the run stalled. It now runs, on at least 6. A job
+// whose floor is more GPUs than the cluster has of any type it can use is
+// refused before the run (it used to be simulated to the time limit).
+func TestLLMFloorOnClusterType(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "a100-40gb", Nodes: 2, GPUsPerNode: 8})
+	w := &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "a", App: "llm-13b-sft", Replicas: 16, Batch: 64}}}
+	set := profiles.LLM()
+	floor := set.Apps["llm-13b-sft"].ForType("a100-40gb").MinGPUs
+	if base := set.Apps["llm-13b-sft"].MinGPUs; !(floor > base) {
+		t.Fatalf("13B's floor is %d A100-40GBs and %d on the base type: the test shows nothing", floor, base)
+	}
+	res, err := sim.Run(cfg, set, w, pollux.New(pollux.DefaultOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) != 1 {
+		t.Fatalf("%d jobs finished", len(res.Jobs))
+	}
+	cfg.Cluster = policies.NewCluster(policies.Pool{Type: "h100", Nodes: 1, GPUsPerNode: 8})
+	w = &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "b", App: "llm-70b-eval", Replicas: 8, Batch: 64}}}
+	_, err = sim.Run(cfg, set, w, pollux.New(pollux.DefaultOptions()))
+	want := "llm-70b-eval fits in no fewer than 15 h100 GPUs, more than the cluster has of any GPU type it can use"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want %q", err, want)
+	}
+}
