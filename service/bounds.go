@@ -62,7 +62,7 @@ func checkJobGPUs(f string, w *Job, lim Limits) error {
 	for _, c := range []struct {
 		name string
 		v    int
-	}{{"request_gpus", w.RequestGPUs}, {"max_replicas", w.MaxReplicas}, {"min_replicas", w.MinReplicas}} {
+	}{{"request_gpus", w.RequestGPUs}, {"max_replicas", w.MaxReplicas}, {"min_replicas", w.MinReplicas}, {"min_gpus", w.MinGPUs}} {
 		if c.v > lim.MaxGPUs {
 			return errorf("%s.%s: %d GPUs, more than the service's limit of %d GPUs in a round", f, c.name, c.v, lim.MaxGPUs)
 		}

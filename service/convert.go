@@ -194,6 +194,25 @@ func addNode(pools []policies.Pool, t string, g int) []policies.Pool {
 	return append(pools, policies.Pool{Type: t, Nodes: 1, GPUsPerNode: g})
 }
 
+// checkFloor checks an LLM job's memory floor (min_gpus) against the GPUs
+// it asks for, when it names them: a floor above request_gpus or
+// max_replicas is a job that could never run as asked. A floor above the
+// round's GPUs is accepted, as request_gpus is: a round's nodes change
+// (failures, preemptible nodes, an autoscaler growing the cluster), and
+// the job gets none until they hold its floor. The service's GPU limit
+// bounds it as the other counts (checkJobGPUs).
+func checkFloor(f string, w *Job) error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"request_gpus", w.RequestGPUs}, {"max_replicas", w.MaxReplicas}} {
+		if c.v > 0 && w.MinGPUs > c.v {
+			return errorf("%s.min_gpus: %d is above %s %d", f, w.MinGPUs, c.name, c.v)
+		}
+	}
+	return nil
+}
+
 // decodeJob checks one job and fills its policy view; used counts the
 // GPUs its allocation holds per node.
 func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
@@ -228,6 +247,9 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 		if err := count(f+"."+c.name, c.v); err != nil {
 			return err
 		}
+	}
+	if err := checkFloor(f, w); err != nil {
+		return err
 	}
 	if err := batchSize(f+".request_batch", w.RequestBatch); err != nil {
 		return err
