@@ -304,7 +304,7 @@ func (p *Policy) decide(c policies.Cluster, jobs []policies.Job, active int) pol
 		}
 		return dec
 	}
-	best := p.search(pr, sorted, c.Nodes)
+	best := p.search(pr, sorted, c)
 	if placed, ok := placeLLM(pr, c, sorted, best); ok { // LLM jobs' nodes (llmplace.go)
 		best, p.lastFitness = placed, pr.fitness(placed)
 	}
@@ -374,7 +374,8 @@ func OneType(c policies.Cluster, j *policies.Job, alloc []int) []int {
 
 // search runs the genetic algorithm (and local search) on pr, remembers
 // the final population for the next round and returns the best state.
-func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
+func (p *Policy) search(pr *problem, jobs []policies.Job, c policies.Cluster) *state {
+	N := c.Nodes
 	p.rounds++
 	if len(p.workers) == 0 || len(p.workers[0].stamp) != N {
 		p.workers = p.workers[:0]
@@ -400,6 +401,9 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, N int) *state {
 	base := s.get()
 	base.copyFrom(&pr.base)
 	initial := append([]*state{base}, p.adapt(jobs, s)...)
+	if seed := pr.floorSeed(c, s); seed != nil { // floorseed.go
+		initial = append(initial, seed)
+	}
 	pop := s.run(initial)
 	best, fit := pop[0].st, pop[0].fit
 	if p.opt.LocalSearch {
