@@ -31,7 +31,7 @@ func ParseCluster(s string) (policies.Cluster, error) {
 	for i, part := range strings.Split(s, ",") {
 		if key, val, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
 			if err := parseNetwork(&net, key, val, seen); err != nil {
-				return policies.Cluster{}, fmt.Errorf("--cluster %s: %w", strings.TrimSpace(part), err)
+				return policies.Cluster{}, fmt.Errorf("--cluster %q: %w", strings.TrimSpace(part), err)
 			}
 			continue
 		}
@@ -42,7 +42,7 @@ func ParseCluster(s string) (policies.Cluster, error) {
 		pools = append(pools, p)
 	}
 	if len(pools) == 0 {
-		return policies.Cluster{}, fmt.Errorf("--cluster %s: no pools TYPE:NODESxGPUS[@PRICE]", s)
+		return policies.Cluster{}, fmt.Errorf("--cluster %q: no pools TYPE:NODESxGPUS[@PRICE]", s)
 	}
 	c, err := newCluster(pools)
 	if err != nil {
