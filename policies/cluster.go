@@ -140,6 +140,22 @@ func (c Cluster) AllocType(alloc []int) string {
 	return t
 }
 
+// NodesType is the GPU type of nodes, or "" when there are none or they
+// span more than one type: the AllocType of an allocation holding GPUs on
+// exactly these nodes, for a caller that has them at hand (it costs those
+// nodes, not the cluster's).
+func (c Cluster) NodesType(nodes []int) string {
+	t := ""
+	for i, n := range nodes {
+		nt := c.NodeType(n)
+		if i > 0 && nt != t {
+			return ""
+		}
+		t = nt
+	}
+	return t
+}
+
 // Offers reports whether job j may run on GPU type t: its Types list is
 // empty (every type) or holds t.
 func (j *Job) Offers(t string) bool {

@@ -1,6 +1,7 @@
 package policies_test
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -71,5 +72,34 @@ func TestPlaceJob(t *testing.T) {
 	a, b := []int{1, 4, 2}, []int{1, 4, 2}
 	if got, want := policies.PlaceJob(h, a, 5, j), policies.PlaceMostFree(b, 5); !reflect.DeepEqual(got, want) {
 		t.Errorf("PlaceJob %v, PlaceMostFree %v", got, want)
+	}
+}
+
+// TestNodesTypeIsAllocType: the type of the nodes an allocation holds GPUs
+// on is the allocation's type, on random allocations of clusters with one
+// to three pools (mixed types give "", no GPUs give "").
+func TestNodesTypeIsAllocType(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 21))
+	types := []string{"t4", "a100", "h100"}
+	for trial := 0; trial < 2000; trial++ {
+		var c policies.Cluster
+		for range 1 + rng.IntN(3) {
+			p := policies.Pool{Type: types[rng.IntN(len(types))], Nodes: 1 + rng.IntN(6), GPUsPerNode: 4}
+			c.Pools = append(c.Pools, p)
+			c.Nodes += p.Nodes
+		}
+		a := make([]int, c.Nodes)
+		for k := rng.IntN(4); k > 0; k-- {
+			a[rng.IntN(c.Nodes)] = 1 + rng.IntN(4)
+		}
+		var nodes []int
+		for n, v := range a {
+			if v > 0 {
+				nodes = append(nodes, n)
+			}
+		}
+		if got, want := c.NodesType(nodes), c.AllocType(a); got != want {
+			t.Fatalf("trial %d: NodesType(%v) = %q, AllocType(%v) = %q (pools %+v)", trial, nodes, got, a, want, c.Pools)
+		}
 	}
 }

@@ -144,11 +144,10 @@ func (j *job) typeModels() map[string]policies.TypeModel {
 	return m
 }
 
-// checkTypedAlloc verifies that a job's allocation on a cluster of pools
+// checkTypedAlloc verifies that a job's allocation on a cluster of pools,
+// whose GPUs are of type t ("": more than one, policies.Cluster.AllocType),
 // holds GPUs of one type the job may use.
-func (e *engine) checkTypedAlloc(j *job, a []int) error {
-	c := e.cfg.Cluster
-	t := c.AllocType(a)
+func (e *engine) checkTypedAlloc(j *job, t string) error {
 	if t == "" {
 		return fmt.Errorf("policy %s gave job %s GPUs of more than one type (t=%v)", e.policy.Name(), j.spec.Name, e.now)
 	}

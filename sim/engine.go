@@ -37,6 +37,10 @@ type engine struct {
 	elastic *elasticState
 	// nextSubmit is the next job a closed loop submits.
 	nextSubmit int
+	// used, usedOn and held are checkDecision's scratch: the GPUs the
+	// decision puts on each node (all zero between calls), the nodes
+	// where that is not zero, and the nodes one allocation holds GPUs on.
+	used, usedOn, holds []int
 	// views is the policy's input, reused from round to round (a policy
 	// keeps nothing of its input past the call).
 	views []policies.Job
@@ -597,12 +601,18 @@ func (e *engine) applyInterference(active []*job) {
 	}
 }
 
-// checkDecision validates a policy's output before it is applied.
+// checkDecision validates a policy's output before it is applied. Each
+// allocation is read whole once (checkAlloc); the node capacities are
+// then summed over the nodes that hold GPUs only, so a round costs the
+// allocations' length once rather than once per check.
 func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
 	if len(dec.Alloc) != len(active) {
 		return fmt.Errorf("policy %s returned %d allocations for %d jobs at t=%v", e.policy.Name(), len(dec.Alloc), len(active), e.now)
 	}
-	used := make([]int, e.cfg.Cluster.Nodes)
+	if len(e.used) != e.cfg.Cluster.Nodes {
+		e.used = make([]int, e.cfg.Cluster.Nodes)
+	}
+	defer e.clearUsed()
 	for i, a := range dec.Alloc {
 		if a == nil {
 			continue
@@ -610,23 +620,37 @@ func (e *engine) checkDecision(active []*job, dec policies.Decision) error {
 		if err := e.checkAlloc(active[i], a); err != nil {
 			return err
 		}
-		for n, v := range a {
-			used[n] += v
-			if v > 0 && used[n] > e.cfg.Cluster.NodeGPUs(n) {
+		for _, n := range e.holds {
+			v := a[n]
+			if e.used[n] == 0 {
+				e.usedOn = append(e.usedOn, n)
+			}
+			e.used[n] += v
+			if e.used[n] > e.cfg.Cluster.NodeGPUs(n) {
 				// Name the job whose GPUs are one too many.
 				return fmt.Errorf("invariant violated: policy %s put %d GPUs on node %d, which has %d, when it gave job %s %d there (t=%v)",
-					e.policy.Name(), used[n], n, e.cfg.Cluster.NodeGPUs(n), active[i].spec.Name, v, e.now)
+					e.policy.Name(), e.used[n], n, e.cfg.Cluster.NodeGPUs(n), active[i].spec.Name, v, e.now)
 			}
 		}
 	}
 	return nil
 }
 
+// clearUsed zeroes checkDecision's per-node sums on the nodes it touched.
+func (e *engine) clearUsed() {
+	for _, n := range e.usedOn {
+		e.used[n] = 0
+	}
+	e.usedOn = e.usedOn[:0]
+}
+
 // checkAlloc validates one job's allocation a (not nil): one entry per
 // node, none negative, GPUs of one type the job may use, and exactly its
-// request under a policy that runs jobs on their request.
+// request under a policy that runs jobs on their request. It leaves in
+// e.holds the nodes where a holds GPUs, ascending.
 func (e *engine) checkAlloc(j *job, a []int) error {
 	c := e.cfg.Cluster
+	e.holds = e.holds[:0]
 	if len(a) != c.Nodes {
 		return fmt.Errorf("policy %s gave job %s an allocation over %d nodes, the cluster has %d (t=%v)",
 			e.policy.Name(), j.spec.Name, len(a), c.Nodes, e.now)
@@ -636,10 +660,13 @@ func (e *engine) checkAlloc(j *job, a []int) error {
 		if v < 0 {
 			return fmt.Errorf("policy %s gave job %s %d GPUs on node %d (t=%v)", e.policy.Name(), j.spec.Name, v, n, e.now)
 		}
-		k += v
+		if v > 0 {
+			e.holds = append(e.holds, n)
+			k += v
+		}
 	}
 	if e.cfg.typed() && k > 0 {
-		if err := e.checkTypedAlloc(j, a); err != nil {
+		if err := e.checkTypedAlloc(j, c.NodesType(e.holds)); err != nil {
 			return err
 		}
 	}

@@ -2,18 +2,23 @@ package pollux
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // TestOpenNodesSparseEqualsDense: the sparse open set of a mutation
 // (findClosed, openAt, isOpen, costing the nodes the rows touch) is the
 // dense one, a scan of every node for a free GPU, in the same order, on
-// random small clusters with nodes of no capacity, over several
-// generations of the scratch.
+// random clusters with nodes of no capacity, over several generations of
+// the scratch: small ones, where the few closed nodes are sorted, and up
+// to 300 nodes, where many are ordered by the bitmap (orderByMarks).
 func TestOpenNodesSparseEqualsDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := 0; trial < 2000; trial++ {
 		n := 1 + rng.IntN(12)
+		if trial%2 == 1 {
+			n = 1 + rng.IntN(300)
+		}
 		pr := &problem{nNodes: n, caps: make([]int32, n)}
 		for c := range pr.caps {
 			pr.caps[c] = int32(rng.IntN(5)) // 0: a node of no GPUs
@@ -32,7 +37,7 @@ func TestOpenNodesSparseEqualsDense(t *testing.T) {
 				w.addUsed(c, v)
 				used[c] += v
 			}
-			var open []int32
+			var open, closed []int32
 			for c := range n {
 				isOpen := used[c] < pr.caps[c]
 				if got := w.isOpen(pr, int32(c)); got != isOpen {
@@ -40,10 +45,15 @@ func TestOpenNodesSparseEqualsDense(t *testing.T) {
 				}
 				if isOpen {
 					open = append(open, int32(c))
+				} else {
+					closed = append(closed, int32(c))
 				}
 			}
 			if m := w.findClosed(pr); m != len(open) {
 				t.Fatalf("trial %d: %d open nodes, want %d (caps %v, used %v)", trial, m, len(open), pr.caps, used)
+			}
+			if !slices.Equal(w.closed, closed) {
+				t.Fatalf("trial %d: closed nodes %v, want %v", trial, w.closed, closed)
 			}
 			for r, c := range open {
 				if got := w.openAt(int32(r)); got != c {
