@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/polluxsim/polluxsim/experiments/runspec"
-	"github.com/polluxsim/polluxsim/internal/parquettest"
 	"github.com/polluxsim/polluxsim/policies"
 	"github.com/polluxsim/polluxsim/policies/pollux"
 	"github.com/polluxsim/polluxsim/profiles"
@@ -98,16 +97,7 @@ func remoteChanges(t *testing.T, url string, cnt *counting, pol string, w int) {
 	for _, c := range []struct{ a, b, table string }{
 		{"local", "changes", "jobs.parquet"}, {"local", "changes", "rounds.parquet"}, {"all", "changes", "jobs.parquet"},
 	} {
-		a := parquettest.ReadTable(t, filepath.Join(dir, c.a, c.table))
-		b := parquettest.ReadTable(t, filepath.Join(dir, c.b, c.table))
-		if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
-			t.Errorf("%s, %s and %s: %s", c.table, c.a, c.b, d)
-		}
-		if a.NumRows() == 0 {
-			t.Errorf("%s: no rows", c.table)
-		}
-		a.Release()
-		b.Release()
+		sameTables(t, filepath.Join(dir, c.a), filepath.Join(dir, c.b), c.table)
 	}
 }
 

@@ -31,6 +31,22 @@ func identityRun(t *testing.T, spec runspec.RunSpec, w int, dir string) {
 // the service's policy) on the remote side.
 var identitySkip = []string{"run_id", "policy", "policy_options"}
 
+// sameTables checks that table (a Parquet file) of run folders a and b
+// agrees but for identitySkip, and has rows.
+func sameTables(t *testing.T, a, b, table string) {
+	t.Helper()
+	ta := parquettest.ReadTable(t, filepath.Join(a, table))
+	defer ta.Release()
+	tb := parquettest.ReadTable(t, filepath.Join(b, table))
+	defer tb.Release()
+	if d := parquettest.DiffExcept(ta, tb, identitySkip...); d != "" {
+		t.Errorf("%s, %s and %s: %s", table, filepath.Base(a), filepath.Base(b), d)
+	}
+	if ta.NumRows() == 0 {
+		t.Errorf("%s: no rows", table)
+	}
+}
+
 // TestRemoteIdentity is the proof that the live path and the simulated
 // one are the same code: the eight reference workloads under Pollux,
 // Tiresias and Optimus+Oracle, each decided in process and through a
@@ -87,16 +103,7 @@ func TestRemoteIdentity(t *testing.T) {
 					t.Errorf("%d sessions open after the run (the pipeline closes the policy, which closes its session)", n)
 				}
 				for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
-					a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
-					b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))
-					if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
-						t.Errorf("%s: %s", table, d)
-					}
-					if a.NumRows() == 0 {
-						t.Errorf("%s: no rows", table)
-					}
-					a.Release()
-					b.Release()
+					sameTables(t, filepath.Join(dir, "local"), filepath.Join(dir, "remote"), table)
 				}
 			})
 		}
@@ -144,13 +151,7 @@ func TestRemoteAdmissionIdentity(t *testing.T) {
 				t.Errorf("%d sessions open after the run", n)
 			}
 			for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
-				a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
-				b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))
-				if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
-					t.Errorf("%s: %s", table, d)
-				}
-				a.Release()
-				b.Release()
+				sameTables(t, filepath.Join(dir, "local"), filepath.Join(dir, "remote"), table)
 			}
 			var sum struct {
 				Declined float64 `json:"jobs_declined"`
@@ -199,16 +200,7 @@ func TestRemoteLLMIdentity(t *testing.T) {
 				}
 			}
 			for _, table := range []string{"jobs.parquet", "rounds.parquet"} {
-				a := parquettest.ReadTable(t, filepath.Join(dir, "local", table))
-				b := parquettest.ReadTable(t, filepath.Join(dir, "remote", table))
-				if d := parquettest.DiffExcept(a, b, identitySkip...); d != "" {
-					t.Errorf("%s: %s", table, d)
-				}
-				if a.NumRows() == 0 {
-					t.Errorf("%s: no rows", table)
-				}
-				a.Release()
-				b.Release()
+				sameTables(t, filepath.Join(dir, "local"), filepath.Join(dir, "remote"), table)
 			}
 		})
 	}
