@@ -15,7 +15,6 @@ import (
 	"github.com/polluxsim/polluxsim/experiments/intree"
 	"github.com/polluxsim/polluxsim/experiments/runspec"
 	"github.com/polluxsim/polluxsim/profiles"
-	"github.com/polluxsim/polluxsim/sim"
 	"github.com/polluxsim/polluxsim/traces"
 )
 
@@ -171,21 +170,11 @@ func BenchmarkKalosReplay(b *testing.B) {
 			spec := runspec.DefaultSpec("pollux")
 			spec.Cluster, spec.Nodes, spec.GPUsPerNode = "h100:1000x8", 1000, 8
 			spec.Rounds = "none"
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				pol, err := runspec.NewPolicy(known, spec)
-				if err != nil {
-					b.Fatal(err)
-				}
-				res, err := sim.Run(spec.SimConfig(), set, w, pol)
-				if err != nil {
-					b.Fatal(err)
-				}
-				// What the run simulated: its length and its restarts.
-				b.ReportMetric(res.Summary.Makespan/86400, "sim-days")
-				b.ReportMetric(float64(res.Summary.Rounds), "rounds")
-				b.ReportMetric(float64(res.Summary.Restarts), "restarts")
-			}
+			res := runs(b, spec, set, w)
+			// What the run simulated: its length and its restarts.
+			b.ReportMetric(res.Summary.Makespan/86400, "sim-days")
+			b.ReportMetric(float64(res.Summary.Rounds), "rounds")
+			b.ReportMetric(float64(res.Summary.Restarts), "restarts")
 		})
 	}
 }

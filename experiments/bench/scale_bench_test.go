@@ -22,16 +22,24 @@ func benchRun(b *testing.B, policy string, opts ...string) {
 		b.Fatal(err)
 	}
 	spec.Rounds = "none"
+	runs(b, spec, set, w)
+}
+
+// runs simulates w under spec's policy (a fresh one per run) b.N times,
+// timing only the runs, and returns the last run's result.
+func runs(b *testing.B, spec runspec.RunSpec, set *profiles.Set, w *traces.Workload) *sim.Result {
 	b.ResetTimer()
+	var res *sim.Result
 	for i := 0; i < b.N; i++ {
 		pol, err := runspec.NewPolicy(known, spec)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := sim.Run(spec.SimConfig(), set, w, pol); err != nil {
+		if res, err = sim.Run(spec.SimConfig(), set, w, pol); err != nil {
 			b.Fatal(err)
 		}
 	}
+	return res
 }
 
 // BenchmarkPolluxReferenceRun is one whole 160-job Pollux run (the target:
