@@ -38,8 +38,9 @@ func (h *Header) Width() int { return h.width }
 func (h *Header) Extra() []string { return h.extra }
 
 // ReadHeader reads and checks the header line of a CSV file named file,
-// the one reader of every CSV header of the tree (workloads, Philly
-// tables, fault logs): names are trimmed of spaces and case-sensitive, a
+// the one header reader of polluxsim's own CSV formats (workloads, Philly
+// tables, fault logs; public cluster traces, whose columns go by several
+// names, have theirs in tracecsv.go): names are trimmed of spaces and case-sensitive, a
 // UTF-8 byte-order mark is skipped; every column of required must be there
 // exactly once and no column may appear twice; other columns are ignored
 // with a warning (Extra lists them), except those of optional, which are
