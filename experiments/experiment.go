@@ -402,7 +402,7 @@ func parseExperiment(data []byte, name string, stored bool, files fs.FS, ext *ex
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err != nil {
-		return nil, fmt.Errorf("experiment %s: %w", name, err)
+		return nil, fmt.Errorf("experiment %s: %w", name, strictjson.Explain(data, err))
 	}
 	e.stored, e.ext, e.files = stored, ext, files
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -581,7 +581,7 @@ func (c *Cell) resolve(e *Experiment) error {
 		}
 		var probe map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &probe); err != nil {
-			return fmt.Errorf("settings: %w", err)
+			return fmt.Errorf("settings: %w", strictjson.Explain(raw, err))
 		}
 		_, n := probe["nodes"]
 		_, g := probe["gpus_per_node"]
@@ -598,7 +598,7 @@ func (c *Cell) resolve(e *Experiment) error {
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&s); err != nil {
-			return fmt.Errorf("settings: %w", err)
+			return fmt.Errorf("settings: %w", strictjson.Explain(raw, err))
 		}
 	}
 	s.Policy = c.Policy
@@ -763,7 +763,7 @@ func mergeOptions(layers ...json.RawMessage) (policies.OptionSet, error) {
 		}
 		var layer map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &layer); err != nil {
-			return "", fmt.Errorf("options: %w", err)
+			return "", fmt.Errorf("options: %w", strictjson.Explain(raw, err))
 		}
 		maps.Copy(m, layer)
 	}

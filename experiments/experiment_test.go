@@ -63,6 +63,9 @@ func TestEmbeddedExperiments(t *testing.T) {
 func TestParseExperimentErrors(t *testing.T) {
 	for _, tc := range []struct{ spec, want string }{
 		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}], "extra": 1}`, `unknown field "extra"`},
+		{`{"name": "x", "version": "1", "cells": [{"name": "a", "policy": "pollux"}]}`, `experiment test.json: version: want an integer, got a string`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux"}, {"name": "b", "policy": "fifo", "settings": {"nodes": "2"}}]}`, `settings: nodes: want an integer, got a string`},
+		{`{"name": "x", "version": 1, "cells": [{"name": "a", "policy": "pollux", "options": [1]}]}`, `policy pollux: options must be a JSON object: want an object, got an array`},
 		{`{"name": "x", "version": 0, "cells": [{"name": "a", "policy": "pollux"}]}`, "version must be at least 1"},
 		{`{"name": "x y", "version": 1, "cells": [{"name": "a", "policy": "pollux"}]}`, "name"},
 		{`{"name": "x", "version": 1, "cells": []}`, "no cells"},

@@ -158,6 +158,43 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// A fault log's header is read by the workloads' header reader
+// (traces.ReadHeader): a log of a header only, a row of more or fewer
+// fields than the header, a column twice, a column of another name or
+// case are refused in one line naming the file and line, whether the log
+// is given alone (--failures FILE) or as file=PATH; a byte-order mark is
+// skipped.
+func TestReplayMalformed(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, text, want string }{
+		{"header-only.csv", "time,node,domain,duration\n", "header-only.csv:2: no fault events: the file has a header only"},
+		{"empty.csv", "", "empty.csv:1: empty file: expected the header time,duration"},
+		{"extra-field.csv", "time,node,domain,duration\n100,1,,50\n120,1,,50,7\n", "extra-field.csv:3: has 5 fields, the header has 4"},
+		{"short-row.csv", "time,node,domain,duration\n100,1,,50\n120,1\n", "short-row.csv:3: has 2 fields, the header has 4"},
+		{"twice.csv", "time,node,duration,node\n100,1,50,2\n", `twice.csv:1: column "node": appears twice in the header (fields 2 and 4)`},
+		{"other.csv", "time,node,duration,cause\n100,1,50,power\n", `other.csv:1: column "cause": not a column of a fault log (time, node, domain, duration)`},
+		{"case.csv", "Time,Node,Duration\n100,1,50\n", `case.csv:1: missing columns "time", "duration"`},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{path, "file=" + path + ",ckpt=600"} {
+			_, err := Parse(s)
+			if err == nil || !strings.Contains(err.Error(), path[:len(path)-len(c.name)]+c.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s: %v, want one line with %q", s, err, filepath.Join(dir, c.want))
+			}
+		}
+	}
+	bom := filepath.Join(dir, "bom.csv")
+	if err := os.WriteFile(bom, []byte("\ufefftime,node,duration\n100,1,50\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := Parse(bom); err != nil || len(m.Events) != 1 || m.Events[0].Node != 1 {
+		t.Errorf("a log with a byte-order mark: %+v, %v", m, err)
+	}
+}
+
 // Parse refuses what it cannot use, naming the setting.
 func TestParseErrors(t *testing.T) {
 	for in, want := range map[string]string{

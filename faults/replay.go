@@ -28,9 +28,12 @@ type Event struct {
 const MaxEvents = 1_000_000
 
 // ReadFile reads a fault log: CSV with a header naming the columns time
-// (seconds), node, domain and duration (seconds), in any order; each row
-// has a node or a domain (the other empty). A bad row is an error naming
-// the file and line (*traces.InputError).
+// (seconds), node, domain and duration (seconds), in any order, read as a
+// workload's header is (traces.ReadHeader: names case-sensitive, none
+// twice), no other column; each row has the header's number of fields and
+// a node or a domain (the other empty), and there is at least one row. A
+// bad header or row is an error naming the file and line
+// (*traces.InputError).
 func ReadFile(path string) ([]Event, error) {
 	data, err := inputfile.ReadFile(path)
 	if err != nil {
@@ -47,26 +50,20 @@ func Read(name string, r io.Reader) ([]Event, error) {
 	fail := func(line int, col string, err error) error {
 		return &traces.InputError{File: name, Line: line, Column: col, Err: err}
 	}
-	head, err := cr.Read()
+	h, _, err := traces.ReadHeader(cr, name, []string{"time", "duration"}, "node", "domain")
 	if err != nil {
-		return nil, fail(1, "", fmt.Errorf("no header (want time,node,domain,duration): %v", err))
+		return nil, err
 	}
-	col := map[string]int{}
-	for i, h := range head {
-		col[strings.ToLower(strings.TrimSpace(h))] = i
+	if x := h.Extra(); len(x) > 0 {
+		return nil, fail(1, x[0], errors.New("not a column of a fault log (time, node, domain, duration)"))
 	}
-	for _, k := range []string{"time", "duration"} {
-		if _, ok := col[k]; !ok {
-			return nil, fail(1, k, errors.New("header has no such column (want time,node,domain,duration)"))
-		}
-	}
-	_, hasNode := col["node"]
-	_, hasDomain := col["domain"]
+	_, hasNode := h.Index("node")
+	_, hasDomain := h.Index("domain")
 	if !hasNode && !hasDomain {
 		return nil, fail(1, "node", errors.New("header names neither a node nor a domain column"))
 	}
 	field := func(rec []string, k string) string {
-		if i, ok := col[k]; ok && i < len(rec) {
+		if i, ok := h.Index(k); ok {
 			return strings.TrimSpace(rec[i])
 		}
 		return ""
@@ -86,6 +83,9 @@ func Read(name string, r io.Reader) ([]Event, error) {
 			return nil, fail(line, "", err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rec) != h.Width() {
+			return nil, fail(line, "", fmt.Errorf("has %d fields, the header has %d", len(rec), h.Width()))
+		}
 		if len(out) == MaxEvents {
 			return nil, fail(line, "", fmt.Errorf("more than %d fault events", MaxEvents))
 		}
@@ -121,6 +121,9 @@ func Read(name string, r io.Reader) ([]Event, error) {
 			return nil, fail(line, "node", errors.New("no node and no domain"))
 		}
 		out = append(out, ev)
+	}
+	if len(out) == 0 {
+		return nil, fail(2, "", errors.New("no fault events: the file has a header only"))
 	}
 	return out, nil
 }

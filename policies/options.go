@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/polluxsim/polluxsim/internal/kv"
+	"github.com/polluxsim/polluxsim/internal/strictjson"
 )
 
 // OptionSet is a policy's complete, effective options as a canonical JSON
@@ -204,7 +205,7 @@ func applyJSON(r Registration, v any, raw json.RawMessage) error {
 	var m map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("%s: options must be a JSON object: %w", r.label(), err)
+		return fmt.Errorf("%s: options must be a JSON object: %w", r.label(), strictjson.Explain(raw, err))
 	}
 	if dec.More() {
 		return fmt.Errorf("%s: options: text after the JSON object", r.label())

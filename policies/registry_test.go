@@ -103,7 +103,7 @@ func TestResolveErrors(t *testing.T) {
 		{[]string{"count=-1"}, `policy registry-test: count must not be negative`},
 		{json.RawMessage(`{"count": "3"}`), `option count: "3" is not a valid integer`},
 		{json.RawMessage(`{"count": 3} {}`), `text after the JSON object`},
-		{json.RawMessage(`[1]`), `options must be a JSON object`},
+		{json.RawMessage(`[1]`), `options must be a JSON object: want an object, got an array`},
 		{json.RawMessage(`{"rate": 1e999}`), `option rate`},
 	} {
 		_, err := r.Resolve("registry-test", "", tc.layer)

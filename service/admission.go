@@ -24,7 +24,7 @@ type AdmissionRequest struct {
 	Job    Job     `json:"job"`
 	Active []Job   `json:"active"`
 	// Racks and Oversubscription are the round's (RoundRequest).
-	Racks            int     `json:"racks,omitempty"`
+	Racks            *int    `json:"racks,omitempty"`
 	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 

@@ -29,7 +29,7 @@ type ChangesRequest struct {
 	Updated []KeyedJob `json:"updated"`
 	Removed []int64    `json:"removed"`
 	// Racks and Oversubscription are the round's (RoundRequest).
-	Racks            int     `json:"racks,omitempty"`
+	Racks            *int    `json:"racks,omitempty"`
 	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 
@@ -84,7 +84,8 @@ type changes struct {
 }
 
 // decodeChanges checks a changes-only round against the service's bounds
-// (as a round of its added and updated jobs, for a policy of traits t)
+// (as a round of its added and updated jobs, for a policy of traits t,
+// each job's fields named by its place in the request: added[0].job.name)
 // and against the session's tracked keys.
 func decodeChanges(req *ChangesRequest, lim Limits, views map[int64]*policies.Job, t policies.Traits) (*round, *changes, error) {
 	rr := RoundRequest{Time: req.Time, Nodes: req.Nodes, Jobs: make([]Job, 0, len(req.Added)+len(req.Updated)), Racks: req.Racks, Oversubscription: req.Oversubscription}
@@ -120,7 +121,16 @@ func decodeChanges(req *ChangesRequest, lim Limits, views map[int64]*policies.Jo
 			rr.Jobs = append(rr.Jobs, kj.Job)
 		}
 	}
-	r, err := decodeRound(&rr, lim, t)
+	// The jobs' fields are named where the request holds them:
+	// added[i].job, then updated[i].job.
+	field := func(i int) string {
+		list := "added"
+		if i >= len(req.Added) {
+			list, i = "updated", i-len(req.Added)
+		}
+		return list + "[" + strconv.Itoa(i) + "].job"
+	}
+	r, err := decodeRoundNamed(&rr, lim, t, field)
 	if err != nil {
 		return nil, nil, err
 	}

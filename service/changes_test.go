@@ -185,7 +185,16 @@ func TestChangesRequests(t *testing.T) {
 		{`"added":[],"updated":[],"removed":[7]`, "removed[0]: key 7 is not tracked"},
 		{`"added":[],"updated":[],"removed":[1,1]`, "removed[1]: key 1 listed twice"},
 		{`"added":[],"updated":[{"key":1,"job":` + job("j1", `"a"`) + `},{"key":1,"job":` + job("j1", `"a"`) + `}],"removed":[]`, "updated[1].key: key 1 listed twice"},
-		{`"added":[],"updated":[{"key":1,"job":` + job("j1", `"b"`) + `}],"removed":[]`, `jobs[0].allocation[0]: node "b" is not in nodes`},
+		{`"added":[],"updated":[{"key":1,"job":` + job("j1", `"b"`) + `}],"removed":[]`, `updated[0].job.allocation[0]: node "b" is not in nodes`},
+		// A job's fields are named where the request holds them, in
+		// added or in updated, not as a full round's jobs[i].
+		{`"added":[{"key":3,"job":` + job("j3", "") + `},{"key":4,"job":` + strings.Replace(job("j4", ""), `"restarts":0`, `"restarts":-1`, 1) + `}],"updated":[],"removed":[]`,
+			"added[1].job.restarts: want an integer ≥ 0, got -1"},
+		{`"added":[{"key":3,"job":` + job("j3", "") + `}],"updated":[{"key":1,"job":` + strings.Replace(job("j1", `"a"`), `"request_gpus":1`, `"request_gpus":1,"node_unit":8`, 1) + `}],"removed":[]`,
+			"updated[0].job.node_unit: 8 GPUs, more than the largest node's 4"},
+		{`"added":[{"key":3,"job":` + job("j3", "") + `},{"key":4,"job":` + job("j3", "") + `}],"updated":[],"removed":[]`, `added[1].job.name: job "j3" listed twice`},
+		{`"added":[{"key":3,"job":` + strings.Replace(job("j3", ""), `"restarts":0`, `"restarts":"0"`, 1) + `}],"updated":[],"removed":[]`,
+			"request body: added[0].job.restarts: want an integer, got a string"},
 	} {
 		status, out := post(tc.body)
 		if status != 400 {

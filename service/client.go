@@ -326,7 +326,7 @@ func (p *RemoteIncremental) ScheduleIncremental(now float64, c policies.Cluster,
 }
 
 func (p *RemoteIncremental) changes(now float64, c policies.Cluster, r policies.IncrementalRound) ([]policies.Change, error) {
-	req := ChangesRequest{Time: now, Nodes: encodeNodes(c), Removed: r.Removed, Racks: c.Racks, Oversubscription: c.Oversubscription}
+	req := ChangesRequest{Time: now, Nodes: encodeNodes(c), Removed: r.Removed, Racks: racksOf(c), Oversubscription: c.Oversubscription}
 	for _, k := range r.Removed {
 		if j := p.views.Job(k); j != nil {
 			delete(p.names, j.Name)

@@ -161,11 +161,19 @@ func decodeRoundNamed(req *RoundRequest, lim Limits, t policies.Traits, field fu
 }
 
 // withRacks gives cluster c the round's two-tier network, checked.
+// Racks, when given, is at least 1 (CheckNetwork then says when it does
+// not divide the nodes).
 func withRacks(c *policies.Cluster, req *RoundRequest) error {
 	if err := finite("oversubscription", req.Oversubscription); err != nil {
 		return err
 	}
-	c.Racks, c.Oversubscription = req.Racks, req.Oversubscription
+	if k := req.Racks; k != nil {
+		if *k < 1 {
+			return errorf("racks: want an integer ≥ 1 that divides the round's %d nodes into racks of equal size (leave racks out for one tier), got %d", c.Nodes, *k)
+		}
+		c.Racks = *k
+	}
+	c.Oversubscription = req.Oversubscription
 	if c.Racks > 0 && c.Oversubscription == 0 {
 		c.Oversubscription = 1
 	}
@@ -173,6 +181,16 @@ func withRacks(c *policies.Cluster, req *RoundRequest) error {
 		return errorf("racks: %v", err)
 	}
 	return nil
+}
+
+// racksOf is cluster c's racks as a request gives them: absent on one
+// tier.
+func racksOf(c policies.Cluster) *int {
+	if c.Racks <= 0 {
+		return nil
+	}
+	k := c.Racks
+	return &k
 }
 
 // clusterOf is the cluster of pools: without pools when there is one of
@@ -256,6 +274,13 @@ func (r *round) decodeJob(f string, w *Job, j *policies.Job, used []int) error {
 	}
 	if w.NodeUnit < 0 || w.NodeUnit > maxNodeGPUs {
 		return errorf("%s.node_unit: want 0 to %d (the GPUs of an NVLink domain), got %d", f, maxNodeGPUs, w.NodeUnit)
+	}
+	// An NVLink domain lies within a node: a unit larger than every node
+	// would leave the job's tensor groups no node to sit on. A unit that
+	// does not divide a node's GPUs is kept (gcd(K, node_unit) GPUs per
+	// node, policies.Job.TensorUnit, is defined for any unit).
+	if largest := r.cluster.MaxNodeGPUs(); w.NodeUnit > largest {
+		return errorf("%s.node_unit: %d GPUs, more than the largest node's %d (an NVLink domain lies within one node)", f, w.NodeUnit, largest)
 	}
 	if err := batchSize(f+".fixed_batch", w.FixedBatch); err != nil {
 		return err
@@ -474,7 +499,7 @@ func NodeName(n int) string { return "n" + strconv.Itoa(n) }
 // node n is named NodeName(n). It is the inverse of what the service
 // decodes, so that the service's policy sees exactly these jobs.
 func EncodeRound(now float64, c policies.Cluster, jobs []policies.Job) RoundRequest {
-	req := RoundRequest{Time: now, Nodes: encodeNodes(c), Jobs: make([]Job, len(jobs)), Racks: c.Racks, Oversubscription: c.Oversubscription}
+	req := RoundRequest{Time: now, Nodes: encodeNodes(c), Jobs: make([]Job, len(jobs)), Racks: racksOf(c), Oversubscription: c.Oversubscription}
 	for i := range jobs {
 		req.Jobs[i] = encodeJob(&jobs[i])
 	}

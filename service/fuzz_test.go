@@ -25,6 +25,7 @@ func FuzzRoundRequest(f *testing.F) {
 	f.Add([]byte(`{"time": 7, "nodes": [{"name": "a", "gpus": 2}], "jobs": [{"name": "j", "submission_time": 0, "restarts": 1, "interruptions": 3, "allocation": []}]}`))
 	f.Add([]byte(`{"time": 5, "nodes": [{"name": "a", "gpus": 4}], "jobs": [{"name": "j", "submission_time": 1, "restarts": 2, "allocation": [], "hints": {"initBatchSize": 8, "localBszBounds": [1, 2, 3]}}]}`))
 	f.Add([]byte(`{"time": 9, "nodes": [{"name": "a", "gpus": 4, "preemptible": true}, {"name": "b", "gpus": 4}], "jobs": [{"name": "p", "submission_time": 0, "restarts": 0, "allocation": ["b", "a", "b"], "preemptible": false, "min_replicas": 2}, {"name": "j", "submission_time": 1, "restarts": 0, "allocation": ["a"], "min_replicas": 3, "max_replicas": 2, "hints": {"initBatchSize": 8, "localBszBounds": [2, null], "gradientAccumulation": false, "maxProfiledReplicas": 1, "perfParams": {"alpha_c": 1, "beta_c": 0, "alpha_n": 0, "beta_n": 0, "alpha_r": 0, "beta_r": 0, "gamma": 1}}}]}`))
+	f.Add([]byte(`{"time": 3, "nodes": [{"name": "a", "gpus": 8, "gpu_type": "h100"}, {"name": "b", "gpus": 8, "gpu_type": "h100"}], "racks": 2, "oversubscription": 4, "jobs": [{"name": "l", "submission_time": 0, "restarts": 0, "allocation": ["a", "b"], "min_gpus": 2, "node_unit": 8}]}`))
 	lim := Limits{MaxJobs: 64, MaxNodes: 64}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var req RoundRequest

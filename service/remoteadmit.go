@@ -48,7 +48,7 @@ func (p *Remote) admit(now float64, c policies.Cluster, j *policies.Job, active 
 }
 
 func (p *Remote) admission1(now float64, c policies.Cluster, j *policies.Job, active []policies.Job) (string, error) {
-	req := AdmissionRequest{Time: now, Nodes: encodeNodes(c), Job: encodeJob(j), Active: make([]Job, len(active)), Racks: c.Racks, Oversubscription: c.Oversubscription}
+	req := AdmissionRequest{Time: now, Nodes: encodeNodes(c), Job: encodeJob(j), Active: make([]Job, len(active)), Racks: racksOf(c), Oversubscription: c.Oversubscription}
 	for i := range active {
 		req.Active[i] = encodeJob(&active[i])
 	}

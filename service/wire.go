@@ -71,8 +71,10 @@ type RoundRequest struct {
 	// (policies.Cluster.Racks): the nodes, in the order given, form Racks
 	// racks of equal size under a spine of that oversubscription (1 when
 	// absent). Not with preemptible nodes or non-preemptible jobs holding
-	// GPUs, whose views reorder the nodes.
-	Racks            int     `json:"racks,omitempty"`
+	// GPUs, whose views reorder the nodes. Racks, when given, is at least
+	// 1 (absent, or null, is one tier; 0 is refused: the protocol writes
+	// one tier as no racks, never as 0 racks).
+	Racks            *int    `json:"racks,omitempty"`
 	Oversubscription float64 `json:"oversubscription,omitempty"`
 }
 

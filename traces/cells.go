@@ -12,19 +12,41 @@ import (
 	"github.com/polluxsim/polluxsim/internal/flagvalue"
 )
 
-// header maps the columns a reader needs to their positions in a CSV
-// header, in any order.
-type header struct {
+// Header maps the columns a reader needs to their positions in a CSV
+// header, in any order (ReadHeader).
+type Header struct {
 	file  string
 	index map[string]int // required (or present optional) column -> position
 	width int            // number of header fields
+	extra []string       // the other columns, in order
 }
 
-// readHeader reads and checks the header line of a CSV file: every column
-// of required must be there exactly once; other columns are ignored with a
-// warning, except those of optional, which are indexed when present. An
-// empty input is an error.
-func readHeader(cr *csv.Reader, file string, required []string, optional ...string) (*header, []string, error) {
+// Index is the position of column col, and whether the header has it
+// (every required column, an optional one when present).
+func (h *Header) Index(col string) (int, bool) {
+	i, ok := h.index[col]
+	return i, ok
+}
+
+// Width is the number of the header's fields; a row of another number
+// is malformed.
+func (h *Header) Width() int { return h.width }
+
+// Extra is the header's columns that are neither required nor optional,
+// in order: ignored, each with a warning, by ReadHeader's caller unless
+// it refuses them.
+func (h *Header) Extra() []string { return h.extra }
+
+// ReadHeader reads and checks the header line of a CSV file named file,
+// the one header reader of polluxsim's own CSV formats (workloads, Philly
+// tables, fault logs; public cluster traces, whose columns go by several
+// names, have theirs in tracecsv.go): names are trimmed of spaces and case-sensitive, a
+// UTF-8 byte-order mark is skipped; every column of required must be there
+// exactly once and no column may appear twice; other columns are ignored
+// with a warning (Extra lists them), except those of optional, which are
+// indexed when present. An empty input is an error. Errors are
+// *InputError naming the file and line 1.
+func ReadHeader(cr *csv.Reader, file string, required []string, optional ...string) (*Header, []string, error) {
 	rec, err := cr.Read()
 	if errors.Is(err, io.EOF) {
 		return nil, nil, &InputError{File: file, Line: 1, Err: fmt.Errorf("empty file: expected the header %s", strings.Join(required, ","))}
@@ -42,7 +64,7 @@ func readHeader(cr *csv.Reader, file string, required []string, optional ...stri
 	for _, c := range optional {
 		want[c] = true
 	}
-	h := &header{file: file, index: make(map[string]int, len(required)), width: len(rec)}
+	h := &Header{file: file, index: make(map[string]int, len(required)), width: len(rec)}
 	var warnings []string
 	seen := make(map[string]int, len(rec))
 	for i, raw := range rec {
@@ -55,6 +77,7 @@ func readHeader(cr *csv.Reader, file string, required []string, optional ...stri
 		if want[name] {
 			h.index[name] = i
 		} else {
+			h.extra = append(h.extra, name)
 			warnings = append(warnings, fmt.Sprintf("%s:1: extra column %q ignored", file, name))
 		}
 	}

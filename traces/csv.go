@@ -72,7 +72,7 @@ func ReadFile(path string, opts ReadOptions) (*Workload, []string, error) {
 func Parse(r io.Reader, name string, opts ReadOptions) (*Workload, []string, error) {
 	cr := csv.NewReader(bufio.NewReader(newLineLimiter(r, maxLineBytes)))
 	cr.FieldsPerRecord = -1 // checked here, with a better message
-	h, warnings, err := readHeader(cr, name, workloadColumns(), ColDeadline)
+	h, warnings, err := ReadHeader(cr, name, workloadColumns(), ColDeadline)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -124,7 +124,7 @@ func Parse(r io.Reader, name string, opts ReadOptions) (*Workload, []string, err
 }
 
 // parseJobRow converts one data row; it returns every problem of the row.
-func parseJobRow(rec []string, h *header, line int, known map[string]bool) (Job, []error) {
+func parseJobRow(rec []string, h *Header, line int, known map[string]bool) (Job, []error) {
 	get := func(col string) cell {
 		return cell{file: h.file, line: line, column: col, text: rec[h.index[col]]}
 	}

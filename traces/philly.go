@@ -79,7 +79,7 @@ func ParsePhilly(r io.Reader, name string) (*PhillyTable, []string, error) {
 	cr := csv.NewReader(bufio.NewReaderSize(newLineLimiter(r, maxLineBytes), 1<<16))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	h, warnings, err := readHeader(cr, name, phillyColumns())
+	h, warnings, err := ReadHeader(cr, name, phillyColumns())
 	if err != nil {
 		return nil, nil, err
 	}

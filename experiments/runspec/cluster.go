@@ -3,6 +3,7 @@ package runspec
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,10 @@ import (
 // network two-tier (policies.Cluster.Racks): racks=R splits the nodes into
 // R racks of equal size, consecutive nodes together, and oversub=O (1 when
 // absent) is the spine's oversubscription, as in "h100:64x8,racks=8,oversub=4".
+// The settings' keys are case-sensitive, as every key=value setting of
+// the command line is (--policy-opt, --failures, generate:, llm:); their
+// numbers read as the pools' counts do (a leading "+" is a sign, "1_0"
+// and "0x8" are refused).
 func ParseCluster(s string) (policies.Cluster, error) {
 	var pools []policies.Pool
 	var net policies.Cluster
@@ -48,12 +53,18 @@ func ParseCluster(s string) (policies.Cluster, error) {
 	if err != nil {
 		return c, err
 	}
-	return withNetwork(c, net)
+	if c, err = withNetwork(c, net); err != nil {
+		return c, fmt.Errorf("--cluster: %w", err)
+	}
+	return c, nil
 }
+
+// networkKeys are the settings of a two-tier network.
+var networkKeys = []string{"racks", "oversub"}
 
 // parseNetwork reads one setting of a two-tier network, key=val, into net.
 func parseNetwork(net *policies.Cluster, key, val string, seen map[string]bool) error {
-	key = strings.ToLower(strings.TrimSpace(key))
+	key = strings.TrimSpace(key)
 	if seen[key] {
 		return errors.New("given twice")
 	}
@@ -71,19 +82,24 @@ func parseNetwork(net *policies.Cluster, key, val string, seen map[string]bool) 
 		net.Oversubscription = v
 		return nil
 	}
+	for _, k := range networkKeys {
+		if strings.EqualFold(key, k) {
+			return fmt.Errorf("unknown setting %q (keys are case-sensitive: %q)", key, k)
+		}
+	}
 	return fmt.Errorf("unknown setting %q: the network settings are racks=R and oversub=O", key)
 }
 
 // withNetwork gives cluster c the two-tier network of net (racks and
 // oversubscription; oversubscription 1 when only racks are given), checked
-// against c's nodes.
+// against c's nodes; the caller names the flag or the file's line.
 func withNetwork(c policies.Cluster, net policies.Cluster) (policies.Cluster, error) {
 	c.Racks, c.Oversubscription = net.Racks, net.Oversubscription
 	if c.Racks > 0 && c.Oversubscription == 0 {
 		c.Oversubscription = 1
 	}
 	if err := c.CheckNetwork(); err != nil {
-		return policies.Cluster{}, fmt.Errorf("--cluster: %w", err)
+		return policies.Cluster{}, err
 	}
 	return c, nil
 }
@@ -155,6 +171,7 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 	var pools []policies.Pool
 	var net policies.Cluster
 	seen := map[string]bool{}
+	at := map[string]int{}    // network setting -> its line
 	names := map[string]int{} // pool name -> its line
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 1
@@ -174,6 +191,7 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 				if err := parseNetwork(&net, key, val, seen); err != nil {
 					return policies.Cluster{}, fmt.Errorf("%s:%d: %s: %w", path, line, kv, err)
 				}
+				at[strings.TrimSpace(key)] = line
 			}
 			continue
 		}
@@ -206,7 +224,8 @@ func ReadClusterFile(path string) (policies.Cluster, error) {
 		return c, err
 	}
 	if c, err = withNetwork(c, net); err != nil {
-		return c, fmt.Errorf("%s: %w", path, err)
+		// The racks do not divide the nodes, or oversub has no racks.
+		return c, fmt.Errorf("%s:%d: %w", path, cmp.Or(at["racks"], at["oversub"]), err)
 	}
 	return c, nil
 }

@@ -154,8 +154,11 @@ func TestClusterRacks(t *testing.T) {
 	for spec, want := range map[string]string{
 		"h100:64x8,racks=8,oversub=4":                  "h100:64x8,racks=8,oversub=4",
 		"racks=8, h100:64x8":                           "h100:64x8,racks=8,oversub=1",
-		"h100:32x8,a100-80gb:32x8,OVERSUB=2.5,racks=4": "h100:32x8,a100-80gb:32x8,racks=4,oversub=2.5",
-		"h100:64x8": "h100:64x8",
+		"h100:32x8,a100-80gb:32x8,oversub=2.5,racks=4": "h100:32x8,a100-80gb:32x8,racks=4,oversub=2.5",
+		// A sign is read as in the pools' counts (t4:+2x4) and every
+		// count of the command line (--nodes +2, generate:jobs=+3).
+		"h100:64x8,racks=+8": "h100:64x8,racks=8,oversub=1",
+		"h100:64x8":          "h100:64x8",
 	} {
 		c, err := runspec.ParseCluster(spec)
 		if err != nil {
@@ -183,7 +186,11 @@ func TestClusterRacks(t *testing.T) {
 		"h100:64x8,racks=8,oversub=Inf": "oversub must be",
 		"h100:64x8,racks=8,racks=4":     "given twice",
 		"h100:64x8,spine=2":             `unknown setting "spine"`,
-		"racks=8":                       "no pools",
+		// Keys are case-sensitive, as --policy-opt's, --failures' and
+		// generate:'s are.
+		"h100:64x8,RACKS=8":           `--cluster "RACKS=8": unknown setting "RACKS" (keys are case-sensitive: "racks")`,
+		"h100:64x8,racks=8,Oversub=2": `unknown setting "Oversub" (keys are case-sensitive: "oversub")`,
+		"racks=8":                     "no pools",
 	} {
 		_, err := runspec.ParseCluster(spec)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--cluster") || strings.Contains(err.Error(), "\n") {
@@ -196,8 +203,21 @@ func TestClusterRacks(t *testing.T) {
 		t.Errorf("cluster file with a network line: %+v, %v", c, err)
 	}
 	os.WriteFile(path, []byte("fast h100 16 8\nracks=5\n"), 0o644)
-	if _, err := runspec.LoadCluster(path); err == nil || !strings.Contains(err.Error(), "racks=5 must divide") || !strings.Contains(err.Error(), path) {
-		t.Errorf("cluster file with racks=5 on 16 nodes: %v", err)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.HasPrefix(err.Error(), path+":2: racks=5 must divide") {
+		t.Errorf("cluster file with racks=5 on 16 nodes: %v, want %s:2: racks=5 must divide ...", err, path)
+	}
+	// The line named is the racks setting's, wherever oversub is.
+	os.WriteFile(path, []byte("racks=3\nfast h100 16 8\noversub=2\n"), 0o644)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.HasPrefix(err.Error(), path+":1: racks=3 must divide") {
+		t.Errorf("cluster file with racks=3 on 16 nodes: %v, want %s:1: racks=3 must divide ...", err, path)
+	}
+	os.WriteFile(path, []byte("fast h100 16 8\n\noversub=2\n"), 0o644)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.HasPrefix(err.Error(), path+":3: oversub=2 needs racks") {
+		t.Errorf("cluster file with oversub and no racks: %v, want %s:3: oversub=2 needs racks", err, path)
+	}
+	os.WriteFile(path, []byte("fast h100 16 8\nRACKS=4\n"), 0o644)
+	if _, err := runspec.LoadCluster(path); err == nil || !strings.HasPrefix(err.Error(), path+`:2: RACKS=4: unknown setting "RACKS" (keys are case-sensitive: "racks")`) {
+		t.Errorf("cluster file with RACKS=4: %v", err)
 	}
 	os.WriteFile(path, []byte("fast h100 16 8\nracks=4 oversub\n"), 0o644)
 	if _, err := runspec.LoadCluster(path); err == nil || !strings.Contains(err.Error(), path+":2:") {

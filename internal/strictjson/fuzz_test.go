@@ -124,7 +124,9 @@ func allocated(f func()) uint64 {
 // such an input, and what strictjson allocates on any input, is linear
 // in the input's size (at most 256 bytes a byte, plus 1 MiB). On valid
 // JSON, CheckKeys refuses exactly the inputs that nest too deep or
-// repeat a key, each with its own error, and Decode with the same one.
+// repeat a key, each with its own error, and Decode with the same one. No
+// reader reports a value of the wrong type in encoding/json's words
+// ("cannot unmarshal ... into Go struct field"): Decode names its path.
 func FuzzNesting(f *testing.F) {
 	f.Add("", "[", uint16(60000), "")
 	f.Add("", `{"a":`, uint16(40000), "")
@@ -140,6 +142,8 @@ func FuzzNesting(f *testing.F) {
 	f.Add(`{"type": "decision", "round": 1, "alloc": [[1]], "alloc": `, "[", uint16(2), "]]}")
 	f.Add(`{"experiment": "x", "cells": `, `[{"cell": `, uint16(65), "")
 	f.Add(`["\"[[[", {"k\u0061": 1, "ka": 2}, 1.5e3, -0, true, null, `, "[", uint16(3), "]]]]")
+	f.Add(`{"time": 0, "nodes": [{"name": "a", "gpus": `, `"`, uint16(2), `}], "jobs": [{"node_unit": 1.5}]}`)
+	f.Add(`{"time": 0, "nodes": [], "jobs": [{}, {"hints": {"localBszBounds": [1, `, `[`, uint16(3), `]]]}}]}`)
 	f.Fuzz(func(t *testing.T, prefix, unit string, n uint16, suffix string) {
 		if len(prefix)+len(unit)*int(n)+len(suffix) > 1<<20 {
 			return
@@ -151,6 +155,9 @@ func FuzzNesting(f *testing.F) {
 			used := allocated(func() { err = r.read(data) })
 			if deep && err == nil {
 				t.Fatalf("%s: %d levels deep, accepted", r.name, depth(data))
+			}
+			if err != nil && strings.Contains(err.Error(), "cannot unmarshal") {
+				t.Fatalf("%s: a type error in encoding/json's words: %v", r.name, err)
 			}
 			if (deep || r.core) && used > 256*uint64(len(data))+1<<20 {
 				t.Fatalf("%s: %d bytes in, %d allocated", r.name, len(data), used)

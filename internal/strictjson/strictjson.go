@@ -6,7 +6,10 @@
 // as unknown keys, data after the value and arrays and objects nested
 // deeper than MaxDepth, at a cost linear in the input; a UTF-8 byte-order
 // mark at the start is skipped (an editor's, which encoding/json reports
-// as "invalid character 'ï'").
+// as "invalid character 'ï'"). A value of the wrong type (a string where
+// a number is expected) is reported at its path, in one line
+// ("jobs[3].node_unit: want an integer, got a string") rather than in
+// encoding/json's words about Go's struct fields.
 package strictjson
 
 import (
@@ -31,7 +34,8 @@ func TrimBOM(data []byte) []byte { return bytes.TrimPrefix(data, bom) }
 // decoded into a struct must be one of the struct's JSON names exactly
 // (case included); values decoded by their own UnmarshalJSON, into maps
 // or into json.RawMessage are checked for duplicates only. Nesting deeper
-// than MaxDepth and data after the value are errors.
+// than MaxDepth and data after the value are errors. A value that does not
+// fit its field's type is an error naming the value's path (typeError).
 func Decode(data []byte, v any) error {
 	data = TrimBOM(data)
 	if err := CheckKeys(data, reflect.TypeOf(v)); err != nil {
@@ -40,7 +44,7 @@ func Decode(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return err
+		return Explain(data, err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("unexpected data after the JSON value")
@@ -93,6 +97,12 @@ type walker struct {
 	data []byte
 	pos  int // the next byte to read
 	path []step
+	// at, when positive, is an offset whose value's path to find: the
+	// innermost value starting before it and ending at or after it is
+	// found, its path written out in where.
+	at    int
+	found bool
+	where string
 }
 
 // step is one level of a path: an object's key, or an array's index when
@@ -102,8 +112,9 @@ type step struct {
 	index int
 }
 
-// where is the path written out: "cells[2].options", or "" at the top.
-func (w *walker) where() string {
+// pathString is the path written out: "cells[2].options", or "" at the
+// top.
+func (w *walker) pathString() string {
 	var b strings.Builder
 	for _, s := range w.path {
 		if s.index >= 0 {
@@ -121,7 +132,7 @@ func (w *walker) where() string {
 // keyErr is a problem with a key of the object at the current path.
 func (w *walker) keyErr(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if p := w.where(); p != "" {
+	if p := w.pathString(); p != "" {
 		msg = p + ": " + msg
 	}
 	return &checkError{msg}
@@ -156,24 +167,29 @@ func (w *walker) walk(t reflect.Type) error {
 	if t != nil && (t == rawType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textType) || t.Kind() == reflect.Interface) {
 		t = nil // its own decoding: duplicates only
 	}
-	switch w.space() {
-	case '{':
+	c := w.space()
+	start := w.pos
+	var err error
+	switch c {
+	case '{', '[':
 		if len(w.path) >= MaxDepth { // one step per enclosing level
 			return w.depthErr()
 		}
 		w.pos++
-		return w.object(t)
-	case '[':
-		if len(w.path) >= MaxDepth {
-			return w.depthErr()
+		if c == '{' {
+			err = w.object(t)
+		} else {
+			err = w.array(t)
 		}
-		w.pos++
-		return w.array(t)
 	case '"':
-		_, err := w.str(false)
-		return err
+		_, err = w.str(false)
+	default:
+		err = w.literal()
 	}
-	return w.literal()
+	if err == nil && !w.found && start < w.at && w.at <= w.pos {
+		w.found, w.where = true, w.pathString()
+	}
+	return err
 }
 
 // object reads the members of an object after its "{".

@@ -95,9 +95,17 @@ func (p *Elastic) PolicyStats() policies.Stats {
 // plan plans jobs in deadline order, each as early as it can on what those
 // before it leave; best-effort jobs too when bestEffort. met[i] is whether
 // job i, one with a deadline, is planned to be done by its due time.
+//
+// The plans' clock starts at now (0): their times are seconds from now,
+// and a due time is elasticflow.Due less now. On the round's clock a plan
+// would be rounded to its resolution, 2048 s at 10^19 s, where a job of a
+// few minutes' work could not be planned to end at all (every job was
+// declined and none given a GPU). The GPUs each job gets now depend only
+// on what the jobs before it take now, on either clock; met can differ
+// only where a plan ends within rounding of its due time.
 func (p *Elastic) plan(now float64, c policies.Cluster, jobs []policies.Job, curves []elasticflow.Curve, bestEffort bool) (plans []elasticflow.Plan, met []bool) {
 	plans, met = make([]elasticflow.Plan, len(jobs)), make([]bool, len(jobs))
-	prof := elasticflow.NewProfile(now, c.TotalGPUs())
+	prof := elasticflow.NewProfile(0, c.TotalGPUs())
 	for _, i := range policies.DeadlineOrder(jobs) {
 		due := jobs[i].Deadline > 0
 		if !due && !bestEffort {
@@ -106,7 +114,7 @@ func (p *Elastic) plan(now float64, c policies.Cluster, jobs []policies.Job, cur
 		pl, ok := elasticflow.Fastest(curves[i], prof)
 		prof.Reserve(&pl)
 		plans[i] = pl
-		met[i] = due && ok && pl.End <= elasticflow.Due(p.env, &jobs[i])
+		met[i] = due && ok && pl.End <= elasticflow.Due(p.env, &jobs[i])-now
 	}
 	return plans, met
 }
@@ -145,7 +153,7 @@ func (p *Elastic) Schedule(now float64, c policies.Cluster, jobs []policies.Job)
 	plans, _ := p.plan(now, c, jobs, curves(c, jobs), true)
 	count := make([]int, len(jobs))
 	for i := range jobs {
-		count[i] = plans[i].At(now)
+		count[i] = plans[i].At(0) // now, on the plans' clock
 	}
 	alloc, repacked := elasticflow.Place(c, jobs, count)
 	if repacked {

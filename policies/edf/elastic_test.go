@@ -167,3 +167,48 @@ func TestElasticAdmit(t *testing.T) {
 		}
 	}
 }
+
+// The elastic variant decides the same at any time of a run: the cases
+// below (one node of 8 GPUs; run times 125 to 3000 s alone on 8 GPUs,
+// deadlines a multiple of 2048 s after the round, exact on every clock
+// here) get the same admissions and the same GPUs at 10^19 s as at 0. On
+// the round's clock a plan's pieces were rounded to its resolution (2048 s
+// at 10^19 s), so that every job was declined and none got a GPU.
+func TestElasticHugeTimes(t *testing.T) {
+	c := policies.Cluster{Nodes: 1, GPUsPerNode: 8}
+	type tc struct {
+		name   string
+		j      policies.Job
+		active []policies.Job
+		want   string
+		alloc  []int // GPUs of active..., then j, in Schedule
+	}
+	cases := func(T float64) []tc {
+		job := func(name string, w, due float64) policies.Job {
+			j := elasticJob(name, w, T+due, 64, 0)
+			j.Submit = T
+			return j
+		}
+		a := job("a", 16000, 4096) // 2000 s on 8 GPUs
+		return []tc{
+			{"alone", job("x", 1000, 4096), nil, "", []int{8}},
+			{"after a", job("b", 16000, 8192), []policies.Job{a}, "", []int{8, 0}},
+			{"misses its own", job("c", 24000, 4096), []policies.Job{a}, edf.DeclineElastic, []int{8, 0}},
+			{"before a, both in time", job("d", 8000, 2048), []policies.Job{a}, "", []int{0, 8}},
+			{"before a, pushes it late", job("f", 16000, 2048), []policies.Job{job("a", 20000, 4096)}, edf.DeclineElasticOthers, []int{0, 8}},
+		}
+	}
+	for _, T := range []float64{0, 1e6, 1e12, 1e16, 1e19} {
+		for _, k := range cases(T) {
+			if got := edf.NewElastic(true, policies.Env{}).Admit(T, c, &k.j, k.active); got != k.want {
+				t.Errorf("t=%g, %s: Admit %q, want %q", T, k.name, got, k.want)
+			}
+			d := edf.NewElastic(false, policies.Env{}).Schedule(T, c, append(k.active, k.j))
+			for i, want := range k.alloc {
+				if got := policies.Sum(d.Alloc[i]); got != want {
+					t.Errorf("t=%g, %s: job %d gets %d GPUs, want %d", T, k.name, i, got, want)
+				}
+			}
+		}
+	}
+}

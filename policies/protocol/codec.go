@@ -29,7 +29,7 @@ func Encode(msg any) ([]byte, error) {
 func Decode(data []byte) (any, error) {
 	var env Envelope
 	if err := json.Unmarshal(data, &env); err != nil {
-		return nil, fmt.Errorf("not a JSON message: %w", err)
+		return nil, fmt.Errorf("not a JSON message: %w", strictjson.Explain(data, err))
 	}
 	var msg any
 	switch env.Type {

@@ -20,6 +20,9 @@ func TestCLIFailures(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("time,node,duration\n1,0,5\n2,x,5\n"), 0o644)
 	oneLineError(t, runBinary(t, dir, nil, "run", "--quiet", "--workload", "paper:1", "--failures", "bad.csv", "--out", "o1"),
 		`bad.csv:3: column "node": want a node number from 0, got "x"`)
+	os.WriteFile(filepath.Join(dir, "header.csv"), []byte("time,node,duration\n"), 0o644)
+	oneLineError(t, runBinary(t, dir, nil, "run", "--quiet", "--workload", "paper:1", "--failures", "header.csv", "--out", "o1"),
+		`header.csv:2: no fault events: the file has a header only`)
 	oneLineError(t, runBinary(t, dir, nil, "run", "--quiet", "--policy", "fifo", "--workload", "paper:1", "--failures", "rate=1000", "--out", "o2"),
 		"would fail every 28.8 s on average (1000 failures per node-day), less than its 30 s restart cost")
 	oneLineError(t, runBinary(t, dir, nil, "run", "--quiet", "--failures", "rate=5000", "--out", "o3"), "--failures: rate must be in [0, 1440]")
