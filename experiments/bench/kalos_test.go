@@ -156,18 +156,25 @@ func TestKalosStandInShape(t *testing.T) {
 // BenchmarkKalosReplay replays the Kalos stand-in under Pollux on 1,000 ×
 // 8 H100s with the llm profile set, recording no rounds: "30000" (30,000
 // jobs over 30 days) is the Scale case of docs/scale.md, minutes per
-// iteration (run with -benchtime 1x); "3000" (3,000 jobs over 3 days, the
+// iteration (run with -benchtime 1x), with Pollux's defaults, and
+// "30000-g2" the same with its genetic algorithm held to two generations
+// a round (docs/scale.md says why); "3000" (3,000 jobs over 3 days, the
 // same arrival rate) is a smaller case for profiles. Each reports the
 // simulated days (the makespan), rounds and restarts of its run.
 func BenchmarkKalosReplay(b *testing.B) {
 	for _, c := range []struct {
+		name string
 		jobs int
 		days float64
-	}{{3000, 3}, {30000, 30}} {
-		b.Run(fmt.Sprint(c.jobs), func(b *testing.B) {
+		opts []string
+	}{{"3000", 3000, 3, nil}, {"30000", 30000, 30, nil}, {"30000-g2", 30000, 30, []string{"generations=2"}}} {
+		b.Run(c.name, func(b *testing.B) {
 			w := kalosWorkload(b, c.jobs, c.days)
 			set := profiles.LLM()
-			spec := runspec.DefaultSpec("pollux")
+			spec, err := runspec.DefaultSpec("pollux").WithOptions(known, c.opts)
+			if err != nil {
+				b.Fatal(err)
+			}
 			spec.Cluster, spec.Nodes, spec.GPUsPerNode = "h100:1000x8", 1000, 8
 			spec.Rounds = "none"
 			res := runs(b, spec, set, w)

@@ -2,6 +2,7 @@ package pollux
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -52,12 +53,16 @@ type local struct {
 	candV, candB []int32
 	// The transfers' caches (see transfers.go): per receiver its
 	// conflicting nodes (see conflicts), and the gain and mode of one
-	// more GPU on a node it neither holds nor held; the jobs on each
-	// node now and in the current allocation; stamps of the receivers
-	// evaluated in full.
+	// more GPU on a node it neither holds nor held; the receivers that
+	// may take such a GPU by that gain, on any node and on a clean one
+	// (byGain); the jobs on each node now and in the current allocation;
+	// stamps of the receivers evaluated in full.
 	recvConflicts  []int
 	recvGain       []float64
 	recvMode       []uint8
+	recvOf         []int32 // per job: its index in recv, or −1
+	classes        [moveClasses]moveClass
+	byGain         [2][]int32
 	jobsOn, baseOn nodeJobs
 	excStamp       []uint32
 	excGen         uint32
@@ -292,6 +297,7 @@ func (ls *local) candidates(i int, buf []int32) []int32 {
 
 // receivers picks the jobs transfers may go to this sweep.
 func (ls *local) receivers() []int {
+	defer ls.indexReceivers()
 	J := ls.pr.nJobs
 	ls.recv = ls.recv[:0]
 	if J <= manyJobs {
@@ -363,16 +369,32 @@ func (ls *local) sweep() bool {
 		}
 		conflicts := ls.conflicts(i)
 		ti := ls.terms[i]
+		memo := termMemo{n0: ls.n[i], k0: ls.k[i]}
+		ls.classify(i, cand)
 		// Add one GPU.
 		for x, b := range cand {
 			n, k, d := ls.changeWith(i, ls.candV[x], ls.candB[x], +1)
 			if ls.allowedWith(i, n, k, conflicts, -1, b, ls.candV[x]) {
-				try(move{-1, -1, i, b}, ls.gain(ti, ls.termAt(i, n, k, d > 0)))
+				try(move{-1, -1, i, b}, ls.gain(ti, memo.at(ls, i, n, k, d > 0)))
 			}
 		}
+		// Trial moves of each of the row's GPUs. The row itself is not
+		// edited: a trial changes only its statistics (n, k, diff, which
+		// changeWith reads), restored after it, and the GPUs the current
+		// allocation has on each node are read alongside the row, both
+		// being sorted by node.
+		n0, k0, d0 := ls.n[i], ls.k[i], ls.diff[i]
+		base, y := pr.base.row(i), 0
 		for _, e := range ls.rows[i] {
 			a := e.node
-			n, k, d := ls.change(i, a, -1)
+			for y < len(base) && base[y].node < a {
+				y++
+			}
+			b0 := int32(0)
+			if y < len(base) && base[y].node == a {
+				b0 = base[y].gpus
+			}
+			n, k, d := ls.changeWith(i, e.gpus, b0, -1)
 			gone := int32(-1)
 			movedConflicts := conflicts
 			if e.gpus == 1 {
@@ -381,25 +403,19 @@ func (ls *local) sweep() bool {
 					movedConflicts--
 				}
 			}
-			termRemoved := ls.termAt(i, n, k, d > 0)
+			termRemoved := memo.at(ls, i, n, k, d > 0)
 			// Remove it.
 			if ls.allowedWith(i, n, k, conflicts, gone, -1, 0) {
 				try(move{i, a, -1, -1}, ls.gain(ti, termRemoved))
 			}
-			// Move it to another node.
-			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus-1)
+			// Move it to another node: movedConflicts already counts
+			// the conflicting nodes of the row without this GPU, so no
+			// node is given as gone.
 			ls.n[i], ls.k[i], ls.diff[i] = n, k, d
-			for x, b := range cand {
-				if b == a || ls.used[b] >= pr.caps[b] {
-					continue
-				}
-				n2, k2, d2 := ls.changeWith(i, ls.candV[x], ls.candB[x], +1)
-				if ls.allowedWith(i, n2, k2, movedConflicts, gone, b, ls.candV[x]) {
-					try(move{i, a, i, b}, ls.gain(ti, ls.termAt(i, n2, k2, d2 > 0)))
-				}
+			if x, g := ls.bestMove(i, a, cand, movedConflicts, ti, &memo); x >= 0 {
+				try(move{i, a, i, cand[x]}, g)
 			}
-			ls.rows[i] = setGPUs(ls.rows[i], a, e.gpus)
-			ls.refreshStats(i)
+			ls.n[i], ls.k[i], ls.diff[i] = n0, k0, d0
 			// Transfer it to another job on the same node.
 			if r, g := ls.bestTransfer(i, a, ls.gain(ti, termRemoved)); r >= 0 {
 				try(move{i, a, r, a}, g)
@@ -414,11 +430,121 @@ func (ls *local) sweep() bool {
 	return changed
 }
 
-// refreshStats restores row i's n, k and diff after a trial edit.
-func (ls *local) refreshStats(i int) {
-	v, t := ls.values[i], ls.terms[i]
-	ls.refresh(i)
-	ls.values[i], ls.terms[i] = v, t
+// A move of one of job i's GPUs to candidate node b has an effect on the
+// row's statistics, and is allowed or not, by three things only: whether
+// the row holds no GPU on b (one more node), how b's GPUs compare with
+// the current allocation's there (the diff's change), and whether b holds
+// a multi-node job (for a new node, under interference avoidance). The
+// candidates of a job's turn fall into the 12 classes of these, fixed for
+// the turn (the rows change only when a move is applied, after it); the
+// first candidate of a class is the one a scan in candidate order picks
+// among equals, so each trial evaluates a class once instead of every
+// candidate.
+
+// moveClasses is the number of move classes (see classify).
+const moveClasses = 12
+
+// moveClass holds the first two candidates (indices into the turn's
+// candidate list) of a class, in order; two, because the node a trial
+// takes the GPU from is skipped.
+type moveClass struct {
+	x [2]int32
+	n int8
+}
+
+// classify files job i's candidates cand (with ls.candV and ls.candB
+// filled) into ls.classes: those with a free GPU, by (one more node, the
+// diff's change, a new node holding a multi-node job).
+func (ls *local) classify(i int, cand []int32) {
+	clear(ls.classes[:])
+	for x, b := range cand {
+		if ls.used[b] >= ls.pr.caps[b] {
+			continue
+		}
+		v, base := ls.candV[x], ls.candB[x]
+		key := 1 // the diff unchanged
+		switch {
+		case v == base:
+			key = 2 // one more node where the row differs
+		case v+1 == base:
+			key = 0 // one fewer
+		}
+		if v == 0 {
+			key += 3
+			if ls.multi[b] > 0 {
+				key += 6
+			}
+		}
+		c := &ls.classes[key]
+		if c.n < 2 {
+			c.x[c.n] = int32(x)
+			c.n++
+		}
+	}
+}
+
+// bestMove is the best move of one of job i's GPUs from node a to another
+// candidate (cand, classified by classify), for a trial whose statistics
+// are in ls.n, ls.k and ls.diff and whose row has movedConflicts
+// conflicting nodes: the candidate's index and the move's gain for job i
+// (term ti before), −1 if no candidate may take it or every gain is NaN.
+// It is the first candidate, in order, of the largest gain, as a scan of
+// every candidate finds it.
+func (ls *local) bestMove(i int, a int32, cand []int32, movedConflicts int, ti float64, memo *termMemo) (int, float64) {
+	bx, bg := -1, 0.0
+	for k := range ls.classes {
+		c := &ls.classes[k]
+		if c.n == 0 {
+			continue
+		}
+		x := int(c.x[0])
+		if cand[x] == a {
+			if c.n < 2 {
+				continue
+			}
+			x = int(c.x[1])
+		}
+		n2, k2, d2 := ls.changeWith(i, ls.candV[x], ls.candB[x], +1)
+		if !ls.allowedWith(i, n2, k2, movedConflicts, -1, cand[x], ls.candV[x]) {
+			continue
+		}
+		g := ls.gain(ti, memo.at(ls, i, n2, k2, d2 > 0))
+		if math.IsNaN(g) {
+			continue
+		}
+		if bx < 0 || g > bg || (g == bg && x < bx) {
+			bx, bg = x, g
+		}
+	}
+	return bx, bg
+}
+
+// termMemo remembers job i's terms during one job's turn in a sweep,
+// where they do not change (the centre moves only when a move is
+// applied): every trial move changes the row by one GPU or moves one, so
+// the terms asked for are at n0 − 1 to n0 + 1 nodes and k0 − 1 to k0 + 1
+// GPUs, changed or not, 18 of them, each computed once.
+type termMemo struct {
+	n0, k0 int
+	have   uint32
+	terms  [18]float64
+}
+
+// at is ls.termAt(i, n, k, changed), computed once per memo.
+func (m *termMemo) at(ls *local, i, n, k int, changed bool) float64 {
+	dn, dk := n-m.n0+1, k-m.k0+1
+	if dn < 0 || dn > 2 || dk < 0 || dk > 2 {
+		return ls.termAt(i, n, k, changed)
+	}
+	slot := (dn*3 + dk) * 2
+	if changed {
+		slot++
+	}
+	if m.have&(1<<slot) == 0 {
+		m.terms[slot] = ls.termAt(i, n, k, changed)
+		m.have |= 1 << slot
+	}
+	return m.terms[slot]
 }
 
 // setGPUs returns row r with node c set to v GPUs (removed if 0), sorted.

@@ -1,15 +1,21 @@
 package pollux
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // Transfers in local search: job i gives a GPU on node a to a receiver
 // r. For most receivers r holds no GPU on a, now or in the current
 // allocation, and the move's value for r is then the same whatever a is:
 // one more GPU on one more node. The sweep caches that value and whether
 // it is allowed for each receiver (refreshed whenever a move is applied,
-// the only time they can change) and evaluates the few receivers that
-// hold or held a GPU on a in full. The result is the move the full
-// evaluation of every receiver would pick, ties included.
+// the only time they can change), with the receivers in order of that
+// value, and evaluates the few receivers that hold or held a GPU on a in
+// full. The best of the others is then the first in value order that
+// may take the GPU, not a scan of them all. The result is the move the
+// full evaluation of every receiver would pick, ties included.
 
 // Receiver modes for a GPU on a node the receiver neither holds nor held.
 const (
@@ -116,17 +122,105 @@ func (ls *local) refreshReceivers() {
 		ls.recvMode = append(ls.recvMode, mode)
 		ls.recvGain = append(ls.recvGain, g)
 	}
+	ls.sortByGain()
+}
+
+// indexReceivers records each job's index in ls.recv (−1: none).
+func (ls *local) indexReceivers() {
+	if len(ls.recvOf) != ls.pr.nJobs {
+		ls.recvOf = make([]int32, ls.pr.nJobs)
+	}
+	for r := range ls.recvOf {
+		ls.recvOf[r] = -1
+	}
+	for x, r := range ls.recv {
+		ls.recvOf[r] = int32(x)
+	}
+}
+
+// sortByGain lists the receivers that may take a GPU on a node they
+// neither hold nor held, by their cached gain, largest first (ties: the
+// first receiver first): byGain[0] those allowed on any node, byGain[1]
+// those allowed on a clean node (recvAlways and recvIfClean). A gain that
+// is NaN is left out: no transfer with it is ever picked.
+func (ls *local) sortByGain() {
+	all, clean := ls.byGain[0][:0], ls.byGain[1][:0]
+	for x, mode := range ls.recvMode {
+		if mode == recvNever || math.IsNaN(ls.recvGain[x]) {
+			continue
+		}
+		if mode == recvAlways {
+			all = append(all, int32(x))
+		}
+		clean = append(clean, int32(x))
+	}
+	byGain := func(a, b int32) int {
+		if c := cmp.Compare(ls.recvGain[b], ls.recvGain[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	}
+	slices.SortFunc(all, byGain)
+	slices.SortFunc(clean, byGain)
+	ls.byGain[0], ls.byGain[1] = all, clean
 }
 
 // bestTransfer is the best transfer of job i's GPU on node a, whose loss
 // to job i is lose: the receiver and the move's gain (−1 and −Inf if no
 // receiver may take it). Ties go to the first receiver.
 func (ls *local) bestTransfer(i int, a int32, lose float64) (int, float64) {
-	pr := ls.pr
+	if math.IsInf(lose, 0) || math.IsNaN(lose) {
+		return ls.scanTransfer(i, a, lose) // lose + gain need not follow gain
+	}
+	ls.stampExcluded(a)
+	// The best receiver that neither holds nor held a GPU on a: with lose
+	// finite, lose + gain grows with gain, so it is the first allowed one
+	// in gain order, or an allowed one after it of equal lose + gain
+	// that comes first among the receivers.
+	list := ls.byGain[0]
+	if ls.multi[a] == 0 {
+		list = ls.byGain[1]
+	}
+	bx, bestGain := int32(-1), math.Inf(-1)
+	for _, x := range list {
+		r := ls.recv[x]
+		if r == i || ls.excStamp[r] == ls.excGen {
+			continue
+		}
+		g := lose + ls.recvGain[x]
+		if bx >= 0 && g < bestGain {
+			break
+		}
+		if g > bestGain || (g == bestGain && bx >= 0 && x < bx) {
+			bx, bestGain = x, g
+		}
+	}
+	// The receivers that hold or held a GPU on a, in full.
+	for _, on := range [2][]int32{ls.jobsOn.on(a), ls.baseOn.on(a)} {
+		for _, j := range on {
+			x := ls.recvOf[j]
+			if x < 0 || int(j) == i || ls.excStamp[j] != ls.excGen {
+				continue
+			}
+			ls.excStamp[j] = ls.excGen - 1 // evaluated once
+			if g, ok := ls.transferTo(int(j), int(x), a, lose); ok && (g > bestGain || (g == bestGain && bx >= 0 && x < bx)) {
+				bx, bestGain = x, g
+			}
+		}
+	}
+	if bx < 0 {
+		return -1, math.Inf(-1)
+	}
+	return ls.recv[bx], bestGain
+}
+
+// stampExcluded stamps the jobs that hold or held a GPU on node a: their
+// transfers are evaluated in full.
+func (ls *local) stampExcluded(a int32) {
 	ls.excGen++
-	if ls.excGen == 0 {
+	if ls.excGen <= 1 { // wrapped (or new): clear for real
 		clear(ls.excStamp)
-		ls.excGen = 1
+		ls.excGen = 2 // excGen − 1 marks "evaluated" and must not be 0
 	}
 	for _, j := range ls.jobsOn.on(a) {
 		ls.excStamp[j] = ls.excGen
@@ -134,6 +228,27 @@ func (ls *local) bestTransfer(i int, a int32, lose float64) (int, float64) {
 	for _, j := range ls.baseOn.on(a) {
 		ls.excStamp[j] = ls.excGen
 	}
+}
+
+// transferTo is the gain of the transfer of a GPU on node a, lost at
+// lose, to receiver r (index x in ls.recv), which holds or held a GPU on
+// a; false if r may not take it.
+func (ls *local) transferTo(r, x int, a int32, lose float64) (float64, bool) {
+	pr := ls.pr
+	if ls.k[r]+1 > pr.maxGPUs[r] {
+		return 0, false
+	}
+	v := gpusOn(ls.rows[r], a)
+	nr, kr, dr := ls.changeWith(r, v, gpusOn(pr.base.row(r), a), +1)
+	if !ls.allowedWith(r, nr, kr, ls.recvConflicts[x], -1, a, v) {
+		return 0, false
+	}
+	return lose + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0)), true
+}
+
+// scanTransfer is bestTransfer by a scan of every receiver, in order.
+func (ls *local) scanTransfer(i int, a int32, lose float64) (int, float64) {
+	ls.stampExcluded(a)
 	clean := ls.multi[a] == 0
 	best, bestGain := -1, math.Inf(-1)
 	for x, r := range ls.recv {
@@ -142,16 +257,10 @@ func (ls *local) bestTransfer(i int, a int32, lose float64) (int, float64) {
 		}
 		var g float64
 		if ls.excStamp[r] == ls.excGen {
-			// r holds or held a GPU on a: in full.
-			if ls.k[r]+1 > pr.maxGPUs[r] {
+			var ok bool
+			if g, ok = ls.transferTo(r, x, a, lose); !ok {
 				continue
 			}
-			v := gpusOn(ls.rows[r], a)
-			nr, kr, dr := ls.changeWith(r, v, gpusOn(pr.base.row(r), a), +1)
-			if !ls.allowedWith(r, nr, kr, ls.recvConflicts[x], -1, a, v) {
-				continue
-			}
-			g = lose + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0))
 		} else {
 			switch ls.recvMode[x] {
 			case recvNever:

@@ -14,8 +14,27 @@ import (
 // node a in full, as local search did before its cache: the reference
 // bestTransfer must agree with.
 func fullTransfer(ls *local, i int, a int32, lose float64) (int, float64) {
-	pr := ls.pr
 	best, bestGain := -1, math.Inf(-1)
+	for _, rg := range transferGains(ls, i, a, lose) {
+		if rg.g > bestGain {
+			best, bestGain = rg.r, rg.g
+		}
+	}
+	return best, bestGain
+}
+
+// receiverGain is a receiver and the gain of a transfer to it.
+type receiverGain struct {
+	r int
+	g float64
+}
+
+// transferGains lists, in receiver order, the receivers that may take job
+// i's GPU on node a (lost at lose) and each transfer's gain, evaluated in
+// full.
+func transferGains(ls *local, i int, a int32, lose float64) []receiverGain {
+	pr := ls.pr
+	var out []receiverGain
 	for _, r := range ls.recv {
 		if r == i || ls.k[r]+1 > pr.maxGPUs[r] {
 			continue
@@ -25,11 +44,9 @@ func fullTransfer(ls *local, i int, a int32, lose float64) (int, float64) {
 		if !ls.allowedWith(r, nr, kr, ls.conflicts(r), -1, a, v) {
 			continue
 		}
-		if g := lose + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0)); g > bestGain {
-			best, bestGain = r, g
-		}
+		out = append(out, receiverGain{r, lose + ls.gain(ls.terms[r], ls.termAt(r, nr, kr, dr > 0))})
 	}
-	return best, bestGain
+	return out
 }
 
 // checkTransfers compares bestTransfer with fullTransfer for every GPU of
@@ -148,4 +165,74 @@ func TestReceiversAreTheTopGains(t *testing.T) {
 			t.Fatalf("instance %d: receivers %v, the top gains are %v", inst, got, want)
 		}
 	}
+}
+
+// TestBestTransferTies: with every job a copy of one model, many
+// receivers gain alike; the transfer picked from the receivers in order
+// of gain is still the full evaluation's, the first of the receivers
+// that tie. It counts the transfers where receivers tied at the best
+// gain, so that the comparison is not vacuous.
+func TestBestTransferTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	found, tied := 0, 0
+	for inst := 0; inst < 60; inst++ {
+		c := policies.Cluster{Nodes: 2 + rng.IntN(6), GPUsPerNode: 1 + rng.IntN(4)}
+		if inst%3 == 2 {
+			c.Nodes = manyNodes + 1 + rng.IntN(16)
+		}
+		jobs := testJobs(2+rng.IntN(manyJobs+40), c.Nodes, rng.Uint64())
+		for i := 1; i < len(jobs); i++ {
+			jobs[i].Params, jobs[i].Grad, jobs[i].MaxSeenGPUs = jobs[0].Params, jobs[0].Grad, jobs[0].MaxSeenGPUs
+			jobs[i].Age, jobs[i].Restarts = jobs[0].Age, jobs[0].Restarts
+		}
+		opt := DefaultOptions()
+		opt.NoInterferenceAvoidance = rng.IntN(2) == 0
+		pr := newProblem(c, jobs, len(jobs), opt, nil)
+		w := newWorker(pr.nNodes)
+		for k := 0; k < 3; k++ {
+			in := randomState(rng, pr)
+			w.reseed(uint64(inst), uint64(k))
+			var start state
+			w.repair(pr, &in, &start)
+			ls := newLocal(pr, &start)
+			for sweep := 0; sweep < 3; sweep++ {
+				ls.receivers()
+				ls.refreshReceivers()
+				found += checkTransfers(t, ls, "ties")
+				tied += tiedTransfers(ls)
+				if !ls.sweep() {
+					break
+				}
+			}
+		}
+	}
+	if found < 1000 || tied < 100 {
+		t.Errorf("%d transfers had a receiver, %d of them among tied receivers: the comparison is nearly vacuous", found, tied)
+	}
+}
+
+// tiedTransfers counts the transfers of ls's GPUs where more than one
+// receiver reaches the best gain (by fullTransfer's evaluation).
+func tiedTransfers(ls *local) int {
+	n := 0
+	for i := 0; i < ls.pr.nJobs; i++ {
+		for _, e := range ls.rows[i] {
+			nn, k, d := ls.change(i, e.node, -1)
+			lose := ls.gain(ls.terms[i], ls.termAt(i, nn, k, d > 0))
+			r, g := fullTransfer(ls, i, e.node, lose)
+			if r < 0 {
+				continue
+			}
+			ties := 0
+			for _, rg := range transferGains(ls, i, e.node, lose) {
+				if rg.g == g {
+					ties++
+				}
+			}
+			if ties > 1 {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -24,17 +24,17 @@ type worker struct {
 	used  []int32 // per node: GPUs taken
 	owner []int32 // per node: multi-node job holding it, or -1
 
-	touched []int32   // scratch: the nodes a mutation's rows use
-	closed  []int32   // scratch: the nodes without a free GPU, ascending
-	mark    []uint64  // scratch: a bit per node, to order many closed nodes
-	row     []entry   // scratch: one row
-	perm    []int     // scratch: a permutation of a row
-	hit     []int32   // scratch: nodes chosen for raising
-	cdf     []float64 // scratch: CDF of the number of raised nodes
-	values  []float64 // scratch: the jobs' values in the power mean
-	reduced state     // after the row mutations
-	raised  state     // after raising, the input of repair
-	_       [64]byte
+	closed   []uint64  // scratch: a bit per node without a free GPU
+	openUpTo []int32   // scratch: open nodes below each word of closed
+	open     []bool    // scratch: whether each node of a row is open
+	row      []entry   // scratch: one row
+	perm     []int     // scratch: a permutation of a row
+	hit      []int32   // scratch: nodes chosen for raising
+	cdf      []float64 // scratch: CDF of the number of raised nodes
+	values   []float64 // scratch: the jobs' values in the power mean
+	reduced  state     // after the row mutations
+	raised   state     // after raising, the input of repair
+	_        [64]byte
 }
 
 // maxRaise bounds the open nodes one row raises (the chance of more than
@@ -46,8 +46,9 @@ const maxRaise = 8
 const tinyDenominator = 1e-300
 
 func newWorker(nodes int) *worker {
+	words := (nodes + 63) / 64
 	w := &worker{stamp: make([]uint32, nodes), used: make([]int32, nodes), owner: make([]int32, nodes),
-		mark: make([]uint64, (nodes+63)/64)}
+		closed: make([]uint64, words), openUpTo: make([]int32, words+1)}
 	w.rng = rand.New(&w.pcg)
 	w.bits.rng = w.rng
 	return w
@@ -76,14 +77,25 @@ func (w *worker) usedOn(c int32) int32 {
 	return w.used[c]
 }
 
-// addUsed adds v GPUs taken on node c, noting in w.touched the nodes
-// taken first in this generation.
-func (w *worker) addUsed(c, v int32) {
+// startOpen starts a mutation's open set: every node with a GPU open.
+func (w *worker) startOpen(pr *problem) {
+	clear(w.closed)
+	for _, c := range pr.empty {
+		w.closed[c>>6] |= 1 << (uint(c) & 63)
+	}
+}
+
+// addUsed adds v GPUs taken on node c (of pr), closing it in the open set
+// when its last free GPU goes.
+func (w *worker) addUsed(pr *problem, c, v int32) {
 	if w.stamp[c] != w.gen {
 		w.stamp[c], w.used[c], w.owner[c] = w.gen, 0, -1
-		w.touched = append(w.touched, c)
 	}
+	before := w.used[c]
 	w.used[c] += v
+	if before < pr.caps[c] && w.used[c] >= pr.caps[c] {
+		w.closed[c>>6] |= 1 << (uint(c) & 63)
+	}
 }
 
 // isOpen reports whether node c has a free GPU in this generation.
@@ -95,65 +107,41 @@ func (w *worker) isOpen(pr *problem, c int32) bool {
 	return u < pr.caps[c]
 }
 
-// findClosed fills w.closed, ascending, with the nodes without a free
-// GPU: the nodes of no capacity and the touched nodes that are full (a
-// node no row uses has every GPU free). It returns the number of open
-// nodes. The cost is in the touched nodes, not the cluster's: a few
-// closed nodes are sorted; more (a busy large cluster has hundreds, and
-// sorting them was a sixth of a 1,000-node replay's CPU) are ordered by
-// marking them in a bitmap of the nodes and reading it back, in
-// O(nodes/64 + closed), the same ascending list.
-func (w *worker) findClosed(pr *problem) int {
-	w.closed = append(w.closed[:0], pr.empty...)
-	for _, c := range w.touched {
-		if w.used[c] >= pr.caps[c] && pr.caps[c] > 0 {
-			w.closed = append(w.closed, c)
-		}
+// countOpen returns the number of open nodes, those with a free GPU (the
+// nodes of no capacity and those addUsed closed are not), and readies
+// openAt: the open nodes below each 64-node word of the closed bitmap.
+// Its cost is in words of 64 nodes, not in the nodes the rows touch (a
+// list of the closed nodes, sorted, was a sixth of a 1,000-node replay's
+// CPU, then a tenth when ordered by a bitmap).
+func (w *worker) countOpen(pr *problem) int {
+	n := int32(0)
+	for k, word := range w.closed {
+		w.openUpTo[k] = n
+		valid := uint64(1)<<uint(min(64, pr.nNodes-64*k)) - 1 // (1<<64 is 0)
+		n += int32(mathbits.OnesCount64(^word & valid))
 	}
-	if len(w.closed) <= sortClosedMax {
-		slices.Sort(w.closed)
-	} else {
-		w.orderByMarks()
-	}
-	return pr.nNodes - len(w.closed)
+	w.openUpTo[len(w.closed)] = n
+	return int(n)
 }
 
-// sortClosedMax is the most closed nodes findClosed sorts; beyond it,
-// it orders them with the bitmap (orderByMarks).
-const sortClosedMax = 32
-
-// orderByMarks sorts w.closed, distinct nodes, by marking each in w.mark
-// and reading the marks back in node order; it leaves w.mark clear.
-func (w *worker) orderByMarks() {
-	for _, c := range w.closed {
-		w.mark[c>>6] |= 1 << (uint(c) & 63)
-	}
-	w.closed = w.closed[:0]
-	for k, word := range w.mark {
-		if word == 0 {
-			continue
-		}
-		w.mark[k] = 0
-		for ; word != 0; word &= word - 1 {
-			w.closed = append(w.closed, int32(k<<6+mathbits.TrailingZeros64(word)))
-		}
-	}
-}
-
-// openAt is the r-th open node (from 0, in node order) given w.closed: r
-// plus the number of closed nodes below it, the first k with
-// closed[k] − k > r (closed[k] − k open nodes lie below closed[k]).
+// openAt is the r-th open node (from 0, in node order), 0 ≤ r <
+// countOpen: in the word below which fewer than r+1 nodes are open, the
+// (r − those)-th clear bit.
 func (w *worker) openAt(r int32) int32 {
-	lo, hi := 0, len(w.closed)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if w.closed[mid]-int32(mid) > r {
-			hi = mid
+	lo, hi := 0, len(w.closed)-1
+	for lo < hi { // the last word k with openUpTo[k] ≤ r
+		mid := int(uint(lo+hi+1) >> 1)
+		if w.openUpTo[mid] <= r {
+			lo = mid
 		} else {
-			lo = mid + 1
+			hi = mid - 1
 		}
 	}
-	return r + int32(lo)
+	free := ^w.closed[lo]
+	for skip := r - w.openUpTo[lo]; skip > 0; skip-- {
+		free &= free - 1
+	}
+	return int32(lo<<6 + mathbits.TrailingZeros64(free))
 }
 
 func (w *worker) ownerOf(c int32) int32 {
@@ -171,7 +159,7 @@ func (w *worker) ownerOf(c int32) int32 {
 func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 	J := pr.nJobs
 	w.next()
-	w.touched = w.touched[:0]
+	w.startOpen(pr)
 	red := &w.reduced
 	red.begin()
 	for i := 0; i < J; i++ {
@@ -188,13 +176,13 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 				continue
 			}
 			red.ents = append(red.ents, e)
-			w.addUsed(e.node, e.gpus)
+			w.addUsed(pr, e.node, e.gpus)
 		}
 		red.endRow()
 	}
 	// The open nodes, those with a free GPU, are every node but the
-	// closed ones (findClosed); the r-th is openAt(r).
-	m := w.findClosed(pr)
+	// closed ones (countOpen); the r-th is openAt(r).
+	m := w.countOpen(pr)
 	out := &w.raised
 	if m == 0 {
 		out.copyFrom(red)
@@ -230,15 +218,18 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 			slices.Sort(w.hit)
 		}
 		nOwn := 0
+		w.open = w.open[:0]
 		for _, e := range r {
-			if w.isOpen(pr, e.node) {
+			open := w.isOpen(pr, e.node)
+			w.open = append(w.open, open)
+			if open {
 				nOwn++
 			}
 		}
 		pOwn := 1 / float64(nOwn) // (used only if nOwn > 0)
 		// Merge the row with the hit nodes, raising where chosen.
 		h := 0
-		for _, e := range r {
+		for x, e := range r {
 			for h < len(w.hit) && w.hit[h] < e.node {
 				w.appendRaised(out, w.hit[h], 0, pr.caps[w.hit[h]])
 				h++
@@ -247,7 +238,7 @@ func (w *worker) mutate(pr *problem, head, tail *state, cut int) {
 			if raise {
 				h++
 			}
-			if !raise && w.isOpen(pr, e.node) && w.bits.chance(pOwn) {
+			if !raise && w.open[x] && w.bits.chance(pOwn) {
 				raise = true
 			}
 			if raise {
