@@ -43,10 +43,7 @@ func TestBestMoveMatchesScan(t *testing.T) {
 		}
 		jobs := testJobs(2+rng.IntN(30), c.Nodes, rng.Uint64())
 		if inst%2 == 1 {
-			for i := 1; i < len(jobs); i++ {
-				jobs[i].Params, jobs[i].Grad, jobs[i].MaxSeenGPUs = jobs[0].Params, jobs[0].Grad, jobs[0].MaxSeenGPUs
-				jobs[i].Age, jobs[i].Restarts = jobs[0].Age, jobs[0].Restarts
-			}
+			oneModel(jobs)
 		}
 		// Current allocations of several GPUs on up to two nodes, so
 		// that candidates differ in how they compare with them.
@@ -64,26 +61,15 @@ func TestBestMoveMatchesScan(t *testing.T) {
 		opt.MaxNodesPerJob = []int{2, 4, 16}[rng.IntN(3)]
 		opt.MaxGPUsPerJob = []int{0, 3, 64}[rng.IntN(3)]
 		pr := newProblem(c, jobs, len(jobs), opt, nil)
-		w := newWorker(pr.nNodes)
-		for k := 0; k < 3; k++ {
-			in := randomState(rng, pr)
+		sweepStates(pr, inst, func(k int) state {
 			if k == 2 {
-				in = nearBase(rng, pr)
+				return nearBase(rng, pr)
 			}
-			w.reseed(uint64(inst), uint64(k))
-			var start state
-			w.repair(pr, &in, &start)
-			ls := newLocal(pr, &start)
-			for sweep := 0; sweep < 3; sweep++ {
-				ls.receivers()
-				ls.refreshReceivers()
-				f, n := checkMoves(t, ls)
-				found, compared = found+f, compared+n
-				if !ls.sweep() {
-					break
-				}
-			}
-		}
+			return randomState(rng, pr)
+		}, func(ls *local) {
+			f, n := checkMoves(t, ls)
+			found, compared = found+f, compared+n
+		})
 	}
 	if found < 2000 || compared < 5000 {
 		t.Errorf("%d of %d trials had a move: the comparison is nearly vacuous", found, compared)

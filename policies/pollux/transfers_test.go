@@ -103,22 +103,9 @@ func TestBestTransferMatchesFullEvaluation(t *testing.T) {
 		} else {
 			pr, _ = randomInstance(rng)
 		}
-		w := newWorker(pr.nNodes)
-		for k := 0; k < 3; k++ {
-			in := randomState(rng, pr)
-			w.reseed(uint64(inst), uint64(k))
-			var start state
-			w.repair(pr, &in, &start)
-			ls := newLocal(pr, &start)
-			for sweep := 0; sweep < 3; sweep++ {
-				ls.receivers()
-				ls.refreshReceivers()
-				found += checkTransfers(t, ls, "instance")
-				if !ls.sweep() {
-					break
-				}
-			}
-		}
+		sweepStates(pr, inst, func(int) state { return randomState(rng, pr) }, func(ls *local) {
+			found += checkTransfers(t, ls, "instance")
+		})
 	}
 	if found < 1000 {
 		t.Errorf("only %d transfers had a receiver: the comparison is nearly vacuous", found)
@@ -181,30 +168,14 @@ func TestBestTransferTies(t *testing.T) {
 			c.Nodes = manyNodes + 1 + rng.IntN(16)
 		}
 		jobs := testJobs(2+rng.IntN(manyJobs+40), c.Nodes, rng.Uint64())
-		for i := 1; i < len(jobs); i++ {
-			jobs[i].Params, jobs[i].Grad, jobs[i].MaxSeenGPUs = jobs[0].Params, jobs[0].Grad, jobs[0].MaxSeenGPUs
-			jobs[i].Age, jobs[i].Restarts = jobs[0].Age, jobs[0].Restarts
-		}
+		oneModel(jobs)
 		opt := DefaultOptions()
 		opt.NoInterferenceAvoidance = rng.IntN(2) == 0
 		pr := newProblem(c, jobs, len(jobs), opt, nil)
-		w := newWorker(pr.nNodes)
-		for k := 0; k < 3; k++ {
-			in := randomState(rng, pr)
-			w.reseed(uint64(inst), uint64(k))
-			var start state
-			w.repair(pr, &in, &start)
-			ls := newLocal(pr, &start)
-			for sweep := 0; sweep < 3; sweep++ {
-				ls.receivers()
-				ls.refreshReceivers()
-				found += checkTransfers(t, ls, "ties")
-				tied += tiedTransfers(ls)
-				if !ls.sweep() {
-					break
-				}
-			}
-		}
+		sweepStates(pr, inst, func(int) state { return randomState(rng, pr) }, func(ls *local) {
+			found += checkTransfers(t, ls, "ties")
+			tied += tiedTransfers(ls)
+		})
 	}
 	if found < 1000 || tied < 100 {
 		t.Errorf("%d transfers had a receiver, %d of them among tied receivers: the comparison is nearly vacuous", found, tied)
@@ -235,4 +206,35 @@ func tiedTransfers(ls *local) int {
 		}
 	}
 	return n
+}
+
+// sweepStates calls visit on local searches of pr from three repaired
+// starting states (start(k), k = 0, 1, 2), before each of up to three
+// sweeps, with the sweep's receivers ready.
+func sweepStates(pr *problem, inst int, start func(k int) state, visit func(ls *local)) {
+	w := newWorker(pr.nNodes)
+	for k := 0; k < 3; k++ {
+		in := start(k)
+		w.reseed(uint64(inst), uint64(k))
+		var st state
+		w.repair(pr, &in, &st)
+		ls := newLocal(pr, &st)
+		for sweep := 0; sweep < 3; sweep++ {
+			ls.receivers()
+			ls.refreshReceivers()
+			visit(ls)
+			if !ls.sweep() {
+				break
+			}
+		}
+	}
+}
+
+// oneModel makes every job a copy of the first's model, age and restarts,
+// so that many gain alike.
+func oneModel(jobs []policies.Job) {
+	for i := 1; i < len(jobs); i++ {
+		jobs[i].Params, jobs[i].Grad, jobs[i].MaxSeenGPUs = jobs[0].Params, jobs[0].Grad, jobs[0].MaxSeenGPUs
+		jobs[i].Age, jobs[i].Restarts = jobs[0].Age, jobs[0].Restarts
+	}
 }
