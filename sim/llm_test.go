@@ -128,3 +128,36 @@ func TestLLMFloorOnClusterType(t *testing.T) {
 		t.Fatalf("got %v, want %q", err, want)
 	}
 }
+
+// TestLLMFloorOnMixedCluster: a 70B job fits in 15 H100s but not in the
+// 16 A100-40GBs of a cluster of two H100 and two A100-40GB nodes. Pollux's
+// search cannot climb to a floor, and its floor seed was not given on a
+// cluster of several GPU types, so the job waited on the idle cluster
+// until the run stopped as stalled. It now finishes, on H100s only, on at
+// least its floor.
+func TestLLMFloorOnMixedCluster(t *testing.T) {
+	set := profiles.LLM()
+	app := set.Apps["llm-70b-eval"]
+	if a := app.ForType("a100-40gb"); a == nil || a.MinGPUs <= 16 {
+		t.Fatalf("70B's floor on A100-40GB is not above 16: the test shows nothing")
+	}
+	cfg := sim.DefaultConfig()
+	cfg.Cluster = policies.NewCluster(
+		policies.Pool{Type: "h100", Nodes: 2, GPUsPerNode: 8},
+		policies.Pool{Type: "a100-40gb", Nodes: 2, GPUsPerNode: 8})
+	w := &traces.Workload{Source: "test", Jobs: []traces.Job{{Name: "big", App: "llm-70b-eval", Replicas: 16, Batch: 64}}}
+	res, err := sim.Run(cfg, set, w, pollux.New(pollux.DefaultOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Jobs) != 1 {
+		t.Fatalf("%d of 1 jobs finished", len(res.Jobs))
+	}
+	floor := app.ForType("h100").MinGPUs
+	if j := res.Jobs[0]; !(j.GPUSeconds >= float64(floor)*60) {
+		t.Errorf("%g GPU-seconds, want at least %d GPUs for a round", j.GPUSeconds, floor)
+	}
+	if h := res.Summary.GPUHoursByType; !(h["h100"] > 0) || h["a100-40gb"] != 0 {
+		t.Errorf("GPU-hours by type %v, want H100s only", h)
+	}
+}

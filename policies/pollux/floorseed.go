@@ -19,14 +19,21 @@ import (
 // interference avoidance. The search then keeps it or does better; a
 // round without such a job gets no seed (and the random stream of the
 // reference workloads is unchanged).
+//
+// On a cluster of several GPU types a job holds GPUs of one type (OneType
+// projects each row onto one after the search), so a waiting job's seed
+// row lies on the nodes of one type: of the types the job offers
+// (Job.Offers), the one with the most free GPUs (ties: the type of the
+// lowest node, as policies.PlaceJob chooses), else the next in that order,
+// the first where its floor packs (packFloor on that type's nodes alone).
+// The floor a policy sees for a waiting job (Job.MinGPUs) is its largest
+// over the types it is offered, those whose GPUs hold it, so a row of at
+// least that many GPUs of any offered type is one the job runs on: the
+// engine takes none of it back.
 
-// floorSeed returns the seed state, or nil when no waiting job with a
-// floor can be seeded (or the cluster has several GPU types: a row holds
-// one type, which the seed does not choose).
-func (pr *problem) floorSeed(c policies.Cluster, s *searcher) *state {
-	if c.Heterogeneous() {
-		return nil
-	}
+// floorSeed returns the seed state for jobs (in priority order, pr's), or
+// nil when no waiting job with a floor can be seeded.
+func (pr *problem) floorSeed(c policies.Cluster, jobs []policies.Job, s *searcher) *state {
 	var waiting []int
 	for i := 0; i < pr.nJobs; i++ {
 		if pr.minGPUs[i] > 1 && len(pr.base.row(i)) == 0 {
@@ -51,7 +58,7 @@ func (pr *problem) floorSeed(c policies.Cluster, s *searcher) *state {
 	rows := make([][]entry, pr.nJobs)
 	seeded := false
 	for _, i := range waiting {
-		if r := pr.packFloor(i, free, multi); r != nil {
+		if r := pr.seedRow(c, &jobs[i], i, free, multi); r != nil {
 			rows[i], seeded = r, true
 			for _, e := range r {
 				free[e.node] -= int(e.gpus)
@@ -73,6 +80,42 @@ func (pr *problem) floorSeed(c policies.Cluster, s *searcher) *state {
 		st.endRow()
 	}
 	return st
+}
+
+// seedRow is job j's (row i's) seed row on free: packFloor's, on a
+// cluster of several GPU types on the nodes of one type the job offers,
+// tried in order of their free GPUs (most first, ties to the type of the
+// lowest node); nil when its floor packs on none.
+func (pr *problem) seedRow(c policies.Cluster, j *policies.Job, i int, free []int, multi []bool) []entry {
+	if !c.Heterogeneous() {
+		return pr.packFloor(i, free, multi)
+	}
+	var types []string // offered, in the order of their lowest node
+	freeOf := map[string]int{}
+	for n, f := range free {
+		t := c.NodeType(n)
+		if !j.Offers(t) {
+			continue
+		}
+		if _, ok := freeOf[t]; !ok {
+			types = append(types, t)
+		}
+		freeOf[t] += f
+	}
+	slices.SortStableFunc(types, func(a, b string) int { return cmp.Compare(freeOf[b], freeOf[a]) })
+	masked := make([]int, len(free))
+	for _, t := range types {
+		for n, f := range free {
+			masked[n] = 0
+			if c.NodeType(n) == t {
+				masked[n] = f
+			}
+		}
+		if r := pr.packFloor(i, masked, multi); r != nil {
+			return r
+		}
+	}
+	return nil
 }
 
 // packFloor is job i's row of up to its GPU cap, at least its floor, on

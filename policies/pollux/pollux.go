@@ -401,7 +401,7 @@ func (p *Policy) search(pr *problem, jobs []policies.Job, c policies.Cluster) *s
 	base := s.get()
 	base.copyFrom(&pr.base)
 	initial := append([]*state{base}, p.adapt(jobs, s)...)
-	if seed := pr.floorSeed(c, s); seed != nil { // floorseed.go
+	if seed := pr.floorSeed(c, jobs, s); seed != nil { // floorseed.go
 		initial = append(initial, seed)
 	}
 	pop := s.run(initial)
