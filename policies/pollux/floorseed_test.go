@@ -28,11 +28,7 @@ func TestFloorSeed(t *testing.T) {
 		}
 		opt := DefaultOptions()
 		opt.NoInterferenceAvoidance = rng.IntN(2) == 0
-		sorted := make([]policies.Job, len(jobs))
-		for k, i := range order(jobs) {
-			sorted[k] = jobs[i]
-		}
-		pr := newProblem(c, sorted, len(sorted), opt, nil)
+		pr, sorted := sortedProblem(c, jobs, opt)
 		seed := pr.floorSeed(c, sorted, &searcher{pr: pr})
 		if floors == 0 {
 			if seed != nil {
@@ -108,11 +104,7 @@ func TestFloorSeedOneType(t *testing.T) {
 		}
 		opt := DefaultOptions()
 		opt.NoInterferenceAvoidance = rng.IntN(2) == 0
-		sorted := make([]policies.Job, len(jobs))
-		for k, i := range order(jobs) {
-			sorted[k] = jobs[i]
-		}
-		pr := newProblem(c, sorted, len(sorted), opt, nil)
+		pr, sorted := sortedProblem(c, jobs, opt)
 		seed := pr.floorSeed(c, sorted, &searcher{pr: pr})
 		if seed != nil {
 			seeded++

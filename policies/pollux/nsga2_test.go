@@ -72,11 +72,7 @@ func TestNSGA2SearchFeasibleAndDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(d1, d2) {
 		t.Fatal("same seed, different decisions")
 	}
-	sorted := make([]policies.Job, len(jobs))
-	for k, i := range order(jobs) {
-		sorted[k] = jobs[i]
-	}
-	pr := newProblem(c, sorted, len(sorted), opt, nil)
+	pr, _ := sortedProblem(c, jobs, opt)
 	dense := make([]int, len(jobs)*c.Nodes)
 	for k, i := range order(jobs) {
 		copy(dense[k*c.Nodes:], d1.Alloc[i])

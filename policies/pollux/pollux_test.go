@@ -54,11 +54,7 @@ func TestSearchFindsOptimumOnSmallInstances(t *testing.T) {
 		opt := DefaultOptions()
 		opt.P = tc.p
 		opt.Seed = tc.seed
-		sorted := make([]policies.Job, len(jobs))
-		for k, i := range order(jobs) {
-			sorted[k] = jobs[i]
-		}
-		pr := newProblem(c, sorted, len(sorted), opt, nil)
+		pr, _ := sortedProblem(c, jobs, opt)
 		best := math.Inf(-1)
 		state := make([]int, tc.jobs*c.Nodes)
 		var enumerate func(pos int)
@@ -125,11 +121,7 @@ func TestDecisionsFeasibleAndDeterministic(t *testing.T) {
 	// The chosen allocation is at least as fit as keeping the current one.
 	pol := New(opt)
 	pol.Schedule(0, c, jobs)
-	sorted := make([]policies.Job, len(jobs))
-	for k, i := range order(jobs) {
-		sorted[k] = jobs[i]
-	}
-	pr := newProblem(c, sorted, len(sorted), opt, nil)
+	pr, _ := sortedProblem(c, jobs, opt)
 	if base := pr.fitness(&pr.base); pol.PolicyStats().Fitness < base {
 		t.Errorf("fitness %v below the current allocation's %v", pol.PolicyStats().Fitness, base)
 	}

@@ -29,11 +29,18 @@ func randomInstance(rng *rand.Rand) (*problem, Options) {
 	opt.NoInterferenceAvoidance = rng.IntN(2) == 0
 	opt.MaxNodesPerJob = 1 + rng.IntN(3)
 	opt.MaxGPUsPerJob = rng.IntN(6) // 0: no cap
+	pr, _ := sortedProblem(c, jobs, opt)
+	return pr, opt
+}
+
+// sortedProblem is the search problem of jobs on c, the jobs in the
+// priority order the policy gives them (order), with those jobs.
+func sortedProblem(c policies.Cluster, jobs []policies.Job, opt Options) (*problem, []policies.Job) {
 	sorted := make([]policies.Job, len(jobs))
 	for k, i := range order(jobs) {
 		sorted[k] = jobs[i]
 	}
-	return newProblem(c, sorted, len(sorted), opt, nil), opt
+	return newProblem(c, sorted, len(sorted), opt, nil), sorted
 }
 
 // randomState is an arbitrary jobs × nodes matrix, mostly infeasible:

@@ -38,11 +38,7 @@ func TestRestoreKeepsFeasibleAndNeverLowers(t *testing.T) {
 		}
 		opt := DefaultOptions()
 		opt.NoInterferenceAvoidance = rng.IntN(2) == 0
-		sorted := make([]policies.Job, len(jobs))
-		for k, i := range order(jobs) {
-			sorted[k] = jobs[i]
-		}
-		pr := newProblem(c, sorted, len(sorted), opt, nil)
+		pr, _ := sortedProblem(c, jobs, opt)
 		if !pr.feasible(&pr.base) {
 			continue // a current allocation over the caps: not this test's case
 		}
